@@ -1,0 +1,111 @@
+"""Trained grids of the Persian Rug paper: expansion, training, scoring, tables.
+
+A grid of one n_s is the cartesian product seeds × ratio × p (in that nesting order); point k
+is trained with seed ``base_seed + k`` and n_d = max(1, int(n_s · ratio)) (the authors' rule;
+the realised ratio n_d / n_s is what the tables and figures use).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import torch
+
+from tms import stats
+from tms.train import Instance, Result, Schedule, heldout_loss, stack_of, train_grid
+
+#: Columns of the trained-model tables (data/persian_rug/train/n{n_s}.parquet), one row per model.
+TRAIN_COLUMNS = {
+    "instance": "index of the model in its grid (its seed is train.seed + instance)",
+    "model": "'relu' (ReLU output) or 'linear' (identity-activation twin)",
+    "n_s": "number of features",
+    "n_d": "hidden width, max(1, int(n_s · ratio_target))",
+    "ratio": "realised compression ratio n_d / n_s",
+    "ratio_target": "grid value of the ratio before rounding n_d",
+    "p": "feature probability",
+    "seed_index": "which of the `seeds` independent models at this grid point (0-based)",
+    "seed": "the torch seed of this model (init and training data)",
+    "lr": "Adam learning rate",
+    "steps": "optimiser steps taken",
+    "stopped": "True if the stopping rule ended training, False if the step cap did",
+    "loss": "per-feature MSE on the fixed held-out sample (mean over vectors and features)",
+    "loss_train": "mean minibatch per-feature MSE over the last stopping window (for reference)",
+    "diag_mean": "mean over features of diag(W), W = W_out W_in",
+    "diag_std": "standard deviation over features of diag(W)",
+    "bias_mean": "mean over features of b",
+    "bias_std": "standard deviation over features of b",
+}
+
+
+@dataclass(frozen=True)
+class Point:
+    """One grid point: index in the grid, p, target ratio, n_d, seed index."""
+
+    instance: int
+    p: float
+    ratio_target: float
+    n_d: int
+    seed_index: int
+
+
+def n_d_of(n_s: int, ratio: float) -> int:
+    """Hidden width for a ratio: max(1, int(n_s · ratio)) (REFERENCE.md)."""
+    return max(1, int(n_s * ratio))
+
+
+def expand(n_s: int, p: Sequence[float], ratio: Sequence[float], seeds: int) -> list[Point]:
+    """The grid seeds × ratio × p of one n_s, as points in instance order."""
+    pts = []
+    for s in range(seeds):
+        for r in ratio:
+            for q in p:
+                pts.append(Point(len(pts), float(q), float(r), n_d_of(n_s, r), s))
+    return pts
+
+
+def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float,
+                    sched: Schedule, relu: bool, eval_seed: int, n_eval: int,
+                    device: str = "cpu", label: str = "") -> tuple[pd.DataFrame, list[Result]]:
+    """Train every point (one batched run), score each on the held-out sample.
+
+    Returns the table (columns :data:`TRAIN_COLUMNS`) and the trained results in point order.
+    """
+    insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr) for pt in points]
+    results = train_grid(n_s, insts, sched, relu=relu, device=device, label=label)
+    losses = heldout_loss(stack_of(results, n_s, relu, device),
+                          torch.tensor([pt.p for pt in points], device=device),
+                          eval_seed, n_eval)
+    rows = []
+    for pt, inst, res, loss in zip(points, insts, results, losses):
+        rows.append({
+            "instance": pt.instance, "model": "relu" if relu else "linear", "n_s": n_s,
+            "n_d": pt.n_d, "ratio": pt.n_d / n_s, "ratio_target": pt.ratio_target, "p": pt.p,
+            "seed_index": pt.seed_index, "seed": inst.seed, "lr": lr, "steps": res.steps,
+            "stopped": res.stopped, "loss": float(loss),
+            "loss_train": float(np.mean(res.train_losses[-sched.window:])),
+            **stats.summary(res.W_in, res.W_out, res.b),
+        })
+    return pd.DataFrame(rows, columns=list(TRAIN_COLUMNS)), results
+
+
+def pack_weights(results: Sequence[Result]) -> dict[str, np.ndarray]:
+    """Ragged weights as flat arrays: W_in and W_out concatenated (row-major), b stacked."""
+    return {"W_in": np.concatenate([r.W_in.ravel() for r in results]),
+            "W_out": np.concatenate([r.W_out.ravel() for r in results]),
+            "b": np.stack([r.b for r in results])}
+
+
+def unpack_weights(arrays: dict[str, np.ndarray], n_d: Sequence[int]
+                   ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Inverse of :func:`pack_weights`: [(W_in (n_d, n_s), W_out (n_s, n_d), b (n_s))]."""
+    n_s = arrays["b"].shape[1]
+    out, at = [], 0
+    for k, d in enumerate(n_d):
+        size = d * n_s
+        out.append((arrays["W_in"][at:at + size].reshape(d, n_s),
+                    arrays["W_out"][at:at + size].reshape(n_s, d), arrays["b"][k]))
+        at += size
+    return out

@@ -1,0 +1,73 @@
+"""Atomic, deterministic artefact writing.
+
+Every output is written to a hidden temporary file beside its target and moved into place
+with ``os.replace`` only when complete, so an interrupted stage never leaves a half-written
+file that DVC could cache. Formats are byte-stable for equal content (no timestamps).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike, directory: bool = False) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; on success move it onto ``path``.
+
+    With ``directory=True`` the temporary path is an empty directory and replaces a
+    previous directory at ``path``. On an exception the temporary file is removed and the
+    target is left untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if directory:
+        tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    else:
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+        tmp = Path(name)
+    try:
+        yield tmp
+        tmp.chmod(0o755 if directory else 0o644)
+        if directory and path.exists():
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    except BaseException:
+        if tmp.is_dir():
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            tmp.unlink(missing_ok=True)
+        raise
+
+
+def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write a table as Parquet, atomically, without the pandas index."""
+    with atomic_path(path) as tmp:
+        df.to_parquet(tmp, index=False)
+
+
+def write_json(obj: object, path: str | os.PathLike) -> None:
+    """Write JSON (sorted keys, 2-space indent, trailing newline), atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, allow_nan=True) + "\n")
+
+
+def write_arrays(arrays: Mapping[str, np.ndarray], path: str | os.PathLike) -> None:
+    """Write a directory of ``NAME.npy`` files (byte-stable, unlike zipped .npz), atomically."""
+    with atomic_path(path, directory=True) as tmp:
+        for name, arr in arrays.items():
+            np.save(tmp / f"{name}.npy", np.ascontiguousarray(arr))
+
+
+def read_arrays(path: str | os.PathLike) -> dict[str, np.ndarray]:
+    """Read a directory written by :func:`write_arrays`."""
+    return {p.stem: np.load(p) for p in sorted(Path(path).glob("*.npy"))}

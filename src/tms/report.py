@@ -1,0 +1,47 @@
+"""Execute a report notebook (papermill) and render it to self-contained HTML (nbconvert).
+
+Volatile notebook metadata (execution times, papermill timings, kernel versions) is
+stripped so an unchanged stage gives the same bytes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import papermill
+from nbconvert import HTMLExporter
+
+from tms.io import atomic_path
+
+
+def _strip(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    nb.metadata.pop("papermill", None)
+    nb.metadata.pop("widgets", None)
+    nb.metadata.get("language_info", {}).pop("version", None)
+    for cell in nb.cells:
+        cell.metadata.pop("papermill", None)
+        cell.metadata.pop("execution", None)
+        for out in cell.get("outputs", []):
+            out.get("metadata", {}).pop("execution", None)
+    return nb
+
+
+def build(name: str, template: Path, out_dir: Path, parameters: dict | None = None) -> Path:
+    """Run ``template`` with ``parameters`` (cwd: the repository root, where ``dvc repro`` runs)
+    and write ``out_dir/name.ipynb`` and ``out_dir/name.html`` atomically. Returns the HTML path.
+
+    Raises papermill.PapermillExecutionError if a cell fails (nothing is written then).
+    """
+    params = {"figures_dir": f"{out_dir}/figures/{name}", **(parameters or {})}
+    Path(params["figures_dir"]).mkdir(parents=True, exist_ok=True)
+    with atomic_path(out_dir / f"{name}.ipynb") as tmp_nb:
+        papermill.execute_notebook(str(template), str(tmp_nb), parameters=params,
+                                   cwd=str(Path.cwd()), kernel_name="python3",
+                                   progress_bar=False, log_output=False)
+        nb = _strip(nbformat.read(tmp_nb, as_version=4))
+        nbformat.write(nb, tmp_nb)
+        html, _ = HTMLExporter(embed_images=True).from_notebook_node(nb)
+        with atomic_path(out_dir / f"{name}.html") as tmp_html:
+            tmp_html.write_text(html)
+    return out_dir / f"{name}.html"

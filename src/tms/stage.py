@@ -1,0 +1,31 @@
+"""What every stage script shares: load and validate params before any work, report errors."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+from tms.params import Params, ParamsError, load
+from tms.train import Schedule
+
+PARAMS_FILE = "params.yaml"
+
+
+def run(main: Callable[[Params], None]) -> None:
+    """Validate ``params.yaml`` then call ``main(params)``.
+
+    An invalid params file stops the stage with exit status 2 and the message of
+    :class:`ParamsError` (key, value, what is allowed) before anything is written.
+    """
+    try:
+        params = load(PARAMS_FILE)
+        main(params)
+    except ParamsError as err:
+        print(f"error: {err}", file=sys.stderr)
+        sys.exit(2)
+
+
+def schedule(params: Params) -> Schedule:
+    """The training schedule of the Persian Rug section."""
+    t = params.persian_rug.train
+    return Schedule(t.batch_size, t.adam_eps, t.window, t.check_every, t.max_steps)

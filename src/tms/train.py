@@ -1,0 +1,196 @@
+"""The batched trainer: a whole grid of one n_s trained in lockstep.
+
+Instances (each with its own p, n_d, seed and learning rate) are grouped into buckets of
+similar n_d (:func:`buckets`); each bucket is one stack of models trained together by
+batched matmuls, with fresh data every step from each instance's own seeded generator.
+The stopping rule (:func:`window_says_stop`) is checked per instance every
+``check_every`` steps; a stopped instance is dropped from the stack. Every final model is
+scored on the fixed held-out sample (:func:`heldout_loss`), never on its last minibatch.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from tms import data
+from tms.models import AutoencoderStack, BatchedAdam, forward, init_stack, loss_and_grads
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One model of a grid: feature probability p, hidden width n_d, seed, learning rate."""
+
+    p: float
+    n_d: int
+    seed: int
+    lr: float
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Batch size, Adam eps, stopping-rule window and check interval, step cap."""
+
+    batch_size: int
+    adam_eps: float
+    window: int
+    check_every: int
+    max_steps: int
+
+
+@dataclass
+class Result:
+    """A trained instance: weights (W_in (n_d, n_s), W_out (n_s, n_d), b (n_s)) as float32
+    numpy arrays, the number of steps taken, whether the stopping rule fired (False: the
+    step cap ended it), and the training loss of every step (per-feature MSE, minibatch)."""
+
+    W_in: np.ndarray
+    W_out: np.ndarray
+    b: np.ndarray
+    steps: int
+    stopped: bool
+    train_losses: np.ndarray
+
+
+def window_says_stop(losses: np.ndarray, window: int) -> bool:
+    """The stopping rule: stop once more than 2·window losses exist and the mean of the last
+    window is not below the mean of the window before it, i.e.
+    log10(mean previous) − log10(mean last) ≤ 0 (REFERENCE.md; paper: window 100)."""
+    if len(losses) <= 2 * window:
+        return False
+    prev = float(np.mean(losses[-2 * window:-window]))
+    last = float(np.mean(losses[-window:]))
+    return math.log10(prev) - math.log10(last) <= 0
+
+
+def buckets(n_d: Sequence[int], max_waste: float = 0.25) -> list[list[int]]:
+    """Group instance indices into stacks of similar n_d.
+
+    Instances are sorted by n_d and cut greedily so that each bucket's padded work
+    (count · max n_d) exceeds its useful work (Σ n_d) by at most ``max_waste``.
+    Returns lists of indices into ``n_d``; every index appears exactly once.
+    """
+    order = sorted(range(len(n_d)), key=lambda k: (n_d[k], k))
+    out: list[list[int]] = []
+    for k in order:
+        if out:
+            trial = out[-1] + [k]
+            padded = len(trial) * max(n_d[i] for i in trial)
+            if padded <= (1 + max_waste) * sum(n_d[i] for i in trial):
+                out[-1] = trial
+                continue
+        out.append([k])
+    return out
+
+
+def heldout_loss(model: AutoencoderStack, p: torch.Tensor, seed: int, n_vectors: int,
+                 max_elements: int = 1 << 26) -> np.ndarray:
+    """Per-feature MSE (I,) of each instance on the fixed held-out sample.
+
+    The sample is ``n_vectors`` vectors drawn with ``seed`` (tms.data.heldout_uniform), the same
+    uniforms for every instance, each turned into x with its own p. Averaged over vectors
+    and features; accumulated in float64. ``max_elements`` bounds the size of one chunk of
+    inputs (instances × vectors × n_s).
+    """
+    total = torch.zeros(len(p), dtype=torch.float64, device=p.device)
+    n_s = model.W_in.shape[2]
+    chunk = int(min(8192, max(256, max_elements // (len(p) * n_s))))
+    with torch.no_grad():
+        for v in data.heldout_uniform(seed, n_vectors, n_s, chunk, device=p.device):
+            x = data.sparse_from_uniform(v, p)
+            _, y = forward(model, x)
+            total += (y - x).pow(2).sum(dim=(1, 2), dtype=torch.float64)
+    return (total / (n_vectors * n_s)).cpu().numpy()
+
+
+def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bool,
+                  device: str, desc: str) -> list[Result]:
+    gens = data.generators([i.seed for i in insts], device)
+    model = init_stack(n_s, [i.n_d for i in insts], gens, relu)
+    p = torch.tensor([i.p for i in insts], device=device)
+    opt = BatchedAdam(model.params, torch.tensor([i.lr for i in insts], device=device),
+                      sched.adam_eps)
+    live = list(range(len(insts)))           # original index of each stack row
+    history: list[list[np.ndarray]] = [[] for _ in insts]
+    results: dict[int, Result] = {}
+    pending: list[torch.Tensor] = []
+    buf = torch.empty(len(insts), sched.batch_size, n_s, device=device)
+
+    def finish(rows: list[int], step: int, stopped: bool) -> None:
+        for r in rows:
+            k = live[r]
+            d = model.n_d[r]
+            results[k] = Result(model.W_in[r, :d].cpu().numpy().copy(),
+                                model.W_out[r, :, :d].cpu().numpy().copy(),
+                                model.b[r].cpu().numpy().copy(), step, stopped,
+                                np.concatenate(history[k]))
+
+    bar = tqdm(total=sched.max_steps, desc=desc, unit="step", mininterval=2.0, leave=False)
+    step = 0
+    while live and step < sched.max_steps:
+        x = data.sparse_from_uniform(data.uniform([gens[k] for k in live], sched.batch_size,
+                                                  n_s, out=buf[:len(live)]), p)
+        loss, grads = loss_and_grads(model, x)
+        opt.step(model.params, grads)
+        pending.append(loss)
+        step += 1
+        bar.update(1)
+        if step % sched.check_every == 0 or step == sched.max_steps:
+            block = torch.stack(pending).cpu().numpy()      # (steps since last check, live)
+            pending.clear()
+            for r, k in enumerate(live):
+                history[k].append(block[:, r])
+            stop = [r for r, k in enumerate(live)
+                    if window_says_stop(np.concatenate(history[k]), sched.window)]
+            if step == sched.max_steps:
+                finish([r for r in range(len(live)) if r not in stop], step, False)
+            finish(stop, step, True)
+            if stop:
+                keep = torch.tensor([r for r in range(len(live)) if r not in stop],
+                                    dtype=torch.long, device=device)
+                model = model.select(keep)
+                opt.select(keep)
+                p = p[keep]
+                live = [live[r] for r in keep.tolist()]
+            bar.set_postfix(active=len(live))
+    bar.close()
+    return [results[k] for k in range(len(insts))]
+
+
+def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
+               device: str = "cpu", max_waste: float = 0.25, label: str = "") -> list[Result]:
+    """Train every instance of a grid of one n_s; results in the order of ``instances``.
+
+    Same code on CPU and CUDA (``device`` comes from params). Raises ValueError on an
+    empty grid or an n_d outside [1, n_s].
+    """
+    if not instances:
+        raise ValueError("the grid is empty: nothing to train")
+    out: list[Result | None] = [None] * len(instances)
+    groups = buckets([i.n_d for i in instances], max_waste)
+    for g, idx in enumerate(groups):
+        insts = [instances[k] for k in idx]
+        desc = (f"{label}n_s={n_s} {'relu' if relu else 'linear'} stack {g + 1}/{len(groups)}"
+                f" ({len(idx)} models, n_d≤{max(i.n_d for i in insts)})")
+        for k, res in zip(idx, _train_bucket(n_s, insts, sched, relu, device, desc)):
+            out[k] = res
+    return out  # type: ignore[return-value]
+
+
+def stack_of(results: Sequence[Result], n_s: int, relu: bool, device: str = "cpu"
+             ) -> AutoencoderStack:
+    """Rebuild a padded stack from trained results (for held-out scoring or statistics)."""
+    n_d = [r.W_in.shape[0] for r in results]
+    n_h = max(n_d)
+    W_in = torch.zeros(len(results), n_h, n_s, device=device)
+    W_out = torch.zeros(len(results), n_s, n_h, device=device)
+    for k, r in enumerate(results):
+        W_in[k, :n_d[k]] = torch.from_numpy(r.W_in)
+        W_out[k, :, :n_d[k]] = torch.from_numpy(r.W_out)
+    b = torch.from_numpy(np.stack([r.b for r in results])).to(device)
+    return AutoencoderStack(W_in, W_out, b, n_d, relu)

@@ -1,0 +1,29 @@
+"""Stage: train the fig. 3 model(s) of the Persian Rug paper (n_s 512, n_d 130, p 0.044).
+
+Writes data/persian_rug/fig3.parquet (one row per seed, columns tms.grid.TRAIN_COLUMNS)
+and data/persian_rug/fig3_weights/ (tms.grid.pack_weights).
+"""
+
+import dataclasses
+
+from tms import grid, io, stage
+from tms.params import resolve_device
+
+
+def main(params):
+    pr = params.persian_rug
+    f3 = pr.fig3
+    sched = stage.schedule(params)
+    if f3.max_steps is not None:
+        sched = dataclasses.replace(sched, max_steps=f3.max_steps)
+    lr = f3.lr if f3.lr is not None else pr.train.lr_for(f3.n_s)
+    points = [grid.Point(k, f3.p, f3.n_d / f3.n_s, f3.n_d, k) for k in range(f3.seeds)]
+    table, results = grid.train_and_score(
+        f3.n_s, points, pr.train.seed, lr, sched, True, pr.eval.seed, pr.eval.n_vectors,
+        resolve_device(pr.device), label="fig. 3 ")
+    io.write_arrays(grid.pack_weights(results), "data/persian_rug/fig3_weights")
+    io.write_parquet(table, "data/persian_rug/fig3.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)

@@ -1,0 +1,36 @@
+"""Stage: train the Persian Rug (p, ratio) grid of one n_s (fig. 2's trained models).
+
+Writes data/persian_rug/train/n{n_s}.parquet (columns: tms.grid.TRAIN_COLUMNS) and
+data/persian_rug/train/n{n_s}_weights/ (W_in, W_out, b as .npy, see tms.grid.pack_weights).
+"""
+
+import argparse
+
+import pandas as pd
+
+from tms import grid, io, stage
+from tms.params import ParamsError, resolve_device
+
+
+def main(params):
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--n-s", type=int, required=True)
+    n_s = ap.parse_args().n_s
+    pr = params.persian_rug
+    if n_s not in pr.grid.n_s:
+        raise ParamsError(f"--n-s {n_s} is not in persian_rug.grid.n_s = {pr.grid.n_s}")
+    device = resolve_device(pr.device)
+    points = grid.expand(n_s, pr.grid.p_values(), pr.grid.ratio_values(), pr.grid.seeds)
+    tables, results = [], []
+    for model in pr.grid.models:
+        table, res = grid.train_and_score(
+            n_s, points, pr.train.seed, pr.train.lr_for(n_s), stage.schedule(params),
+            model == "relu", pr.eval.seed, pr.eval.n_vectors, device)
+        tables.append(table)
+        results += res
+    io.write_arrays(grid.pack_weights(results), f"data/persian_rug/train/n{n_s}_weights")
+    io.write_parquet(pd.concat(tables, ignore_index=True), f"data/persian_rug/train/n{n_s}.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)

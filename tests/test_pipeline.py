@@ -1,0 +1,81 @@
+"""End to end: `dvc repro` of a tiny profile in a temporary copy of the repository."""
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+
+TINY = {"persian_rug": {
+    "device": "cpu",
+    "eval": {"seed": 1, "n_vectors": 65536},
+    "train": {"seed": 0, "batch_size": 64, "lr_scale": 0.05, "adam_eps": 1e-7, "window": 10,
+              "check_every": 10, "max_steps": 60},
+    "grid": {"n_s": [16], "p": [0.1, 0.5], "ratio": [0.25, 0.5], "seeds": 2,
+             "models": ["relu", "linear"]},
+    "fig1": {"n_s": 16, "n_d": 4, "seed": 0},
+    "fig2": {"n_s": 16, "p": [0.1, 0.5]},
+    "fig3": {"n_s": 32, "n_d": 8, "p": 0.1, "seeds": 1, "block": 8, "max_steps": 40},
+    "rug": {"n_s": 32, "ratio": [0.25, 0.5], "seed": 0, "fit_seed": 1, "n_fit": 256},
+    "theory": {"ratio": {"start": 0.1, "stop": 1.0, "num": 5}},
+}}
+
+
+@pytest.fixture(scope="module")
+def tiny_repo(tmp_path_factory):
+    repo = tmp_path_factory.mktemp("repo")
+    for item in ["dvc.yaml", "stages", "src", "reports/templates"]:
+        src, dst = ROOT / item, repo / item
+        if src.is_dir():
+            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(src, dst)
+    (repo / "params.yaml").write_text(yaml.safe_dump(TINY))
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    dvc = [sys.executable, "-m", "dvc"]
+    subprocess.run(dvc + ["init", "--no-scm", "-q"], cwd=repo, env=env, check=True)
+    subprocess.run(dvc + ["config", "core.analytics", "false"], cwd=repo, env=env, check=True)
+    run = subprocess.run(dvc + ["repro"], cwd=repo, env=env, capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return repo, env
+
+
+def test_repro_builds_the_report_and_figures(tiny_repo):
+    repo, _ = tiny_repo
+    html = (repo / "reports/persian_rug.html").read_text()
+    for text in ("Figure 1", "Figure 2", "Figure 3", "Claims", "data:image/png;base64"):
+        assert text in html
+    for fig in ("fig1", "fig2", "fig3"):
+        for ext in ("png", "svg"):
+            assert (repo / f"reports/figures/persian_rug/{fig}.{ext}").stat().st_size > 1000
+
+
+def test_tables_have_one_row_per_model(tiny_repo):
+    repo, _ = tiny_repo
+    train = pd.read_parquet(repo / "data/persian_rug/train/n16.parquet")
+    assert len(train) == 2 * 2 * 2 * 2              # models × seeds × ratios × p
+    assert set(train.model) == {"relu", "linear"}
+    assert (train.loss > 0).all() and train.steps.le(60).all()
+    rug = pd.read_parquet(repo / "data/persian_rug/rug.parquet")
+    assert len(rug) == 2 * 2
+    assert len(pd.read_parquet(repo / "data/persian_rug/theory.parquet")) == 2 * 5
+
+
+def test_bad_params_stop_the_stage_before_any_output(tiny_repo, tmp_path):
+    repo, env = tiny_repo
+    bad = yaml.safe_load((repo / "params.yaml").read_text())
+    bad["persian_rug"]["rug"]["n_s"] = 48
+    work = tmp_path / "bad"
+    shutil.copytree(repo, work, ignore=shutil.ignore_patterns("data", "reports"))
+    (work / "params.yaml").write_text(yaml.safe_dump(bad))
+    run = subprocess.run([sys.executable, "stages/pr_rug.py"], cwd=work, env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 2
+    assert "persian_rug.rug.n_s = 48" in run.stderr and "power of two" in run.stderr
+    assert not (work / "data").exists()

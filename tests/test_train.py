@@ -1,0 +1,67 @@
+import numpy as np
+import pytest
+import torch
+
+from tms import data, theory
+from tms.train import (Instance, Schedule, buckets, heldout_loss, stack_of, train_grid,
+                       window_says_stop)
+
+
+def test_stopping_rule_fires_exactly_when_the_window_condition_holds():
+    w = 5
+    falling = np.linspace(1.0, 0.5, 11)                       # 2w + 1 losses, still falling
+    assert not window_says_stop(falling[:2 * w], w)           # needs more than 2w losses
+    assert not window_says_stop(falling, w)
+    # previous window mean above the last: keep going
+    assert not window_says_stop(np.concatenate([np.ones(w + 1), np.full(w, 0.9)]), w)
+    # equal means: log10 difference 0 <= 0, stop
+    assert window_says_stop(np.concatenate([np.ones(1), np.full(2 * w, 0.7)]), w)
+    # last window worse: stop
+    assert window_says_stop(np.concatenate([np.ones(1), np.full(w, 0.7), np.full(w, 0.8)]), w)
+    # only the last 2w losses matter
+    assert window_says_stop(np.concatenate([np.full(50, 9.0), np.full(2 * w, 0.7)]), w)
+
+
+def test_trainer_stops_at_the_first_check_where_the_rule_holds():
+    sched = Schedule(batch_size=64, adam_eps=1e-7, window=20, check_every=7, max_steps=600)
+    res = train_grid(16, [Instance(0.3, 4, 0, 3e-2)], sched)[0]
+    losses = res.train_losses
+    assert len(losses) == res.steps
+    checks = [t for t in range(sched.check_every, res.steps + 1, sched.check_every)]
+    fired = [t for t in checks if window_says_stop(losses[:t], sched.window)]
+    if res.stopped:
+        assert fired and fired[0] == res.steps
+    else:
+        assert not fired and res.steps == sched.max_steps
+
+
+def test_linear_twin_reaches_the_exact_linear_optimum():
+    n_s, n_d, p = 32, 8, 0.5
+    sched = Schedule(batch_size=1024, adam_eps=1e-7, window=100, check_every=30, max_steps=1500)
+    res = train_grid(n_s, [Instance(p, n_d, 1, 1e-2)], sched, relu=False)
+    loss = heldout_loss(stack_of(res, n_s, relu=False), torch.tensor([p]), 0, 65536)[0]
+    optimum = theory.optimal_linear_loss(p, n_d / n_s)
+    assert abs(loss / optimum - 1) < 0.02
+
+
+def test_chunk_of_a_grid_trains_as_in_the_whole_grid():
+    sched = Schedule(batch_size=32, adam_eps=1e-7, window=10, check_every=5, max_steps=40)
+    insts = [Instance(0.2, 4, 0, 1e-2), Instance(0.5, 6, 1, 1e-2), Instance(0.1, 5, 2, 3e-3)]
+    whole = train_grid(12, insts, sched, max_waste=1.0)
+    part = train_grid(12, insts[1:2], sched)
+    np.testing.assert_allclose(whole[1].W_in, part[0].W_in, rtol=1e-5, atol=1e-6)
+    assert whole[1].steps == part[0].steps
+
+
+def test_buckets_cover_every_instance_and_bound_padding():
+    n_d = [3, 50, 4, 48, 5, 100, 3]
+    groups = buckets(n_d, max_waste=0.25)
+    assert sorted(k for g in groups for k in g) == list(range(len(n_d)))
+    for g in groups:
+        assert len(g) * max(n_d[k] for k in g) <= 1.25 * sum(n_d[k] for k in g)
+    assert buckets([7] * 5) == [[0, 1, 2, 3, 4]]
+
+
+def test_empty_grid_rejected():
+    with pytest.raises(ValueError, match="empty"):
+        train_grid(8, [], Schedule(8, 1e-7, 10, 5, 10))
