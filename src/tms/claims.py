@@ -41,9 +41,14 @@ def persian_rug(fig3: pd.DataFrame, rug_gap: pd.DataFrame) -> pd.DataFrame:
     """
     rows = []
     d_mean, d_sd = fig3.diag_mean.mean(), fig3.diag_std.mean()
-    rows.append(["diagonal of W at n_s 512, n_d 130, p 0.044", "fig. 3", "1.29 ± 0.01",
-                 f"{d_mean:.3f} ± {d_sd:.3f} (mean over {len(fig3)} seed(s))", "|mean − 1.29| ≤ 0.06",
-                 _verdict(abs(d_mean - 1.29) <= 0.06)])
+    rows.append(["diagonal of W at n_s 512, n_d 130, p 0.044 (all features)", "fig. 3",
+                 "1.29 ± 0.01", f"{d_mean:.3f} ± {d_sd:.3f} (mean over {len(fig3)} seed(s))",
+                 "|mean − 1.29| ≤ 0.06", _verdict(abs(d_mean - 1.29) <= 0.06)])
+    live, live_sd = fig3.diag_live_mean.mean(), fig3.diag_live_std.mean()
+    rows.append(["the same, live features only (dead: diagonal below half the median)", "fig. 3",
+                 "1.29 ± 0.01", f"{live:.3f} ± {live_sd:.3f}; dead features: "
+                 f"{fig3.dead_fraction.mean():.1%} (not mentioned by the paper)",
+                 "|mean − 1.29| ≤ 0.06", _verdict(abs(live - 1.29) <= 0.06)])
     b_mean, b_sd = fig3.bias_mean.mean(), fig3.bias_std.mean()
     rows.append(["bias of the same model all negative", "fig. 3", "−0.18 ± 0.01",
                  f"{b_mean:.3f} ± {b_sd:.3f}", "mean < 0", _verdict(b_mean < 0)])

@@ -72,6 +72,7 @@ def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory: pd.DataFrame,
         p_tr = nearest(relu.p, p) if len(relu) else None
         tr = (relu[np.isclose(relu.p, p_tr)].groupby("ratio").loss.agg(["mean", "sem", "size"])
               .reset_index() if p_tr is not None else pd.DataFrame())
+        th = th[th.loss > 0]                      # ratio 1 has loss 0: off a log axis
         for ax, scale in zip(axes, (1.0, 3.0 / p)):
             ax.plot(th.ratio, th.loss * scale, "-", color=c, lw=1.5,
                     label=f"p = {p:g}: theory")
@@ -99,7 +100,7 @@ def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory: pd.DataFrame,
 def fig3_weights(W_block: np.ndarray, b_block: np.ndarray) -> plt.Figure:
     """Fig. 3: a k×k block of W = W_out W_in and the matching k components of the bias b."""
     k = W_block.shape[0]
-    fig, (ax, axb) = plt.subplots(1, 2, figsize=(7.5, 6), width_ratios=[k, 2.5])
+    fig, (ax, axb) = plt.subplots(1, 2, figsize=(7.5, 6), width_ratios=[k, 1])
     lim = float(np.abs(W_block).max())
     im = ax.imshow(W_block, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
     ax.set_title(f"W (first {k}×{k})")
@@ -107,7 +108,7 @@ def fig3_weights(W_block: np.ndarray, b_block: np.ndarray) -> plt.Figure:
     ax.set_ylabel("i")
     blim = float(np.abs(b_block).max())
     axb.imshow(b_block.reshape(-1, 1), cmap="RdBu_r", vmin=-max(lim, blim),
-               vmax=max(lim, blim), interpolation="nearest", aspect="auto")
+               vmax=max(lim, blim), interpolation="nearest")
     axb.set_title("b")
     axb.set_xticks([])
     axb.set_yticks([])

@@ -37,6 +37,9 @@ TRAIN_COLUMNS = {
     "diag_std": "standard deviation over features of diag(W)",
     "bias_mean": "mean over features of b",
     "bias_std": "standard deviation over features of b",
+    "dead_fraction": "share of features whose diag(W) is below half the median (given up)",
+    "diag_live_mean": "mean of diag(W) over the live features",
+    "diag_live_std": "standard deviation of diag(W) over the live features",
 }
 
 
