@@ -35,7 +35,10 @@ def main() -> None:
         # each timing to the stage itself.
         for name in sorted(names, key=lambda n: n.startswith("pr_report")):
             t = time.perf_counter()
-            subprocess.run(dvc + ["repro", "-q", name], cwd=repo, env=env, check=True)
+            run = subprocess.run(dvc + ["repro", "-q", name], cwd=repo, env=env,
+                                 capture_output=True, text=True)
+            if run.returncode:
+                sys.exit(f"stage {name} failed:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
             print(f"{name:<24}{time.perf_counter() - t:>10.1f}", flush=True)
         print(f"{'total':<24}{time.perf_counter() - start_all:>10.1f}")
 

@@ -26,7 +26,7 @@ def _with(path: str, value):
 _DELETE = object()
 
 
-@pytest.mark.parametrize("profile", sorted((ROOT / "profiles").glob("*.yaml")) + [ROOT / "params.yaml"])
+@pytest.mark.parametrize("profile", sorted((ROOT / "profiles").glob("*.yaml")) + [ROOT / "params.yaml", ROOT / "tests/profiles/tiny.yaml"])
 def test_shipped_profiles_are_valid(profile):
     assert params.load(profile).persian_rug.eval.n_vectors >= 65536
 

@@ -12,19 +12,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
-TINY = {"persian_rug": {
-    "device": "cpu",
-    "eval": {"seed": 1, "n_vectors": 65536},
-    "train": {"seed": 0, "batch_size": 64, "lr_scale": 0.05, "adam_eps": 1e-7, "window": 10,
-              "check_every": 10, "max_steps": 60},
-    "grid": {"n_s": [16], "p": [0.1, 0.5], "ratio": [0.25, 0.5], "seeds": 2,
-             "models": ["relu", "linear"]},
-    "fig1": {"n_s": 16, "n_d": 4, "seed": 0},
-    "fig2": {"n_s": 16, "p": [0.1, 0.5]},
-    "fig3": {"n_s": 32, "n_d": 8, "p": 0.1, "seeds": 1, "block": 8, "max_steps": 40},
-    "rug": {"n_s": 32, "ratio": [0.25, 0.5], "seed": 0, "fit_seed": 1, "n_fit": 256},
-    "theory": {"ratio": {"start": 0.1, "stop": 1.0, "num": 5}},
-}}
+TINY = ROOT / "tests/profiles/tiny.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +24,7 @@ def tiny_repo(tmp_path_factory):
             shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             shutil.copy2(src, dst)
-    (repo / "params.yaml").write_text(yaml.safe_dump(TINY))
+    shutil.copy2(TINY, repo / "params.yaml")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     dvc = [sys.executable, "-m", "dvc"]
     subprocess.run(dvc + ["init", "--no-scm", "-q"], cwd=repo, env=env, check=True)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
+from tqdm import tqdm
 
 from tms import data
 from tms.models import AutoencoderStack, BatchedAdam, forward, init_stack, loss_and_grads
@@ -130,7 +130,8 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
                                 model.b[r].cpu().numpy().copy(), step, stopped,
                                 np.concatenate(history[k]))
 
-    bar = tqdm(total=sched.max_steps, desc=desc, unit="step", mininterval=2.0, leave=False)
+    bar = tqdm(total=sched.max_steps, desc=desc, unit="step", mininterval=2.0, leave=False,
+               disable=None)               # no bar when stderr is not a terminal
     step = 0
     while live and step < sched.max_steps:
         x = data.sparse_from_uniform(data.uniform([gens[k] for k in live], sched.batch_size,
