@@ -210,3 +210,12 @@ def test_bad_sigma_and_shapes_raise():
         symmetric_loss(1.0, 0.0, 0.1, -0.5)
     with pytest.raises(ValueError, match="scalar"):
         optimal_symmetric([0.1, 0.2], 0.5)
+
+
+def test_initial_loss_is_the_ratio_to_zero_limit_and_below_the_papers_bound():
+    for p in (0.01, 0.1, 0.5):
+        near_zero = theory.optimal_symmetric(p, 1e-4)["loss"]
+        assert near_zero == pytest.approx(theory.initial_loss(p), rel=2e-3)
+        assert near_zero <= theory.initial_loss(p)
+        assert theory.initial_loss(p) == pytest.approx(p / 3 - p * p / 4)
+        assert near_zero < p / 3 - p * p / 9          # the paper's stated lower bound fails

@@ -53,6 +53,7 @@ __all__ = [
     "symmetric_loss",
     "optimal_symmetric",
     "optimal_linear_loss",
+    "initial_loss",
     "theory_table",
 ]
 
@@ -206,6 +207,18 @@ def optimal_linear_loss(p, ratio):
     """
     ratio = _check_unit_interval("ratio", ratio)
     return var_x(p) * (1 - ratio)
+
+
+def initial_loss(p):
+    """L0(p), the per-feature loss of the symmetric model as ratio → 0 (section 4.3.1).
+
+    With σ → ∞ the output carries no information about x, and the best output is the constant
+    E x = p/2, so L0(p) = Var(x) = p/3 − p²/4 (the optimal symmetric loss tends to it from
+    below as ratio → 0; tests/test_theory.py). The paper's eq. after (8) states
+    L0 ≥ p/3 − p²/9: that uses (E u)² = 1/9 instead of 1/4 and is violated (an erratum).
+    Raises ValueError for p outside (0, 1].
+    """
+    return var_x(p)
 
 
 def theory_table(p_values, ratios):

@@ -1,0 +1,64 @@
+import numpy as np
+import pytest
+
+from tms import fits, rug, stats
+
+
+def test_statistics_by_hand_on_a_small_matrix():
+    # W = W_out W_in = [[2, 1, 0], [1, 2, -2], [0, 1, 1]] with n_d = 3 (full rank)
+    W = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, -2.0], [0.0, 1.0, 1.0]])
+    s = stats.weight_statistics(np.eye(3), W, np.array([-0.1, -0.3, -0.2]), p=0.5)
+    var_x = (4 * 0.5 - 3 * 0.25) / 12
+    off2 = np.array([1.0, 5.0, 1.0])              # Σ_{j≠i} W_ij²
+    off3 = np.array([1.0, 9.0, 1.0])              # Σ_{j≠i} |W_ij|³
+    assert s["diag_var"] == pytest.approx(np.var([2, 2, 1]))
+    assert s["bias_var"] == pytest.approx(np.var([-0.1, -0.3, -0.2]))
+    assert s["dvar_nu"] == pytest.approx(np.var(var_x * off2))
+    assert s["dvar_nu_authors"] == pytest.approx(np.var(var_x * (off2 + [4, 4, 1])))
+    assert s["lyapunov"] == pytest.approx(max(off3 / off2 ** 1.5))
+    assert s["lyapunov_authors"] == pytest.approx(max(off3 / off2))
+    assert s["var_nu_normalised"] == pytest.approx(np.mean(var_x * off2 / np.array([4, 4, 1])))
+
+
+def test_lyapunov_of_gaussian_rows_falls_like_inverse_sqrt_n():
+    rng = np.random.default_rng(0)
+    values = []
+    for n in (64, 256, 1024, 4096):
+        g = rng.normal(size=(1, n))
+        W_out = np.zeros((n, 1))
+        W_out[0, 0] = 1.0                          # W has one non-zero row: g
+        g[0, 0] = 0.0
+        values.append(stats.weight_statistics(g, W_out, np.zeros(n), 0.1)["lyapunov"])
+    slope = np.polyfit(np.log([64, 256, 1024, 4096]), np.log(values), 1)[0]
+    assert slope == pytest.approx(-0.5, abs=0.05)
+    # E|g|³ / (E g²)^{3/2} = 2·sqrt(2/π)
+    assert values[-1] * np.sqrt(4096) == pytest.approx(2 * np.sqrt(2 / np.pi), rel=0.1)
+
+
+def test_variance_bound_equality_for_the_rug_and_strict_for_random_low_rank():
+    for n_s, n_d in ((64, 16), (256, 40)):
+        W_in, W_out = rug.rug_weights(n_s, rug.choose_rows(n_s, n_d, 1))
+        s = stats.weight_statistics(W_in, W_out, np.zeros(n_s), 0.2)
+        assert s["bound_ratio"] == pytest.approx(1.0, abs=1e-9)
+    rng = np.random.default_rng(3)
+    B = rng.normal(size=(128, 32))
+    s = stats.weight_statistics(B.T.copy(), B, np.zeros(128), 0.2)    # W = B Bᵀ, rank 32
+    assert s["bound_ratio"] > 1.05
+
+
+def test_power_law_fit_recovers_known_exponents_with_noise():
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.001, 0.05, 200)
+    r = rng.uniform(0.05, 0.5, 200)
+    y = 0.7 * p ** 2 / r * np.exp(rng.normal(0, 0.05, 200))
+    fit = fits.power_law(y, {"p": p, "r": r}, n_boot=500, seed=1).set_index("term")
+    for term, truth in (("p", 2.0), ("r", -1.0), ("const", np.log(0.7))):
+        row = fit.loc[term]
+        assert row.low < truth < row.high
+        assert abs(row.estimate - truth) < 0.05
+    assert fit.loc["p", "high"] - fit.loc["p", "low"] < 0.1
+
+
+def test_power_law_rejects_non_positive_values():
+    with pytest.raises(ValueError, match="positive"):
+        fits.power_law(np.array([1.0, 0.0, 2.0, 3.0]), {"p": np.ones(4)})
