@@ -1,4 +1,3 @@
-import numpy as np
 import pytest
 import torch
 
@@ -7,7 +6,7 @@ from tms.models import BatchedAdam, forward, init_stack, loss_and_grads
 
 
 def _reference_loss(model, x):
-    W_in, W_out, b = (t.clone().requires_grad_(True) for t in model.params)
+    W_in, W_out, b = (t.clone().requires_grad_(True) for t in (model.W_in, model.W_out, model.b))
     z = torch.bmm(torch.bmm(x, W_in.transpose(1, 2)), W_out.transpose(1, 2)) + b[:, None]
     y = torch.relu(z) if model.relu else z
     loss = (y - x).pow(2).mean(dim=(1, 2))
@@ -65,3 +64,24 @@ def test_batched_adam_matches_torch_adam_per_instance():
 def test_init_rejects_bad_n_d():
     with pytest.raises(ValueError, match="n_d"):
         init_stack(8, [9], data.generators([0]))
+
+
+def test_bias_free_stack_keeps_b_zero_and_matches_autograd():
+    gens = data.generators([1, 2])
+    with_bias = init_stack(12, [3, 5], data.generators([1, 2]), relu=False)
+    model = init_stack(12, [3, 5], gens, relu=False, bias=False)
+    # the same weight draws as with a bias; b is exactly zero and not a parameter
+    torch.testing.assert_close(model.W_in, with_bias.W_in, rtol=0, atol=0)
+    torch.testing.assert_close(model.W_out, with_bias.W_out, rtol=0, atol=0)
+    assert len(model.params) == 2 and torch.all(model.b == 0)
+    x = data.sparse_features(torch.tensor([0.3, 0.6]), 64, 12, gens)
+    ref_loss, ref_grads = _reference_loss(model, x)
+    loss, grads = loss_and_grads(model, x)
+    assert len(grads) == 2
+    torch.testing.assert_close(loss, ref_loss)
+    for g, r in zip(grads, ref_grads[:2]):
+        torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-7)
+    opt = BatchedAdam(model.params, torch.tensor([1e-2, 1e-2]), 1e-8)
+    for _ in range(10):
+        opt.step(model.params, loss_and_grads(model, x)[1])
+    assert torch.all(model.b == 0) and not model.select(torch.tensor([1])).bias

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from tms import data, theory
+from tms import theory
 from tms.train import (Instance, Schedule, buckets, heldout_loss, stack_of, train_grid,
                        window_says_stop)
 
@@ -65,3 +65,38 @@ def test_buckets_cover_every_instance_and_bound_padding():
 def test_empty_grid_rejected():
     with pytest.raises(ValueError, match="empty"):
         train_grid(8, [], Schedule(8, 1e-7, 10, 5, 10))
+
+
+def test_bias_free_linear_reaches_the_linear_optimum_with_b_zero():
+    # x ↦ W_out W_in x without bias: the optimum is still Var(x)(1 − n_d/n_s) per feature
+    # (the top eigenvector of E[x xᵀ] carries the mean), within 2%.
+    n_s, n_d, p = 16, 4, 0.5
+    sched = Schedule(batch_size=1024, adam_eps=1e-7, window=1000, check_every=50, max_steps=1000)
+    res = train_grid(n_s, [Instance(p, n_d, 3, 1e-2)], sched, relu=False, bias=False)
+    assert np.all(res[0].b == 0)
+    loss = heldout_loss(stack_of(res, n_s, relu=False, bias=False), torch.tensor([p]), 0, 65536)[0]
+    assert abs(loss / theory.optimal_linear_loss(p, n_d / n_s) - 1) < 0.02
+
+
+def test_scale_multiplies_the_data_in_training_and_scoring():
+    sched = Schedule(batch_size=32, adam_eps=1e-7, window=10, check_every=5, max_steps=20)
+    insts = [Instance(0.3, 3, 0, 1e-2)]
+    plain = train_grid(8, insts, sched, relu=False, bias=False)
+    ones = train_grid(8, insts, sched, relu=False, bias=False, scale=[1.0] * 8)
+    np.testing.assert_array_equal(plain[0].W_in, ones[0].W_in)
+    # held-out loss of fixed weights on s ⊙ x against the exact expectation
+    # tr((I − AB) Σ_s (I − AB)ᵀ)/n_s, Σ_s = diag(s) E[x xᵀ] diag(s); Monte Carlo error < 2%
+    s = np.geomspace(1.0, 0.2, 8)
+    model = stack_of(plain, 8, relu=False, bias=False)
+    A, B = plain[0].W_out.astype(float), plain[0].W_in.astype(float)
+    second = np.full((8, 8), 0.3**2 / 4)
+    np.fill_diagonal(second, 0.3 / 3)
+    R = np.eye(8) - A @ B
+    exact = np.trace(R @ (second * np.outer(s, s)) @ R.T) / 8
+    got = heldout_loss(model, torch.tensor([0.3]), 5, 262144, scale=s)[0]
+    assert abs(got / exact - 1) < 0.02
+    assert abs(heldout_loss(model, torch.tensor([0.3]), 5, 262144)[0] / exact - 1) > 0.1
+    with pytest.raises(ValueError, match="scale"):
+        train_grid(8, insts, sched, scale=[1.0] * 7)
+    with pytest.raises(ValueError, match="scale"):
+        heldout_loss(model, torch.tensor([0.3]), 5, 1000, scale=[1.0] * 7 + [-1.0])

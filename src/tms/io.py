@@ -21,7 +21,7 @@ import pandas as pd
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, directory: bool = False) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; on success move it onto ``path``.
+    """Yield a temporary path beside ``path`` (hidden, same suffix); on success move it onto ``path``.
 
     With ``directory=True`` the temporary path is an empty directory and replaces a
     previous directory at ``path``. On an exception the temporary file is removed and the
@@ -32,7 +32,7 @@ def atomic_path(path: str | os.PathLike, directory: bool = False) -> Iterator[Pa
     if directory:
         tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     else:
-        fd, name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        fd, name = tempfile.mkstemp(prefix=f".{path.name}.tmp.", suffix=path.suffix, dir=path.parent)
         os.close(fd)
         tmp = Path(name)
     try:

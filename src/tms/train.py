@@ -6,6 +6,10 @@ batched matmuls, with fresh data every step from each instance's own seeded gene
 The stopping rule (:func:`window_says_stop`) is checked per instance every
 ``check_every`` steps; a stopped instance is dropped from the stack. Every final model is
 scored on the fixed held-out sample (:func:`heldout_loss`), never on its last minibatch.
+
+Two options serve the notes on toy autoencoding: ``bias=False`` trains bias-free stacks
+(b ≡ 0, not optimised), and ``scale`` (one factor s_i per feature, shared by every instance)
+multiplies every sampled x, training and held-out alike, so model and target see s ⊙ x.
 """
 
 from __future__ import annotations
@@ -88,30 +92,51 @@ def buckets(n_d: Sequence[int], max_waste: float = 0.25) -> list[list[int]]:
     return out
 
 
+def _as_scale(scale: Sequence[float] | torch.Tensor | None, n_s: int, device
+              ) -> torch.Tensor | None:
+    """Per-feature factors as a float32 tensor (n_s,) on ``device`` (None stays None).
+    Raises ValueError unless they are n_s positive finite numbers."""
+    if scale is None:
+        return None
+    scale = torch.as_tensor(scale, dtype=torch.float32, device=device)
+    if scale.shape != (n_s,) or not bool(torch.all(torch.isfinite(scale) & (scale > 0))):
+        raise ValueError(f"scale must be {n_s} positive finite factors, got {scale.tolist()}")
+    return scale
+
+
+def _scaled(x: torch.Tensor, scale: torch.Tensor | None) -> torch.Tensor:
+    """x (I, B, n_s) times the per-feature factors ``scale`` (n_s,), in place; x if None."""
+    return x if scale is None else x.mul_(scale)
+
+
 def heldout_loss(model: AutoencoderStack, p: torch.Tensor, seed: int, n_vectors: int,
-                 max_elements: int = 1 << 26) -> np.ndarray:
+                 max_elements: int = 1 << 26,
+                 scale: Sequence[float] | torch.Tensor | None = None) -> np.ndarray:
     """Per-feature MSE (I,) of each instance on the fixed held-out sample.
 
     The sample is ``n_vectors`` vectors drawn with ``seed`` (tms.data.heldout_uniform), the same
-    uniforms for every instance, each turned into x with its own p. Averaged over vectors
-    and features; accumulated in float64. ``max_elements`` bounds the size of one chunk of
-    inputs (instances × vectors × n_s).
+    uniforms for every instance, each turned into x with its own p (and multiplied by
+    ``scale``, shape (n_s,), when given). Averaged over vectors and features; accumulated in
+    float64. ``max_elements`` bounds the size of one chunk of inputs (instances × vectors × n_s).
+    Raises ValueError for a scale that is not n_s positive finite factors.
     """
     total = torch.zeros(len(p), dtype=torch.float64, device=p.device)
     n_s = model.W_in.shape[2]
+    scale = _as_scale(scale, n_s, p.device)
     chunk = int(min(8192, max(256, max_elements // (len(p) * n_s))))
     with torch.no_grad():
         for v in data.heldout_uniform(seed, n_vectors, n_s, chunk, device=p.device):
-            x = data.sparse_from_uniform(v, p)
+            x = _scaled(data.sparse_from_uniform(v, p), scale)
             _, y = forward(model, x)
             total += (y - x).pow(2).sum(dim=(1, 2), dtype=torch.float64)
     return (total / (n_vectors * n_s)).cpu().numpy()
 
 
 def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bool,
-                  device: str, desc: str) -> list[Result]:
+                  device: str, desc: str, bias: bool, scale: torch.Tensor | None
+                  ) -> list[Result]:
     gens = data.generators([i.seed for i in insts], device)
-    model = init_stack(n_s, [i.n_d for i in insts], gens, relu)
+    model = init_stack(n_s, [i.n_d for i in insts], gens, relu, bias)
     p = torch.tensor([i.p for i in insts], device=device)
     opt = BatchedAdam(model.params, torch.tensor([i.lr for i in insts], device=device),
                       sched.adam_eps)
@@ -134,8 +159,9 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
                disable=None)               # no bar when stderr is not a terminal
     step = 0
     while live and step < sched.max_steps:
-        x = data.sparse_from_uniform(data.uniform([gens[k] for k in live], sched.batch_size,
-                                                  n_s, out=buf[:len(live)]), p)
+        x = _scaled(data.sparse_from_uniform(data.uniform([gens[k] for k in live],
+                                                          sched.batch_size, n_s,
+                                                          out=buf[:len(live)]), p), scale)
         loss, grads = loss_and_grads(model, x)
         opt.step(model.params, grads)
         pending.append(loss)
@@ -164,28 +190,34 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
 
 
 def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
-               device: str = "cpu", max_waste: float = 0.25, label: str = "") -> list[Result]:
+               device: str = "cpu", max_waste: float = 0.25, label: str = "",
+               bias: bool = True, scale: Sequence[float] | None = None) -> list[Result]:
     """Train every instance of a grid of one n_s; results in the order of ``instances``.
 
-    Same code on CPU and CUDA (``device`` comes from params). Raises ValueError on an
-    empty grid or an n_d outside [1, n_s].
+    Same code on CPU and CUDA (``device`` comes from params). ``bias=False``: bias-free
+    models (Result.b is zero). ``scale``: n_s positive factors multiplying every sampled
+    feature vector (the data is s ⊙ x). Raises ValueError on an empty grid, an n_d outside
+    [1, n_s], or a scale that is not n_s positive finite numbers.
     """
     if not instances:
         raise ValueError("the grid is empty: nothing to train")
+    scale = _as_scale(scale, n_s, device)
     out: list[Result | None] = [None] * len(instances)
     groups = buckets([i.n_d for i in instances], max_waste)
     for g, idx in enumerate(groups):
         insts = [instances[k] for k in idx]
         desc = (f"{label}n_s={n_s} {'relu' if relu else 'linear'} stack {g + 1}/{len(groups)}"
                 f" ({len(idx)} models, n_d≤{max(i.n_d for i in insts)})")
-        for k, res in zip(idx, _train_bucket(n_s, insts, sched, relu, device, desc)):
+        for k, res in zip(idx, _train_bucket(n_s, insts, sched, relu, device, desc, bias,
+                                             scale)):
             out[k] = res
     return out  # type: ignore[return-value]
 
 
-def stack_of(results: Sequence[Result], n_s: int, relu: bool, device: str = "cpu"
-             ) -> AutoencoderStack:
-    """Rebuild a padded stack from trained results (for held-out scoring or statistics)."""
+def stack_of(results: Sequence[Result], n_s: int, relu: bool, device: str = "cpu",
+             bias: bool = True) -> AutoencoderStack:
+    """Rebuild a padded stack from trained results (for held-out scoring or statistics);
+    ``bias=False`` for results of a bias-free run."""
     n_d = [r.W_in.shape[0] for r in results]
     n_h = max(n_d)
     W_in = torch.zeros(len(results), n_h, n_s, device=device)
@@ -194,4 +226,4 @@ def stack_of(results: Sequence[Result], n_s: int, relu: bool, device: str = "cpu
         W_in[k, :n_d[k]] = torch.from_numpy(r.W_in)
         W_out[k, :, :n_d[k]] = torch.from_numpy(r.W_out)
     b = torch.from_numpy(np.stack([r.b for r in results])).to(device)
-    return AutoencoderStack(W_in, W_out, b, n_d, relu)
+    return AutoencoderStack(W_in, W_out, b, n_d, relu, bias)
