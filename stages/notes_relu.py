@@ -1,0 +1,24 @@
+"""Stage: section 3 of the notes on toy autoencoding: how much of a trained ReLU-output
+model's loss comes from inputs with at least two active features.
+
+Writes data/autoencoding_notes/relu.parquet (columns tms.notes_train.RELU_COLUMNS) and
+data/autoencoding_notes/relu_strata.parquet (the loss on each skeleton Q_l).
+"""
+
+from tms import io, notes_train, stage
+from tms.params import resolve_device
+
+
+def main(params):
+    an = params.autoencoding_notes
+    r = an.relu
+    table, strata = notes_train.relu_tables(
+        r.D, r.d, r.S, r.seeds, r.train.seed, r.train.lr,
+        notes_train.schedule(r.train, r.max_steps), an.eval.seed, an.eval.n_vectors,
+        r.n_per_stratum, r.strata_seed, resolve_device(an.device))
+    io.write_parquet(table, "data/autoencoding_notes/relu.parquet")
+    io.write_parquet(strata, "data/autoencoding_notes/relu_strata.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)
