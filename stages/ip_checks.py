@@ -1,0 +1,17 @@
+"""Stage: the closed forms of Incidental polysemanticity (section 2.1, appendix C) against Monte
+Carlo or exact computations (tms.incidental_theory.checks, settings of
+incidental_polysemanticity.checks). Writes data/incidental_polysemanticity/checks.parquet
+(columns tms.incidental_theory.CHECK_COLUMNS).
+"""
+
+from tms import incidental_theory, io, stage
+
+
+def main(params):
+    c = params.incidental_polysemanticity.checks
+    io.write_parquet(incidental_theory.checks(c.n, c.m, c.sigma, c.samples, c.seed, c.m_exact),
+                     "data/incidental_polysemanticity/checks.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)

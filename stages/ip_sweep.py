@@ -1,0 +1,19 @@
+"""Stage: fig. 5 of Incidental polysemanticity (section 4): final fourth norms against λ and σ.
+
+One stack of baseline, λ-sweep and σ-sweep models of incidental_polysemanticity.sweep, the same
+step budget for all. Writes data/incidental_polysemanticity/sweep.parquet
+(tms.incidental_runs.SWEEP_COLUMNS, one row per model).
+"""
+
+from tms import incidental_runs, io, stage
+from tms.params import resolve_device
+
+
+def main(params):
+    ip = params.incidental_polysemanticity
+    io.write_parquet(incidental_runs.sweep(ip.sweep, resolve_device(ip.device)),
+                     "data/incidental_polysemanticity/sweep.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)
