@@ -44,6 +44,16 @@ def test_repro_builds_the_report_and_figures(tiny_repo):
             assert (repo / f"reports/figures/persian_rug/{fig}.{ext}").stat().st_size > 1000
 
 
+@pytest.mark.parametrize("paper", ["persian_rug", "autoencoding_notes",
+                                   "incidental_polysemanticity"])
+def test_every_paper_report_is_built_with_its_claims(tiny_repo, paper):
+    repo, _ = tiny_repo
+    html = (repo / f"reports/{paper}.html").read_text()
+    assert "Claims" in html and "data:image/png;base64" in html
+    assert "Traceback" not in html
+    assert len(list((repo / f"reports/figures/{paper}").glob("*.png"))) >= 3
+
+
 def test_tables_have_one_row_per_model(tiny_repo):
     repo, _ = tiny_repo
     train = pd.read_parquet(repo / "data/persian_rug/train/n16.parquet")

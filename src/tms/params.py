@@ -201,10 +201,320 @@ class PersianRug(_Strict):
         return self
 
 
+# Notes on toy autoencoding (section autoencoding_notes). The notes' symbols: D = n_s features,
+# d = n_d hidden units, sparsity S = 1 − p.
+
+Sparsity = Annotated[float, Field(ge=0.0, lt=1.0)]
+Features = Annotated[int, Field(ge=2)]
+
+
+class Geomspace(_Strict):
+    """``numpy.geomspace(start, stop, num)``: a log-spaced grid of positive values."""
+
+    start: Annotated[float, Field(gt=0.0)]
+    stop: Annotated[float, Field(gt=0.0)]
+    num: PositiveInt
+
+    def values(self) -> list[float]:
+        return [float(v) for v in np.geomspace(self.start, self.stop, self.num)]
+
+
+def _increasing(name: str, values: list[int]) -> list[int]:
+    if any(b <= a for a, b in zip(values, values[1:])):
+        raise ValueError(f"{name} must be strictly increasing, got {values}")
+    return values
+
+
+def _hidden_below_features(D: int, d_values: list[int]) -> None:
+    bad = [d for d in d_values if d >= D]
+    if bad:
+        raise ValueError(f"d = {bad[0]} must be < D = {D} (the hidden layer is the smaller one)")
+
+
+class NotesSampling(_Strict):
+    """Monte Carlo on the grid S × D; grid point k draws with seed + k."""
+
+    S: Annotated[list[Sparsity], Field(min_length=1)]
+    D: Annotated[list[Features], Field(min_length=1)]
+    n_vectors: Annotated[int, Field(ge=1000)]
+    seed: Seed
+
+
+class NotesTrain(_Strict):
+    """Adam and the stopping rule of the engine runs (tms.train); model k uses seed + k."""
+
+    seed: Seed
+    batch_size: PositiveInt
+    lr: Annotated[float, Field(gt=0.0)]
+    adam_eps: Annotated[float, Field(gt=0.0)]
+    window: PositiveInt
+    check_every: PositiveInt
+
+
+class NotesLinear(_Strict):
+    """Proposition 1 / Corollary 2: bias-free linear autoencoders x ↦ ABx on the grid d × S,
+    on the sparse data and on it scaled by distinct factors; one run per step cap in ``steps``."""
+
+    D: Features
+    d: Annotated[list[PositiveInt], Field(min_length=1)]
+    S: Annotated[list[Sparsity], Field(min_length=1)]
+    steps: Annotated[list[PositiveInt], Field(min_length=1)]
+    train: NotesTrain
+
+    _s = field_validator("steps")(lambda v: _increasing("steps", v))
+
+    @model_validator(mode="after")
+    def _fits(self):
+        _hidden_below_features(self.D, self.d)
+        return self
+
+
+class NotesSaddle(_Strict):
+    """Proposition 3 on the scaled sparse data (distinct eigenvalues): every critical point of a
+    size-d index set, and the proof's perturbation of the one of I (1-based) for each ε."""
+
+    D: Features
+    d: PositiveInt
+    S: Sparsity
+    I: Annotated[list[PositiveInt], Field(min_length=1)]
+    epsilon: Geomspace
+    seed: Seed
+
+    @model_validator(mode="after")
+    def _fits(self):
+        _hidden_below_features(self.D, [self.d])
+        if math.comb(self.D, self.d) > 500:
+            raise ValueError(f"D = {self.D}, d = {self.d} has {math.comb(self.D, self.d)} index "
+                             f"sets; at most 500 (each needs a Hessian)")
+        if len(set(self.I)) != self.d or max(self.I) > self.D:
+            raise ValueError(f"I = {self.I} must be d = {self.d} distinct indices in 1..{self.D}")
+        if sorted(self.I) == list(range(1, self.d + 1)):
+            raise ValueError(f"I = {self.I} is the top index set (the minimum, not a saddle)")
+        return self
+
+
+class NotesFlows(_Strict):
+    """Eqs. 19–28: gradient identities on T data vectors; the tied flow (eq. 22) against
+    gradient descent with step lr on the tied loss up to flow time t_max (recorded at about
+    n_t times), from W(0) with N(0, init_std²) entries; eq. 28's energy with Σ = I."""
+
+    D: Features
+    d: PositiveInt
+    S: Sparsity
+    T: Annotated[int, Field(ge=2)]
+    init_std: Annotated[float, Field(gt=0.0)]
+    t_max: Annotated[float, Field(gt=0.0)]
+    lr: Annotated[float, Field(gt=0.0)]
+    n_t: Annotated[int, Field(ge=2)]
+    seed: Seed
+
+    @model_validator(mode="after")
+    def _fits(self):
+        _hidden_below_features(self.D, [self.d])
+        if self.t_max / (4 * self.lr) > 1e6:
+            raise ValueError(f"t_max / (4 lr) = {self.t_max / (4 * self.lr):.3g} gradient steps; "
+                             f"at most 1e6 (raise lr or lower t_max)")
+        return self
+
+
+class NotesRelu(_Strict):
+    """Section 3: ReLU-output models (with bias) trained by the engine on S, their loss split
+    by the number of active features (n_per_stratum vectors per skeleton Q_l)."""
+
+    D: Features
+    d: PositiveInt
+    S: Annotated[list[Sparsity], Field(min_length=1)]
+    seeds: PositiveInt
+    max_steps: PositiveInt
+    train: NotesTrain
+    n_per_stratum: Annotated[int, Field(ge=100)]
+    strata_seed: Seed
+
+    @model_validator(mode="after")
+    def _fits(self):
+        _hidden_below_features(self.D, [self.d])
+        return self
+
+
+class Notes(_Strict):
+    """Everything the stages of the notes on toy autoencoding read. ``scale_min``: the
+    distinct-eigenvalue data scales feature i by scale_min^((i − 1)/(D − 1))."""
+
+    device: DeviceName
+    scale_min: Annotated[float, Field(gt=0.0, lt=1.0)]
+    eval: Eval
+    moments: NotesSampling
+    skeletons: NotesSampling
+    linear: NotesLinear
+    saddle: NotesSaddle
+    flows: NotesFlows
+    relu: NotesRelu
+
+
+NonNegative = Annotated[float, Field(ge=0.0)]
+PositiveFloat = Annotated[float, Field(gt=0.0)]
+NoiseKind = Literal["bipolar", "normal"]
+
+
+class IpOptimizer(_Strict):
+    """Optimiser of a trained experiment (the authors: AdamW lr 1e-3 for fig. 3, SGD lr 0.02 for
+    fig. 4). ``weight_decay`` is AdamW's decoupled decay (torch's default 0.01), 0 otherwise."""
+
+    name: Literal["adam", "adamw", "sgd"]
+    lr: PositiveFloat
+    weight_decay: NonNegative = 0.0
+
+    @model_validator(mode="after")
+    def _decay_needs_adamw(self):
+        if self.weight_decay > 0 and self.name != "adamw":
+            raise ValueError(f"weight_decay = {self.weight_decay} applies to adamw only; "
+                             f"set it to 0 for {self.name}")
+        return self
+
+
+def _lam_below_inverse_sqrt_m(lam: float, m: int) -> None:
+    bound = 1.0 / math.sqrt(m)
+    if lam > bound:
+        raise ValueError(f"lam = {lam} must be <= 1/sqrt(m) = {bound:.3g} for m = {m} (section 2: "
+                         f"a larger λ makes every weight vanish)")
+
+
+class IpEuler(_Strict):
+    """The direct Euler reference of the sparsification ODE: m weights, λ, time steps dt (≥ 2,
+    decreasing, each a multiple of the next, so the convergence order can be read off)."""
+
+    m: Annotated[int, Field(ge=2)]
+    lam: PositiveFloat
+    dt: Annotated[list[PositiveFloat], Field(min_length=2)]
+
+    @model_validator(mode="after")
+    def _lam_not_degenerate(self):
+        _lam_below_inverse_sqrt_m(self.lam, self.m)
+        return self
+
+    @field_validator("dt")
+    @classmethod
+    def _nested(cls, v: list[float]) -> list[float]:
+        for a, b in zip(v, v[1:]):
+            if not (b < a and abs(a / b - round(a / b)) < 1e-9):
+                raise ValueError(f"must decrease, each a multiple of the next, got {v}")
+        return v
+
+
+class IpSparsification(_Strict):
+    """Figs. 2 and 7: one encoding of m weights, interference off (paper: m 1e5, λ 1e-5,
+    W_ik(0) = |N(0, (0.9/√m)²)|)."""
+
+    m: Annotated[list[Annotated[int, Field(ge=2)]], Field(min_length=1)]
+    lam: PositiveFloat
+    init_std: PositiveFloat
+    seed: Seed
+    n_times: Annotated[int, Field(ge=10)]
+    euler: IpEuler
+
+    @model_validator(mode="after")
+    def _lam_not_degenerate(self):
+        _lam_below_inverse_sqrt_m(self.lam, max(self.m))
+        return self
+
+
+class IpCollisions(_Strict):
+    """Fig. 3: polysemantic neurons against m at fixed n, l1 and no noise (paper: n 256,
+    m 256…4096, 16 instances, λ 1e-3, AdamW lr 1e-3, 7500 steps)."""
+
+    n: Annotated[int, Field(ge=2)]
+    m: Annotated[list[Annotated[int, Field(ge=2)]], Field(min_length=2)]
+    instances: PositiveInt
+    lam: NonNegative
+    optimizer: IpOptimizer
+    steps: PositiveInt
+    seed: Seed
+    level: Annotated[float, Field(gt=0.0, lt=1.0)]
+
+    @model_validator(mode="after")
+    def _enough_neurons(self):
+        if min(self.m) < self.n:
+            raise ValueError(f"every m must be >= n = {self.n} (section 2: m >= n), "
+                             f"got {min(self.m)}")
+        return self
+
+
+class IpNoise(_Strict):
+    """Fig. 4: fourth norms over training under hidden noise, no l1 (paper: n 8, m 16,
+    5 instances, SGD lr 0.02, 100k steps, σ 0.07, 0.1, 0.15, bipolar and normal)."""
+
+    n: Annotated[int, Field(ge=2)]
+    m: Annotated[int, Field(ge=2)]
+    instances: PositiveInt
+    noise: Annotated[list[NoiseKind], Field(min_length=1)]
+    sigma: Annotated[list[NonNegative], Field(min_length=1)]
+    optimizer: IpOptimizer
+    steps: PositiveInt
+    record_every: PositiveInt
+    seed: Seed
+
+
+class IpSweep(_Strict):
+    """Fig. 5: final fourth norms after the same step budget, against λ (l1, no noise) and
+    against σ (``noise`` kind, no l1), plus unregularised, noiseless baseline instances."""
+
+    n: Annotated[int, Field(ge=2)]
+    m: Annotated[int, Field(ge=2)]
+    instances: PositiveInt
+    lam: Annotated[list[PositiveFloat], Field(min_length=2)]
+    sigma: Annotated[list[PositiveFloat], Field(min_length=2)]
+    noise: NoiseKind
+    optimizer: IpOptimizer
+    steps: PositiveInt
+    seed: Seed
+
+
+class IpSingle(_Strict):
+    """Fig. 6: candidate instances under small noise; the first with a stuck encoding is shown
+    (paper: σ 0.01 bipolar, 1M steps; settings not in the authors' code)."""
+
+    n: Annotated[int, Field(ge=2)]
+    m: Annotated[int, Field(ge=2)]
+    candidates: PositiveInt
+    sigma: PositiveFloat
+    noise: NoiseKind
+    optimizer: IpOptimizer
+    steps: PositiveInt
+    record_every: PositiveInt
+    seed: Seed
+    stuck_below: Annotated[float, Field(gt=0.0, le=1.0)]
+
+
+class IpChecks(_Strict):
+    """Monte Carlo and exact checks of the closed forms (section 2.1, appendix C)."""
+
+    n: Annotated[int, Field(ge=2)]
+    m: Annotated[int, Field(ge=2)]
+    sigma: PositiveFloat
+    samples: Annotated[int, Field(ge=1000)]
+    seed: Seed
+    m_exact: Annotated[int, Field(ge=2, le=6)]
+
+
+class Incidental(_Strict):
+    """Everything the *Incidental polysemanticity* stages read (n features ↔ n_s, m neurons ↔
+    the hidden width n_d)."""
+
+    device: DeviceName
+    sparsification: IpSparsification
+    collisions: IpCollisions
+    noise: IpNoise
+    sweep: IpSweep
+    single: IpSingle
+    checks: IpChecks
+
+
 class Params(_Strict):
     """The whole params file: one section per paper."""
 
     persian_rug: PersianRug
+    incidental_polysemanticity: Incidental
+    autoencoding_notes: Notes
 
 
 def _format(err: ValidationError, source: str, raw: dict) -> str:
