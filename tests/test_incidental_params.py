@@ -2,26 +2,16 @@ import copy
 from pathlib import Path
 
 import pytest
-import yaml
 
+from params_edit import DEFAULT, DELETE, with_value
 from tms import params
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT = yaml.safe_load((ROOT / "params.yaml").read_text())
 SECTION = "incidental_polysemanticity"
 
 
 def _with(path: str, value):
-    raw = copy.deepcopy(DEFAULT)
-    *parents, last = f"{SECTION}.{path}".split(".")
-    node = raw
-    for key in parents:
-        node = node[key]
-    if value is None:
-        del node[last]
-    else:
-        node[last] = value
-    return raw
+    return with_value(f"{SECTION}.{path}", DELETE if value is None else value)
 
 
 @pytest.mark.parametrize("path, value, expected", [

@@ -1,29 +1,11 @@
-import copy
 from pathlib import Path
 
 import pytest
-import yaml
 
+from params_edit import DEFAULT, DELETE, with_value
 from tms import params
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT = yaml.safe_load((ROOT / "params.yaml").read_text())
-
-
-def _with(path: str, value):
-    raw = copy.deepcopy(DEFAULT)
-    *parents, last = path.split(".")
-    node = raw
-    for key in parents:
-        node = node[key]
-    if value is _DELETE:
-        del node[last]
-    else:
-        node[last] = value
-    return raw
-
-
-_DELETE = object()
 
 
 @pytest.mark.parametrize("profile", sorted((ROOT / "profiles").glob("*.yaml")) + [ROOT / "params.yaml", ROOT / "tests/profiles/tiny.yaml"])
@@ -50,11 +32,11 @@ def test_shipped_profiles_are_valid(profile):
     ("persian_rug.grid.seeds", 1.5, "persian_rug.grid.seeds"),
     ("persian_rug.grid.models", ["relu", "tanh"], "persian_rug.grid.models"),
     ("persian_rug.device", "tpu", "persian_rug.device"),
-    ("persian_rug.fig3", _DELETE, "missing"),
+    ("persian_rug.fig3", DELETE, "missing"),
 ])
 def test_bad_params_name_key_value_and_rule(path, value, expected):
     with pytest.raises(params.ParamsError) as err:
-        params.parse(_with(path, value), "params.yaml")
+        params.parse(with_value(path, value), "params.yaml")
     msg = str(err.value)
     assert expected in msg
     assert path.rsplit(".", 1)[0] in msg
@@ -62,7 +44,7 @@ def test_bad_params_name_key_value_and_rule(path, value, expected):
 
 def test_error_message_names_value_and_allowed_range():
     with pytest.raises(params.ParamsError) as err:
-        params.parse(_with("persian_rug.grid.p", [0.1, 1.5]), "params.yaml")
+        params.parse(with_value("persian_rug.grid.p", [0.1, 1.5]), "params.yaml")
     assert "1.5" in str(err.value) and "(0, 1]" in str(err.value)
 
 
