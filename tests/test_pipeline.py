@@ -1,5 +1,6 @@
 """End to end: `dvc repro` of a tiny profile in a temporary copy of the repository."""
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -15,9 +16,8 @@ ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "tests/profiles/tiny.yaml"
 
 
-@pytest.fixture(scope="module")
-def tiny_repo(tmp_path_factory):
-    repo = tmp_path_factory.mktemp("repo")
+def _repro_tiny(repo: Path) -> dict:
+    """Copy the pipeline into ``repo`` with the tiny profile and run ``dvc repro`` there."""
     for item in ["dvc.yaml", "stages", "src", "reports/templates"]:
         src, dst = ROOT / item, repo / item
         if src.is_dir():
@@ -31,7 +31,19 @@ def tiny_repo(tmp_path_factory):
     subprocess.run(dvc + ["config", "core.analytics", "false"], cwd=repo, env=env, check=True)
     run = subprocess.run(dvc + ["repro"], cwd=repo, env=env, capture_output=True, text=True)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    return repo, env
+    return env
+
+
+def _hashes(repo: Path) -> dict[str, str]:
+    files = [f for d in ("data", "reports/figures") for f in sorted((repo / d).rglob("*"))
+             if f.is_file() and f.name != ".gitignore"]
+    return {str(f.relative_to(repo)): hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
+
+
+@pytest.fixture(scope="module")
+def tiny_repo(tmp_path_factory):
+    repo = tmp_path_factory.mktemp("repo")
+    return repo, _repro_tiny(repo)
 
 
 def test_repro_builds_the_report_and_figures(tiny_repo):
@@ -77,3 +89,13 @@ def test_bad_params_stop_the_stage_before_any_output(tiny_repo, tmp_path):
     assert run.returncode == 2
     assert "persian_rug.rug.n_s = 48" in run.stderr and "power of two" in run.stderr
     assert not (work / "data").exists()
+
+
+def test_same_params_give_byte_identical_data_and_figures(tiny_repo, tmp_path):
+    repo, _ = tiny_repo
+    again = tmp_path / "again"
+    again.mkdir()
+    _repro_tiny(again)
+    first, second = _hashes(repo), _hashes(again)
+    assert len(first) > 20 and first.keys() == second.keys()
+    assert [k for k in first if first[k] != second[k]] == []
