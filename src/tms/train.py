@@ -141,7 +141,7 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
     opt = BatchedAdam(model.params, torch.tensor([i.lr for i in insts], device=device),
                       sched.adam_eps)
     live = list(range(len(insts)))           # original index of each stack row
-    history: list[list[np.ndarray]] = [[] for _ in insts]
+    losses = np.empty((len(insts), sched.max_steps), dtype=np.float32)   # minibatch losses
     results: dict[int, Result] = {}
     pending: list[torch.Tensor] = []
     buf = torch.empty(len(insts), sched.batch_size, n_s, device=device)
@@ -153,7 +153,7 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
             results[k] = Result(model.W_in[r, :d].cpu().numpy().copy(),
                                 model.W_out[r, :, :d].cpu().numpy().copy(),
                                 model.b[r].cpu().numpy().copy(), step, stopped,
-                                np.concatenate(history[k]))
+                                losses[k, :step].copy())
 
     bar = tqdm(total=sched.max_steps, desc=desc, unit="step", mininterval=2.0, leave=False,
                disable=None)               # no bar when stderr is not a terminal
@@ -170,10 +170,9 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
         if step % sched.check_every == 0 or step == sched.max_steps:
             block = torch.stack(pending).cpu().numpy()      # (steps since last check, live)
             pending.clear()
-            for r, k in enumerate(live):
-                history[k].append(block[:, r])
+            losses[live, step - len(block):step] = block.T   # live instances share the step
             stop = [r for r, k in enumerate(live)
-                    if window_says_stop(np.concatenate(history[k]), sched.window)]
+                    if window_says_stop(losses[k, :step], sched.window)]
             if step == sched.max_steps:
                 finish([r for r in range(len(live)) if r not in stop], step, False)
             finish(stop, step, True)
