@@ -7,8 +7,11 @@ names the key (dotted path), the value and what is allowed.
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
+import re
+import typing
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -64,7 +67,8 @@ def _power_of_two(n: int) -> int:
     return n
 
 
-DeviceName = Annotated[str, Field(pattern=r"^(auto|cpu|cuda(:\d+)?)$")]
+DEVICE_PATTERN = r"auto|cpu|cuda(:\d+)?"
+DeviceName = Annotated[str, Field(pattern=f"^({DEVICE_PATTERN})$")]
 
 
 class Eval(_Strict):
@@ -517,19 +521,54 @@ class Params(_Strict):
     autoencoding_notes: Notes
 
 
+def _section_keys(loc: list[str]) -> list[str]:
+    """The keys the schema allows in the section holding ``loc`` (a dotted path, as parts)."""
+    model: type[BaseModel] = Params
+    for part in loc[:-1]:
+        field = model.model_fields.get(part)
+        if field is None:
+            return []
+        candidates = [field.annotation]
+        while candidates:                  # unwrap Annotated / Optional / unions to a section
+            t = candidates.pop()
+            if isinstance(t, type) and issubclass(t, BaseModel):
+                model = t
+                break
+            candidates += [a for a in typing.get_args(t) if a is not type(None)]
+        else:
+            return []
+    return list(model.model_fields)
+
+
+def _offending_key(key: str, value: object, msg: str) -> tuple[str, object]:
+    """A rule checked on a whole section whose message starts ``name = ...`` (name a dotted key
+    of that section) is reported at that key, with its value; else ``(key, value)``."""
+    match = re.match(r"([\w.]+) = ", msg)
+    node = value
+    for part in match.group(1).split(".") if match else []:
+        if not isinstance(node, dict) or part not in node:
+            return key, value
+        node = node[part]
+    return (f"{key}.{match.group(1)}", node) if match else (key, value)
+
+
 def _format(err: ValidationError, source: str, raw: dict) -> str:
     lines = [f"{source}: invalid parameters"]
     for e in err.errors():
         loc = [str(x) for x in e["loc"] if not str(x).startswith(("function-after", "list[", "Linspace"))]
         key = ".".join(loc)
         if e["type"] == "extra_forbidden":
-            lines.append(f"  {key}: unknown key (value {e['input']!r}); check the spelling "
-                         f"against the allowed keys of this section")
+            allowed = _section_keys(loc)
+            close = difflib.get_close_matches(loc[-1], allowed, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            lines.append(f"  {key}: unknown key (value {e['input']!r}); {hint}allowed keys here: "
+                         f"{', '.join(allowed)}")
         elif e["type"] == "missing":
             lines.append(f"  {key}: missing; this key is required")
         else:
             msg = e["msg"].removeprefix("Value error, ")
-            lines.append(f"  {key} = {e['input']!r}: {msg}")
+            key, value = _offending_key(key, e["input"], msg)
+            lines.append(f"  {key} = {value!r}: {msg}")
     return "\n".join(lines)
 
 
@@ -554,17 +593,32 @@ def load(path: str | os.PathLike = "params.yaml") -> Params:
     return parse(raw, str(path))
 
 
-def resolve_device(name: str) -> str:
+def resolve_device(name: str, key: str = "device") -> str:
     """The torch device for a params ``device`` value; ``TMS_DEVICE`` in the environment wins.
 
-    'auto' means CUDA when available, else CPU. Raises ParamsError if CUDA is named but absent.
+    'auto' means CUDA when available, else CPU. Raises ParamsError (before any work), naming
+    ``key``, if the name is not auto, cpu, cuda or cuda:N, if CUDA is named but absent, or if
+    cuda:N names a GPU this machine does not have.
     """
     import torch
 
     name = os.environ.get("TMS_DEVICE", name)
+    if re.fullmatch(DEVICE_PATTERN, name) is None:
+        raise ParamsError(f"{key} = {name!r}: must be 'auto', 'cpu', 'cuda' or 'cuda:N'")
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if name.startswith("cuda") and not torch.cuda.is_available():
-        raise ParamsError(f"device = {name!r}: CUDA is not available on this machine; "
+        raise ParamsError(f"{key} = {name!r}: CUDA is not available on this machine; "
                           f"use 'cpu' or 'auto'")
+    count = torch.cuda.device_count() if name.startswith("cuda:") else 0
+    if name.startswith("cuda:") and int(name[5:]) >= count:
+        raise ParamsError(f"{key} = {name!r}: this machine has {count} CUDA device(s), "
+                          f"cuda:0 to cuda:{count - 1}; use one of them, 'cuda' or 'auto'")
     return name
+
+
+def check_devices(params: Params) -> None:
+    """Resolve the ``device`` of every section on this machine (:func:`resolve_device`), so a
+    device that does not exist stops a stage at validation time. Raises ParamsError."""
+    for section in type(params).model_fields:
+        resolve_device(getattr(params, section).device, f"{section}.device")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 
-from tms.params import Params, ParamsError, load
+from tms.params import Params, ParamsError, check_devices, load
 from tms.train import Schedule
 
 PARAMS_FILE = "params.yaml"
@@ -14,11 +14,13 @@ PARAMS_FILE = "params.yaml"
 def run(main: Callable[[Params], None]) -> None:
     """Validate ``params.yaml`` then call ``main(params)``.
 
-    An invalid params file stops the stage with exit status 2 and the message of
-    :class:`ParamsError` (key, value, what is allowed) before anything is written.
+    An invalid params file, or a ``device`` this machine lacks, stops the stage with exit
+    status 2 and the message of :class:`ParamsError` (key, value, what is allowed) before
+    anything is written.
     """
     try:
         params = load(PARAMS_FILE)
+        check_devices(params)
         main(params)
     except ParamsError as err:
         print(f"error: {err}", file=sys.stderr)
