@@ -6,7 +6,7 @@ and data/persian_rug/fig3_weights/ (tms.grid.pack_weights).
 
 import dataclasses
 
-from tms import grid, io, stage
+from tms import checkpoint, grid, io, stage
 from tms.params import resolve_device
 
 
@@ -17,12 +17,16 @@ def main(params):
     if f3.max_steps is not None:
         sched = dataclasses.replace(sched, max_steps=f3.max_steps)
     lr = f3.lr if f3.lr is not None else pr.train.lr_for(f3.n_s)
+    device = resolve_device(pr.device)
+    ckpt = checkpoint.for_stage("pr_fig3", pr.train.checkpoint_every, device, pr.eval, f3, sched, lr)
     points = [grid.Point(k, f3.p, f3.n_d / f3.n_s, f3.n_d, k) for k in range(f3.seeds)]
     table, results = grid.train_and_score(
         f3.n_s, points, pr.train.seed, lr, sched, True, pr.eval.seed, pr.eval.n_vectors,
-        resolve_device(pr.device), label="fig. 3 ")
+        device, label="fig. 3 ", ckpt=ckpt)
     io.write_arrays(grid.pack_weights(results), "data/persian_rug/fig3_weights")
     io.write_parquet(table, "data/persian_rug/fig3.parquet")
+    if ckpt:
+        ckpt.clear()
 
 
 if __name__ == "__main__":

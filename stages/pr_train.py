@@ -8,7 +8,7 @@ import argparse
 
 import pandas as pd
 
-from tms import grid, io, stage
+from tms import checkpoint, grid, io, stage
 from tms.params import ParamsError, resolve_device
 
 
@@ -20,16 +20,20 @@ def main(params):
     if n_s not in pr.grid.n_s:
         raise ParamsError(f"--n-s {n_s} is not in persian_rug.grid.n_s = {pr.grid.n_s}")
     device = resolve_device(pr.device)
+    ckpt = checkpoint.for_stage(f"pr_train@{n_s}", pr.train.checkpoint_every, device, pr.eval,
+                                pr.grid, pr.train, n_s)
     points = grid.expand(n_s, pr.grid.p_values(), pr.grid.ratio_values(), pr.grid.seeds)
     tables, results = [], []
     for model in pr.grid.models:
         table, res = grid.train_and_score(
             n_s, points, pr.train.seed, pr.train.lr_for(n_s), stage.schedule(params),
-            model == "relu", pr.eval.seed, pr.eval.n_vectors, device)
+            model == "relu", pr.eval.seed, pr.eval.n_vectors, device, ckpt=ckpt)
         tables.append(table)
         results += res
     io.write_arrays(grid.pack_weights(results), f"data/persian_rug/train/n{n_s}_weights")
     io.write_parquet(pd.concat(tables, ignore_index=True), f"data/persian_rug/train/n{n_s}.parquet")
+    if ckpt:
+        ckpt.clear()
 
 
 if __name__ == "__main__":

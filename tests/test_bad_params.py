@@ -47,6 +47,8 @@ BAD = [
     (f"{IP}.collisions.lam", "1e-3", "'1e-3'", "valid number"),
     (f"{PR}.train.batch_size", 0, "0", "greater than or equal to 1"),
     (f"{PR}.eval.n_vectors", 1000, "1000", "greater than or equal to 65536"),
+    (f"{PR}.train.checkpoint_every", -100, "-100", "greater than or equal to 0"),
+    (f"{PR}.train.checkpoint_every", 2.5, "2.5", "valid integer"),
     # the rug needs a power of two; shapes that do not fit
     (f"{PR}.rug.n_s", 1000, "1000", "power of two"),
     (f"{PR}.fig1.n_s", 100, "100", "power of two"),

@@ -15,6 +15,7 @@ import pandas as pd
 import torch
 
 from tms import stats
+from tms.checkpoint import Checkpoints
 from tms.train import Instance, Result, Schedule, heldout_loss, stack_of, train_grid
 
 #: Columns of the trained-model tables (data/persian_rug/train/n{n_s}.parquet), one row per model.
@@ -71,13 +72,15 @@ def expand(n_s: int, p: Sequence[float], ratio: Sequence[float], seeds: int) -> 
 
 def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float,
                     sched: Schedule, relu: bool, eval_seed: int, n_eval: int,
-                    device: str = "cpu", label: str = "") -> tuple[pd.DataFrame, list[Result]]:
-    """Train every point (one batched run), score each on the held-out sample.
+                    device: str = "cpu", label: str = "", ckpt: Checkpoints | None = None
+                    ) -> tuple[pd.DataFrame, list[Result]]:
+    """Train every point (one batched run, checkpointed to ``ckpt`` when given: tms.train),
+    score each on the held-out sample.
 
     Returns the table (columns :data:`TRAIN_COLUMNS`) and the trained results in point order.
     """
     insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr) for pt in points]
-    results = train_grid(n_s, insts, sched, relu=relu, device=device, label=label)
+    results = train_grid(n_s, insts, sched, relu=relu, device=device, label=label, ckpt=ckpt)
     losses = heldout_loss(stack_of(results, n_s, relu, device),
                           torch.tensor([pt.p for pt in points], device=device),
                           eval_seed, n_eval)

@@ -79,7 +79,10 @@ class Eval(_Strict):
 
 
 class Train(_Strict):
-    """Optimiser and stopping rule (REFERENCE.md: Adam, lr = 3e-3/sqrt(n_s), eps 1e-7, batch 1024)."""
+    """Optimiser and stopping rule (REFERENCE.md: Adam, lr = 3e-3/sqrt(n_s), eps 1e-7, batch 1024).
+
+    ``checkpoint_every``: steps between checkpoints of each training stack (tms.checkpoint),
+    0 = off; a killed stage resumes from its last checkpoint with identical results."""
 
     seed: Seed
     batch_size: PositiveInt
@@ -89,6 +92,7 @@ class Train(_Strict):
     window: PositiveInt
     check_every: PositiveInt
     max_steps: PositiveInt
+    checkpoint_every: Annotated[int, Field(ge=0)] = 0
 
     def lr_for(self, n_s: int) -> float:
         """The learning rate for n_s features: ``lr`` if set, else lr_scale / sqrt(n_s)."""

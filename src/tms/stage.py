@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Callable
 
@@ -16,8 +17,11 @@ def run(main: Callable[[Params], None]) -> None:
 
     An invalid params file, or a ``device`` this machine lacks, stops the stage with exit
     status 2 and the message of :class:`ParamsError` (key, value, what is allowed) before
-    anything is written.
+    anything is written. SIGTERM ends the stage like an exception (exit status 143), so
+    temporary files of unfinished outputs (tms.io.atomic_path) are removed on the way out;
+    training checkpoints (tms.checkpoint) stay for the next run to resume from.
     """
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         params = load(PARAMS_FILE)
         check_devices(params)
@@ -25,6 +29,10 @@ def run(main: Callable[[Params], None]) -> None:
     except ParamsError as err:
         print(f"error: {err}", file=sys.stderr)
         sys.exit(2)
+
+
+def _terminate(signum, frame) -> None:
+    raise SystemExit(128 + signum)
 
 
 def schedule(params: Params) -> Schedule:

@@ -22,7 +22,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from tms import data
+from tms import checkpoint, data
 from tms.models import AutoencoderStack, BatchedAdam, forward, init_stack, loss_and_grads
 
 
@@ -133,8 +133,12 @@ def heldout_loss(model: AutoencoderStack, p: torch.Tensor, seed: int, n_vectors:
 
 
 def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bool,
-                  device: str, desc: str, bias: bool, scale: torch.Tensor | None
+                  device: str, desc: str, bias: bool, scale: torch.Tensor | None,
+                  ckpt: checkpoint.Checkpoints | None = None, name: str = ""
                   ) -> list[Result]:
+    state = ckpt.load(name) if ckpt else None
+    if state is not None and state["done"]:
+        return state["results"]
     gens = data.generators([i.seed for i in insts], device)
     model = init_stack(n_s, [i.n_d for i in insts], gens, relu, bias)
     p = torch.tensor([i.p for i in insts], device=device)
@@ -157,7 +161,12 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
 
     bar = tqdm(total=sched.max_steps, desc=desc, unit="step", mininterval=2.0, leave=False,
                disable=None)               # no bar when stderr is not a terminal
-    step = 0
+    step = saved = 0
+    if state is not None:
+        step, live, model, p, results = checkpoint.unpack(state, model, opt, losses, gens)
+        saved = step
+        bar.write(f"{desc}: resuming from the checkpoint at step {step}")
+        bar.update(step)
     while live and step < sched.max_steps:
         x = _scaled(data.sparse_from_uniform(data.uniform([gens[k] for k in live],
                                                           sched.batch_size, n_s,
@@ -184,19 +193,28 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
                 p = p[keep]
                 live = [live[r] for r in keep.tolist()]
             bar.set_postfix(active=len(live))
+            if ckpt and live and ckpt.due(saved, step):
+                ckpt.save(name, checkpoint.pack(step, live, model, opt, p, losses, results, gens))
+                saved = step
     bar.close()
-    return [results[k] for k in range(len(insts))]
+    out = [results[k] for k in range(len(insts))]
+    if ckpt:
+        ckpt.save(name, {"done": True, "results": out})
+    return out
 
 
 def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
                device: str = "cpu", max_waste: float = 0.25, label: str = "",
-               bias: bool = True, scale: Sequence[float] | None = None) -> list[Result]:
+               bias: bool = True, scale: Sequence[float] | None = None,
+               ckpt: checkpoint.Checkpoints | None = None) -> list[Result]:
     """Train every instance of a grid of one n_s; results in the order of ``instances``.
 
     Same code on CPU and CUDA (``device`` comes from params). ``bias=False``: bias-free
     models (Result.b is zero). ``scale``: n_s positive factors multiplying every sampled
-    feature vector (the data is s ⊙ x). Raises ValueError on an empty grid, an n_d outside
-    [1, n_s], or a scale that is not n_s positive finite numbers.
+    feature vector (the data is s ⊙ x). ``ckpt``: where each stack saves its state every
+    ``ckpt.every`` steps and resumes from it (tms.checkpoint); the results are the same
+    bytes as without. Raises ValueError on an empty grid, an n_d outside [1, n_s], or a
+    scale that is not n_s positive finite numbers.
     """
     if not instances:
         raise ValueError("the grid is empty: nothing to train")
@@ -207,8 +225,10 @@ def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: b
         insts = [instances[k] for k in idx]
         desc = (f"{label}n_s={n_s} {'relu' if relu else 'linear'} stack {g + 1}/{len(groups)}"
                 f" ({len(idx)} models, n_d≤{max(i.n_d for i in insts)})")
+        name = "stack-" + checkpoint.digest(n_s, insts, sched, relu, bias, device,
+                                            None if scale is None else scale.tolist())
         for k, res in zip(idx, _train_bucket(n_s, insts, sched, relu, device, desc, bias,
-                                             scale)):
+                                             scale, ckpt, name)):
             out[k] = res
     return out  # type: ignore[return-value]
 
