@@ -1,35 +1,18 @@
 """End to end: `dvc repro` of a tiny profile in a temporary copy of the repository."""
 
 import hashlib
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
-TINY = ROOT / "tests/profiles/tiny.yaml"
+from repo_copy import TINY, pipeline_copy, repro
 
 
 def _repro_tiny(repo: Path) -> dict:
     """Copy the pipeline into ``repo`` with the tiny profile and run ``dvc repro`` there."""
-    for item in ["dvc.yaml", "stages", "src", "reports/templates"]:
-        src, dst = ROOT / item, repo / item
-        if src.is_dir():
-            shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(src, dst)
-    shutil.copy2(TINY, repo / "params.yaml")
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-    dvc = [sys.executable, "-m", "dvc"]
-    subprocess.run(dvc + ["init", "--no-scm", "-q"], cwd=repo, env=env, check=True)
-    subprocess.run(dvc + ["config", "core.analytics", "false"], cwd=repo, env=env, check=True)
-    run = subprocess.run(dvc + ["repro"], cwd=repo, env=env, capture_output=True, text=True)
-    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    env = pipeline_copy(repo, TINY.read_text())
+    repro(repo, env)
     return env
 
 
