@@ -28,7 +28,7 @@ test: $(STAMP)
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
-	$(BIN)/python bench/repro_time.py
+	$(BIN)/python bench/run.py
 
 # Switch params.yaml to a profile from profiles/ (e.g. `make profile PROFILE=paper`);
 # `git checkout params.yaml` returns to the default CPU profile.

@@ -17,7 +17,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def main() -> None:
+def main() -> dict[str, float]:
+    """Run the stages; returns {stage: seconds, ..., 'total': seconds} (also printed)."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     dvc = [sys.executable, "-m", "dvc"]
     with tempfile.TemporaryDirectory() as tmp:
@@ -30,6 +31,7 @@ def main() -> None:
         names = subprocess.run(dvc + ["stage", "list", "--name-only"], cwd=repo, env=env,
                                check=True, capture_output=True, text=True).stdout.split()
         print(f"{'stage':<24}{'seconds':>10}")
+        times: dict[str, float] = {}
         start_all = time.perf_counter()
         # `dvc repro <stage>` also runs its upstream stages; running the leaves last keeps
         # each timing to the stage itself.
@@ -39,8 +41,11 @@ def main() -> None:
                                  capture_output=True, text=True)
             if run.returncode:
                 sys.exit(f"stage {name} failed:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
-            print(f"{name:<24}{time.perf_counter() - t:>10.1f}", flush=True)
-        print(f"{'total':<24}{time.perf_counter() - start_all:>10.1f}")
+            times[name] = time.perf_counter() - t
+            print(f"{name:<24}{times[name]:>10.1f}", flush=True)
+        times["total"] = time.perf_counter() - start_all
+        print(f"{'total':<24}{times['total']:>10.1f}")
+    return times
 
 
 if __name__ == "__main__":

@@ -1,0 +1,21 @@
+"""`make bench`: the throughput benchmark (bench/throughput.py) then the default-profile
+repro timing (bench/repro_time.py), in one run; everything printed and written to
+bench/results.json.
+
+    .venv/bin/python bench/run.py
+"""
+
+from pathlib import Path
+
+import repro_time
+import throughput
+from tms import io
+
+
+def main() -> None:
+    results = {"throughput": throughput.main([]), "repro_seconds": repro_time.main()}
+    io.write_json(results, Path(__file__).with_name("results.json"))
+
+
+if __name__ == "__main__":
+    main()

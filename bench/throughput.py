@@ -1,0 +1,172 @@
+"""Benchmark: the engine's useful throughput against the machine's fp32 matmul peak and against
+a plain per-model training loop (bench/baseline.py), on the Persian rug grid at several n_s.
+
+Useful work is counted explicitly, unpadded: per instance and step, the forward W_in x and
+W_out h and the three backward products ∂W_out = dzᵀh, ∂h = dz W_out and ∂W_in = ∂hᵀx, five
+products of 2·B·n_s·n_d FLOPs each: 10·B·n_s·n_d per instance-step (the customary 6 ·
+parameters · vectors count, 12·B·n_s·n_d, also counts ∂x, which nobody needs; it would read
+1.2× higher). The baseline does the same five products, so the ratio is a pure time ratio.
+Padding, sampling, loss and Adam are not counted as useful work.
+
+Every repeat measures, back to back in this process: the matmul peak (large square fp32
+matmul, best of several), the engine (tms.train.train_grid, stopping rule off, a fixed step
+count) and the per-model loop on the same grid and step count. Medians over repeats are
+printed. Peak memory is measured per run in a fresh subprocess (ru_maxrss above the
+process's size after imports) on CPU, by torch.cuda.max_memory_allocated on CUDA.
+
+    .venv/bin/python bench/throughput.py [--n-s 128 256 512] [--repeats 3] [--device cpu]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+
+import numpy as np
+import torch
+
+import baseline
+from tms import io
+from tms.grid import n_d_of
+from tms.train import Instance, Schedule, train_grid
+
+P_VALUES = [float(p) for p in np.geomspace(0.01, 0.6, 8)]
+RATIOS = [float(r) for r in np.linspace(0.05, 0.8, 8)]
+BATCH = 1024
+STEPS = {128: 40, 256: 20, 512: 8, 1024: 4}
+
+
+def grid(n_s: int) -> list[tuple[float, int]]:
+    """The 8 × 8 grid (ratio × p) as (p, n_d) pairs."""
+    return [(p, n_d_of(n_s, r)) for r in RATIOS for p in P_VALUES]
+
+
+def useful_flops(n_s: int, steps: int) -> float:
+    """10·B·n_s·n_d per instance and step, summed over the grid (real n_d, no padding)."""
+    return 10.0 * BATCH * n_s * sum(d for _, d in grid(n_s)) * steps
+
+
+def sync(device: str) -> None:
+    if device.startswith("cuda"):
+        torch.cuda.synchronize()
+
+
+def matmul_peak(device: str, reps: int = 5) -> float:
+    """FLOP/s of the best of ``reps`` large square fp32 matmuls."""
+    n = 8192 if device.startswith("cuda") else 2048
+    a = torch.randn(n, n, device=device)
+    b = torch.randn(n, n, device=device)
+    c = torch.empty(n, n, device=device)
+    torch.mm(a, b, out=c)
+    best = float("inf")
+    for _ in range(reps):
+        sync(device)
+        t = time.perf_counter()
+        torch.mm(a, b, out=c)
+        sync(device)
+        best = min(best, time.perf_counter() - t)
+    return 2.0 * n ** 3 / best
+
+
+def run_engine(n_s: int, steps: int, device: str) -> None:
+    insts = [Instance(p, d, k, 3e-3 / n_s ** 0.5) for k, (p, d) in enumerate(grid(n_s))]
+    sched = Schedule(BATCH, 1e-7, window=steps, check_every=steps, max_steps=steps)
+    train_grid(n_s, insts, sched, device=device)
+
+
+def run_loop(n_s: int, steps: int, device: str) -> None:
+    baseline.train_sequential(n_s, grid(n_s), 3e-3 / n_s ** 0.5, BATCH, steps, device)
+
+
+RUNNERS = {"engine": run_engine, "loop": run_loop}
+
+
+def timed(kind: str, n_s: int, steps: int, device: str) -> float:
+    sync(device)
+    t = time.perf_counter()
+    RUNNERS[kind](n_s, steps, device)
+    sync(device)
+    return time.perf_counter() - t
+
+
+def peak_memory_mb(kind: str, n_s: int, steps: int, device: str) -> float:
+    """Peak memory of one run in MiB: CUDA allocator peak, or on CPU the resident-set peak of
+    a fresh subprocess above its size after imports."""
+    if device.startswith("cuda"):
+        torch.cuda.reset_peak_memory_stats(device)
+        RUNNERS[kind](n_s, steps, device)
+        return torch.cuda.max_memory_allocated(device) / 2 ** 20
+    out = subprocess.run([sys.executable, __file__, "--memory-of", kind, str(n_s), str(steps),
+                          "--device", device], check=True, capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def memory_child(kind: str, n_s: int, steps: int, device: str) -> None:
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    RUNNERS[kind](n_s, steps, device)
+    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    print((after - before) / 1024)          # ru_maxrss is in KiB on Linux
+
+
+def measure(n_s_list: list[int], repeats: int, device: str) -> dict:
+    """Run the benchmark; returns the results as a JSON-ready dict (also printed)."""
+    load = os.getloadavg()
+    print(f"device {device}, torch threads {torch.get_num_threads()}, "
+          f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    print(f"grid: 8 p × 8 ratio, batch {BATCH}; useful FLOPs = 10·B·n_s·n_d per instance-step (5 products)")
+    rows = []
+    for n_s in n_s_list:
+        steps = STEPS.get(n_s, 4)
+        flops = useful_flops(n_s, steps)
+        reps = []
+        for _ in range(repeats):
+            peak = matmul_peak(device)
+            t_engine = timed("engine", n_s, steps, device)
+            t_loop = timed("loop", n_s, steps, device)
+            reps.append({"peak_gflops": peak / 1e9, "engine_s": t_engine, "loop_s": t_loop,
+                         "engine_pct_of_peak": 100 * flops / t_engine / peak,
+                         "loop_pct_of_peak": 100 * flops / t_loop / peak,
+                         "engine_over_loop": t_loop / t_engine})
+        row = {"n_s": n_s, "steps": steps, "instances": len(grid(n_s)),
+               "useful_gflop": flops / 1e9, "repeats": reps}
+        for key in reps[0]:
+            row[key] = statistics.median(r[key] for r in reps)
+        row["engine_peak_mb"] = peak_memory_mb("engine", n_s, steps, device)
+        row["loop_peak_mb"] = peak_memory_mb("loop", n_s, steps, device)
+        rows.append(row)
+        print(f"n_s {n_s:>5}: peak {row['peak_gflops']:6.1f} GFLOP/s | engine "
+              f"{row['engine_s']:7.2f} s {row['engine_pct_of_peak']:5.1f}% of peak, "
+              f"{row['engine_peak_mb']:7.1f} MiB | loop {row['loop_s']:7.2f} s "
+              f"{row['loop_pct_of_peak']:5.1f}% of peak, {row['loop_peak_mb']:7.1f} MiB | "
+              f"engine {row['engine_over_loop']:.2f}× the loop (medians of {repeats})",
+              flush=True)
+    return {"device": device, "torch_threads": torch.get_num_threads(),
+            "load_average_at_start": load, "batch": BATCH, "p": P_VALUES, "ratio": RATIOS,
+            "rows": rows}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--n-s", type=int, nargs="+", default=[128, 256, 512])
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--device", default=os.environ.get("TMS_DEVICE", "cpu"))
+    ap.add_argument("--memory-of", nargs=3, metavar=("KIND", "N_S", "STEPS"))
+    ap.add_argument("--json", help="also write the results to this file")
+    args = ap.parse_args(argv)
+    if args.memory_of:
+        kind, n_s, steps = args.memory_of
+        memory_child(kind, int(n_s), int(steps), args.device)
+        return {}
+    res = measure(args.n_s, args.repeats, args.device)
+    if args.json:
+        io.write_json(res, args.json)
+    return res
+
+
+if __name__ == "__main__":
+    main()
