@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tms import incidental_theory, theory
+from tms import divergence, incidental_theory, theory
 
 COLUMNS = ["claim", "source", "paper", "ours", "tolerance", "verdict"]
 
@@ -38,8 +38,10 @@ def persian_rug(fig3: pd.DataFrame, rug_gap: pd.DataFrame) -> pd.DataFrame:
     """Claims of figs. 1–3 and the errata of REFERENCE.md, one row each.
 
     fig3: the fig. 3 table (tms.grid.TRAIN_COLUMNS), one row per seed; rug_gap: the output of
-    :func:`rug_vs_theory`.
+    :func:`rug_vs_theory`. Diverged models (column ``diverged``) are left out
+    (tms.divergence.split).
     """
+    fig3 = divergence.split(fig3)[0]
     rows = []
     d_mean, d_sd = fig3.diag_mean.mean(), fig3.diag_std.mean()
     rows.append(["diagonal of W at n_s 512, n_d 130, p 0.044 (all features)", "fig. 3",
@@ -270,8 +272,10 @@ def autoencoding_notes(moments: pd.DataFrame, skeletons: pd.DataFrame, linear: p
     (tms.notes), gradients, flows and energy (tms.notes_flows). Verdicts: 'reproduced' /
     'not reproduced' against the stated tolerance, 'erratum' (a statement of the notes that
     does not hold as printed), 'caveat' (holds, with a qualification the notes leave out) and
-    'answered' (a question the notes leave open).
+    'answered' (a question the notes leave open). Diverged models (column ``diverged``) are
+    left out (tms.divergence.split).
     """
+    linear, relu = divergence.split(linear)[0], divergence.split(relu)[0]
     rows = []
     n_pts = len(moments)
     for col, claim in (("diag", "E x_i² = (1 − S)/3"), ("off", "E x_i x_j = (1 − S)²/4 (i ≠ j)")):

@@ -32,6 +32,8 @@ TRAIN_COLUMNS = {
     "lr": "Adam learning rate",
     "steps": "optimiser steps taken",
     "stopped": "True if the stopping rule ended training, False if the step cap did",
+    "diverged": "True if training diverged (a NaN/inf minibatch loss, or one above "
+                "train.diverge_factor times the first): excluded from fits, claims and figures",
     "loss": "per-feature MSE on the fixed held-out sample (mean over vectors and features)",
     "loss_train": "mean minibatch per-feature MSE over the last stopping window (for reference)",
     "diag_mean": "mean over features of diag(W), W = W_out W_in",
@@ -90,7 +92,7 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
             "instance": pt.instance, "model": "relu" if relu else "linear", "n_s": n_s,
             "n_d": pt.n_d, "ratio": pt.n_d / n_s, "ratio_target": pt.ratio_target, "p": pt.p,
             "seed_index": pt.seed_index, "seed": inst.seed, "lr": lr, "steps": res.steps,
-            "stopped": res.stopped, "loss": float(loss),
+            "stopped": res.stopped, "diverged": res.diverged, "loss": float(loss),
             "loss_train": float(np.mean(res.train_losses[-sched.window:])),
             **stats.summary(res.W_in, res.W_out, res.b),
         })

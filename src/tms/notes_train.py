@@ -32,6 +32,7 @@ LINEAR_COLUMNS = {
     "seed": "torch seed of the model (init and data)",
     "steps_cap": "step cap of this rung of the ladder", "steps": "optimiser steps taken",
     "stopped": "True if the stopping rule ended training",
+    "diverged": "True if training diverged (NaN/inf loss): excluded from claims and figures",
     "loss": "exact expected per-feature loss tr((I − AB)Σ(I − AB)ᵀ)/D of the trained A, B",
     "loss_min": "(tr Σ − Σ_{i≤d} λ_i)/D, Corollary 2, per feature",
     "gap": "loss / loss_min − 1",
@@ -92,6 +93,7 @@ def linear_table(D: int, d_values: Sequence[int], S_values: Sequence[float],
                 A, B = res.W_out.astype(np.float64), res.W_in.astype(np.float64)
                 rows.append({"spectrum": spectrum, "S": S, "D": D, "d": d, "seed": inst.seed,
                              "steps_cap": cap, "steps": res.steps, "stopped": res.stopped,
+                             "diverged": res.diverged,
                              **_linear_row(A, B, sigma), "loss_heldout": float(h)})
     return pd.DataFrame(rows, columns=list(LINEAR_COLUMNS))
 
@@ -101,6 +103,7 @@ RELU_COLUMNS = {
     "S": "sparsity (p = 1 − S)", "D": "features (n_s)", "d": "hidden units (n_d)",
     "seed_index": "which model at this S (0-based)", "seed": "torch seed of the model",
     "steps": "optimiser steps taken", "stopped": "True if the stopping rule ended training",
+    "diverged": "True if training diverged (NaN/inf loss): excluded from claims and figures",
     "loss_heldout": "per-feature MSE on the fixed held-out sample (tms.train)",
     "loss": "per-feature loss Σ_l μ(Q_l) m_l / D from the strata",
     "loss_ci": "95% half-width of loss",
@@ -134,7 +137,7 @@ def relu_tables(D: int, d: int, S_values: Sequence[float], seeds: int, seed: int
     for k, ((si, S), inst, res) in enumerate(zip(grid, insts, results)):
         share = notes_data.loss_share(m[k], se[k], S)
         rows.append({"S": S, "D": D, "d": d, "seed_index": si, "seed": inst.seed,
-                     "steps": res.steps, "stopped": res.stopped,
+                     "steps": res.steps, "stopped": res.stopped, "diverged": res.diverged,
                      "loss_heldout": float(held[k]), **share})
         mu = notes_data.skeleton_mass(S, D)
         for l in range(D + 1):

@@ -82,7 +82,9 @@ class Train(_Strict):
     """Optimiser and stopping rule (REFERENCE.md: Adam, lr = 3e-3/sqrt(n_s), eps 1e-7, batch 1024).
 
     ``checkpoint_every``: steps between checkpoints of each training stack (tms.checkpoint),
-    0 = off; a killed stage resumes from its last checkpoint with identical results."""
+    0 = off; a killed stage resumes from its last checkpoint with identical results.
+    ``diverge_factor``: a model whose minibatch loss exceeds this factor times its first one
+    (or is NaN/inf) is flagged diverged and leaves its stack (tms.train.diverged)."""
 
     seed: Seed
     batch_size: PositiveInt
@@ -93,6 +95,7 @@ class Train(_Strict):
     check_every: PositiveInt
     max_steps: PositiveInt
     checkpoint_every: Annotated[int, Field(ge=0)] = 0
+    diverge_factor: Annotated[float, Field(gt=1.0)] = 100.0
 
     def lr_for(self, n_s: int) -> float:
         """The learning rate for n_s features: ``lr`` if set, else lr_scale / sqrt(n_s)."""

@@ -38,4 +38,5 @@ def _terminate(signum, frame) -> None:
 def schedule(params: Params) -> Schedule:
     """The training schedule of the Persian Rug section."""
     t = params.persian_rug.train
-    return Schedule(t.batch_size, t.adam_eps, t.window, t.check_every, t.max_steps)
+    return Schedule(t.batch_size, t.adam_eps, t.window, t.check_every, t.max_steps,
+                    t.diverge_factor)

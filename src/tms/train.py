@@ -4,7 +4,9 @@ Instances (each with its own p, n_d, seed and learning rate) are grouped into bu
 similar n_d (:func:`buckets`); each bucket is one stack of models trained together by
 batched matmuls, with fresh data every step from each instance's own seeded generator.
 The stopping rule (:func:`window_says_stop`) is checked per instance every
-``check_every`` steps; a stopped instance is dropped from the stack. Every final model is
+``check_every`` steps; a stopped instance is dropped from the stack. So is a diverged one
+(:func:`diverged`: a non-finite minibatch loss, or one above ``diverge_factor`` times its first),
+flagged ``Result.diverged``; the other instances of its stack train on unaffected. Every final model is
 scored on the fixed held-out sample (:func:`heldout_loss`), never on its last minibatch.
 
 Two options serve the notes on toy autoencoding: ``bias=False`` trains bias-free stacks
@@ -38,20 +40,24 @@ class Instance:
 
 @dataclass(frozen=True)
 class Schedule:
-    """Batch size, Adam eps, stopping-rule window and check interval, step cap."""
+    """Batch size, Adam eps, stopping-rule window and check interval, step cap, and the
+    divergence bound: a minibatch loss above ``diverge_factor`` times the instance's first
+    one (inf: only non-finite losses count as divergence)."""
 
     batch_size: int
     adam_eps: float
     window: int
     check_every: int
     max_steps: int
+    diverge_factor: float = math.inf
 
 
 @dataclass
 class Result:
     """A trained instance: weights (W_in (n_d, n_s), W_out (n_s, n_d), b (n_s)) as float32
     numpy arrays, the number of steps taken, whether the stopping rule fired (False: the
-    step cap ended it), and the training loss of every step (per-feature MSE, minibatch)."""
+    step cap ended it), the training loss of every step (per-feature MSE, minibatch), and
+    whether training diverged (:func:`diverged`; then the weights are those at that check)."""
 
     W_in: np.ndarray
     W_out: np.ndarray
@@ -59,6 +65,7 @@ class Result:
     steps: int
     stopped: bool
     train_losses: np.ndarray
+    diverged: bool = False
 
 
 def window_says_stop(losses: np.ndarray, window: int) -> bool:
@@ -70,6 +77,13 @@ def window_says_stop(losses: np.ndarray, window: int) -> bool:
     prev = float(np.mean(losses[-2 * window:-window]))
     last = float(np.mean(losses[-window:]))
     return math.log10(prev) - math.log10(last) <= 0
+
+
+def diverged(block: np.ndarray, first: np.ndarray, factor: float) -> np.ndarray:
+    """Which instances diverged: block (steps, I) holds the minibatch losses since the last
+    check, first (I,) each instance's first loss. True where some loss is NaN or ±inf or
+    exceeds ``factor`` · first. Returns a boolean array (I,)."""
+    return ~np.isfinite(block).all(axis=0) | (block.max(axis=0, initial=-np.inf) > factor * first)
 
 
 def buckets(n_d: Sequence[int], max_waste: float = 0.25) -> list[list[int]]:
@@ -150,14 +164,14 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
     pending: list[torch.Tensor] = []
     buf = torch.empty(len(insts), sched.batch_size, n_s, device=device)
 
-    def finish(rows: list[int], step: int, stopped: bool) -> None:
+    def finish(rows: list[int], step: int, stopped: bool, diverged: bool = False) -> None:
         for r in rows:
             k = live[r]
             d = model.n_d[r]
             results[k] = Result(model.W_in[r, :d].cpu().numpy().copy(),
                                 model.W_out[r, :, :d].cpu().numpy().copy(),
                                 model.b[r].cpu().numpy().copy(), step, stopped,
-                                losses[k, :step].copy())
+                                losses[k, :step].copy(), diverged)
 
     bar = tqdm(total=sched.max_steps, desc=desc, unit="step", mininterval=2.0, leave=False,
                disable=None)               # no bar when stderr is not a terminal
@@ -180,11 +194,14 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
             block = torch.stack(pending).cpu().numpy()      # (steps since last check, live)
             pending.clear()
             losses[live, step - len(block):step] = block.T   # live instances share the step
+            bad = np.flatnonzero(diverged(block, losses[live, 0], sched.diverge_factor)).tolist()
+            finish(bad, step, False, diverged=True)
             stop = [r for r, k in enumerate(live)
-                    if window_says_stop(losses[k, :step], sched.window)]
+                    if r not in bad and window_says_stop(losses[k, :step], sched.window)]
             if step == sched.max_steps:
-                finish([r for r in range(len(live)) if r not in stop], step, False)
+                finish([r for r in range(len(live)) if r not in stop + bad], step, False)
             finish(stop, step, True)
+            stop += bad
             if stop:
                 keep = torch.tensor([r for r in range(len(live)) if r not in stop],
                                     dtype=torch.long, device=device)
