@@ -49,6 +49,8 @@ BAD = [
     (f"{PR}.eval.n_vectors", 1000, "1000", "greater than or equal to 65536"),
     (f"{PR}.train.checkpoint_every", -100, "-100", "greater than or equal to 0"),
     (f"{PR}.train.checkpoint_every", 2.5, "2.5", "valid integer"),
+    (f"{PR}.train.diverge_factor", 0.5, "0.5", "greater than 1"),
+    (f"{AN}.linear.train.diverge_factor", "big", "'big'", "valid number"),
     # the rug needs a power of two; shapes that do not fit
     (f"{PR}.rug.n_s", 1000, "1000", "power of two"),
     (f"{PR}.fig1.n_s", 100, "100", "power of two"),

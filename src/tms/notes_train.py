@@ -32,7 +32,8 @@ LINEAR_COLUMNS = {
     "seed": "torch seed of the model (init and data)",
     "steps_cap": "step cap of this rung of the ladder", "steps": "optimiser steps taken",
     "stopped": "True if the stopping rule ended training",
-    "diverged": "True if training diverged (NaN/inf loss): excluded from claims and figures",
+    "diverged": "True if training diverged (NaN/inf loss, or above diverge_factor times the "
+                "first): excluded from claims and figures",
     "loss": "exact expected per-feature loss tr((I − AB)Σ(I − AB)ᵀ)/D of the trained A, B",
     "loss_min": "(tr Σ − Σ_{i≤d} λ_i)/D, Corollary 2, per feature",
     "gap": "loss / loss_min − 1",
@@ -47,8 +48,10 @@ LINEAR_COLUMNS = {
 
 def schedule(train, max_steps: int) -> Schedule:
     """The engine's schedule (tms.train.Schedule) from a params section with batch_size,
-    adam_eps, window and check_every (tms.params.NotesTrain), capped at ``max_steps``."""
-    return Schedule(train.batch_size, train.adam_eps, train.window, train.check_every, max_steps)
+    adam_eps, window, check_every and diverge_factor (tms.params.NotesTrain), capped at
+    ``max_steps``."""
+    return Schedule(train.batch_size, train.adam_eps, train.window, train.check_every, max_steps,
+                    train.diverge_factor)
 
 
 def _linear_row(A: np.ndarray, B: np.ndarray, sigma: np.ndarray) -> dict[str, float]:
@@ -103,7 +106,8 @@ RELU_COLUMNS = {
     "S": "sparsity (p = 1 − S)", "D": "features (n_s)", "d": "hidden units (n_d)",
     "seed_index": "which model at this S (0-based)", "seed": "torch seed of the model",
     "steps": "optimiser steps taken", "stopped": "True if the stopping rule ended training",
-    "diverged": "True if training diverged (NaN/inf loss): excluded from claims and figures",
+    "diverged": "True if training diverged (as in LINEAR_COLUMNS): excluded from claims and "
+                "figures",
     "loss_heldout": "per-feature MSE on the fixed held-out sample (tms.train)",
     "loss": "per-feature loss Σ_l μ(Q_l) m_l / D from the strata",
     "loss_ci": "95% half-width of loss",

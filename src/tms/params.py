@@ -252,7 +252,8 @@ class NotesSampling(_Strict):
 
 
 class NotesTrain(_Strict):
-    """Adam and the stopping rule of the engine runs (tms.train); model k uses seed + k."""
+    """Adam and the stopping rule of the engine runs (tms.train); model k uses seed + k;
+    ``diverge_factor`` as in :class:`Train`."""
 
     seed: Seed
     batch_size: PositiveInt
@@ -260,6 +261,7 @@ class NotesTrain(_Strict):
     adam_eps: Annotated[float, Field(gt=0.0)]
     window: PositiveInt
     check_every: PositiveInt
+    diverge_factor: Annotated[float, Field(gt=1.0)] = 100.0
 
 
 class NotesLinear(_Strict):
