@@ -9,9 +9,11 @@ parameters · vectors count, 12·B·n_s·n_d, also counts ∂x, which nobody nee
 Padding, sampling, loss and Adam are not counted as useful work.
 
 Every repeat measures, back to back in this process: the matmul peak (large square fp32
-matmul, best of several), the engine (tms.train.train_grid, stopping rule off, a fixed step
-count) and the per-model loop on the same grid and step count. Medians over repeats are
-printed. Peak memory is measured per run in a fresh subprocess (ru_maxrss above the
+matmul, best of several, torch's thread count), the engine (tms.train.train_grid, stopping
+rule off, a fixed step count) and the per-model loop on the same grid and step count, with
+torch's thread count and with one thread (its best is the fair baseline: on a loaded
+machine a loop of small multi-threaded operations waits at every barrier). Medians over
+repeats are printed. Peak memory is measured per run in a fresh subprocess (ru_maxrss above the
 process's size after imports) on CPU, by torch.cuda.max_memory_allocated on CUDA.
 
     .venv/bin/python bench/throughput.py [--n-s 128 256 512] [--repeats 3] [--device cpu]
@@ -33,6 +35,7 @@ import torch
 import baseline
 from tms import io
 from tms.grid import n_d_of
+from tms.threads import torch_threads
 from tms.train import Instance, Schedule, train_grid
 
 P_VALUES = [float(p) for p in np.geomspace(0.01, 0.6, 8)]
@@ -74,7 +77,8 @@ def matmul_peak(device: str, reps: int = 5) -> float:
 
 
 def run_engine(n_s: int, steps: int, device: str) -> None:
-    insts = [Instance(p, d, k, 3e-3 / n_s ** 0.5) for k, (p, d) in enumerate(grid(n_s))]
+    # one seed index: every grid point on data stream 0, as tms.grid.train_and_score does
+    insts = [Instance(p, d, k, 3e-3 / n_s ** 0.5, 0) for k, (p, d) in enumerate(grid(n_s))]
     sched = Schedule(BATCH, 1e-7, window=steps, check_every=steps, max_steps=steps)
     train_grid(n_s, insts, sched, device=device)
 
@@ -95,22 +99,25 @@ def timed(kind: str, n_s: int, steps: int, device: str) -> float:
 
 
 def peak_memory_mb(kind: str, n_s: int, steps: int, device: str) -> float:
-    """Peak memory of one run in MiB: CUDA allocator peak, or on CPU the resident-set peak of
-    a fresh subprocess above its size after imports."""
+    """Peak memory of one run in MiB: CUDA allocator peak, or on CPU the resident-set peak
+    of a fresh subprocess that ran it less that of one that only imported (torch itself)."""
     if device.startswith("cuda"):
         torch.cuda.reset_peak_memory_stats(device)
         RUNNERS[kind](n_s, steps, device)
         return torch.cuda.max_memory_allocated(device) / 2 ** 20
     out = subprocess.run([sys.executable, __file__, "--memory-of", kind, str(n_s), str(steps),
-                          "--device", device], check=True, capture_output=True, text=True)
-    return float(out.stdout.strip().splitlines()[-1])
+                          "--device", device, "--threads", str(torch.get_num_threads())],
+                         check=True, capture_output=True, text=True)
+    idle = subprocess.run([sys.executable, __file__, "--memory-of", "none", str(n_s), "0",
+                           "--device", device], check=True, capture_output=True, text=True)
+    return float(out.stdout.split()[-1]) - float(idle.stdout.split()[-1])
 
 
 def memory_child(kind: str, n_s: int, steps: int, device: str) -> None:
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    RUNNERS[kind](n_s, steps, device)
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print((after - before) / 1024)          # ru_maxrss is in KiB on Linux
+    """Run once and print the process's peak resident set in MiB."""
+    if kind != "none":
+        RUNNERS[kind](n_s, steps, device)
+    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)   # KiB on Linux
 
 
 def measure(n_s_list: list[int], repeats: int, device: str) -> dict:
@@ -128,10 +135,16 @@ def measure(n_s_list: list[int], repeats: int, device: str) -> dict:
             peak = matmul_peak(device)
             t_engine = timed("engine", n_s, steps, device)
             t_loop = timed("loop", n_s, steps, device)
+            with torch_threads(1):                # the loop may do better on one thread
+                t_loop1 = timed("loop", n_s, steps, device)
+            best = min(t_loop, t_loop1)
             reps.append({"peak_gflops": peak / 1e9, "engine_s": t_engine, "loop_s": t_loop,
+                         "loop_1thread_s": t_loop1,
                          "engine_pct_of_peak": 100 * flops / t_engine / peak,
-                         "loop_pct_of_peak": 100 * flops / t_loop / peak,
-                         "engine_over_loop": t_loop / t_engine})
+                         "loop_pct_of_peak": 100 * flops / best / peak,
+                         "engine_over_loop": t_loop / t_engine,
+                         "engine_over_best_loop": best / t_engine,
+                         "load_1min_after": os.getloadavg()[0]})
         row = {"n_s": n_s, "steps": steps, "instances": len(grid(n_s)),
                "useful_gflop": flops / 1e9, "repeats": reps}
         for key in reps[0]:
@@ -141,10 +154,10 @@ def measure(n_s_list: list[int], repeats: int, device: str) -> dict:
         rows.append(row)
         print(f"n_s {n_s:>5}: peak {row['peak_gflops']:6.1f} GFLOP/s | engine "
               f"{row['engine_s']:7.2f} s {row['engine_pct_of_peak']:5.1f}% of peak, "
-              f"{row['engine_peak_mb']:7.1f} MiB | loop {row['loop_s']:7.2f} s "
-              f"{row['loop_pct_of_peak']:5.1f}% of peak, {row['loop_peak_mb']:7.1f} MiB | "
-              f"engine {row['engine_over_loop']:.2f}× the loop (medians of {repeats})",
-              flush=True)
+              f"{row['engine_peak_mb']:7.1f} MiB | loop {row['loop_s']:7.2f} s, one thread "
+              f"{row['loop_1thread_s']:7.2f} s, best {row['loop_pct_of_peak']:5.1f}% of peak, "
+              f"{row['loop_peak_mb']:7.1f} MiB | engine {row['engine_over_loop']:.2f}× the loop, "
+              f"{row['engine_over_best_loop']:.2f}× its best (medians of {repeats})", flush=True)
     return {"device": device, "torch_threads": torch.get_num_threads(),
             "load_average_at_start": load, "batch": BATCH, "p": P_VALUES, "ratio": RATIOS,
             "rows": rows}
@@ -155,9 +168,12 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--n-s", type=int, nargs="+", default=[128, 256, 512])
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--device", default=os.environ.get("TMS_DEVICE", "cpu"))
+    ap.add_argument("--threads", type=int, help="torch intra-op threads (default: torch's)")
     ap.add_argument("--memory-of", nargs=3, metavar=("KIND", "N_S", "STEPS"))
     ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
     if args.memory_of:
         kind, n_s, steps = args.memory_of
         memory_child(kind, int(n_s), int(steps), args.device)

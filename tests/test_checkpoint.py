@@ -9,7 +9,7 @@ from tms import checkpoint, train
 from tms.train import Instance, Schedule, train_grid
 
 SCHED = Schedule(batch_size=32, adam_eps=1e-7, window=15, check_every=5, max_steps=240)
-# two stacks (n_d 2 and 6); some instances stop early, so checkpoints hold finished results too
+# some instances stop early, so later checkpoints hold finished results too
 INSTS = [Instance(0.3, 2, 0, 2e-2), Instance(0.1, 2, 1, 5e-3), Instance(0.5, 6, 2, 1e-2),
          Instance(0.2, 6, 3, 3e-2), Instance(0.4, 6, 4, 1e-3)]
 
@@ -29,7 +29,7 @@ def _same_bytes(a: list[train.Result], b: list[train.Result]) -> None:
                 assert u == v
 
 
-@pytest.mark.parametrize("kill_after", [1, 3, 6])
+@pytest.mark.parametrize("kill_after", [1, 3, 5])
 def test_resumed_training_gives_the_same_bytes(tmp_path, monkeypatch, capsys, kill_after):
     reference = train_grid(12, INSTS, SCHED)
     assert any(r.stopped for r in reference) and any(r.steps > 100 for r in reference)

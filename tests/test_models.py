@@ -2,44 +2,70 @@ import pytest
 import torch
 
 from tms import data
-from tms.models import BatchedAdam, forward, init_stack, loss_and_grads
+from tms.models import BatchedAdam, forward, init_ragged, init_stack, loss_and_grads
+from tms.threads import torch_threads
 
 
-def _reference_loss(model, x):
-    W_in, W_out, b = (t.clone().requires_grad_(True) for t in (model.W_in, model.W_out, model.b))
-    z = torch.bmm(torch.bmm(x, W_in.transpose(1, 2)), W_out.transpose(1, 2)) + b[:, None]
-    y = torch.relu(z) if model.relu else z
-    loss = (y - x).pow(2).mean(dim=(1, 2))
-    loss.sum().backward()
-    return loss.detach(), [W_in.grad, W_out.grad, b.grad]
+def _reference(model, xs):
+    """Loss and gradients of every instance of a ragged stack by autograd, one model at a
+    time: xs[k] (B, n_s) is the input of instance k."""
+    losses, grads = [], []
+    for k, x in enumerate(xs):
+        W_in, W_out_T, b = (t.detach().clone().requires_grad_(True)
+                            for t in (model.W_in(k), model.W_out_T(k), model.b(k)))
+        z = x @ W_in.T @ W_out_T + b
+        y = torch.relu(z) if model.relu else z
+        loss = (y - x).pow(2).mean()
+        loss.backward()
+        losses.append(loss.detach())
+        grads.append((W_in.grad, W_out_T.grad, b.grad if model.bias else torch.zeros_like(b)))
+    return torch.stack(losses), grads
 
 
-@pytest.mark.parametrize("relu", [True, False])
-def test_hand_written_gradients_match_autograd(relu):
-    torch.manual_seed(0)
-    gens = data.generators([1, 2, 3])
-    model = init_stack(32, [5, 9, 12], gens, relu)
-    x = data.sparse_features(torch.tensor([0.1, 0.3, 0.9]), 64, 32, gens)
-    ref_loss, ref_grads = _reference_loss(model, x)
-    loss, grads = loss_and_grads(model, x)
+@pytest.mark.parametrize("relu,bias", [(True, True), (False, True), (True, False)])
+def test_hand_written_gradients_match_autograd(relu, bias):
+    # five instances, the first three sharing their inputs (one group), then two alone
+    n_d = [5, 9, 12, 3, 7]
+    gens = data.generators(range(5))
+    model = init_ragged(32, n_d, gens, relu, bias)
+    model.flat[-5:].uniform_(-0.5, 0.5, generator=gens[0])      # nonzero b where used
+    if not bias:
+        model.flat[-5:] = 0
+    groups = [(0, 3), (3, 4), (4, 5)]
+    xg = [data.sparse_from_uniform(torch.rand(64, 32, generator=gens[1]), p)
+          for p in (0.1, 0.3, 0.9)]
+    grad, loss = torch.full_like(model.flat, float("nan")), torch.empty(5)
+    grad2, loss2 = torch.full_like(model.flat, float("nan")), torch.empty(5)
+    with torch_threads(1):
+        loss_and_grads(model, groups, lambda g, out: out.copy_(xg[g]), 64, grad, loss)
+        # the groups dealt to two threads: the very same numbers
+        loss_and_grads(model, groups, lambda g, out: out.copy_(xg[g]), 64, grad2, loss2, 2)
+    assert torch.equal(grad, grad2) and torch.equal(loss, loss2)
+    ref_loss, ref_grads = _reference(model, [xg[0]] * 3 + xg[1:])
     torch.testing.assert_close(loss, ref_loss)
-    for g, r in zip(grads, ref_grads):
-        torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-7)
+    D = model.hidden
+    for k, (g_in, g_out_T, g_b) in enumerate(ref_grads):
+        o0, o1 = model.offsets[k], model.offsets[k + 1]
+        torch.testing.assert_close(grad[o0:o1], g_in, rtol=1e-5, atol=1e-7)
+        torch.testing.assert_close(grad[D + o0:D + o1], g_out_T, rtol=1e-5, atol=1e-7)
+        torch.testing.assert_close(grad[2 * D + k], g_b, rtol=1e-5, atol=1e-7)
 
 
-def test_padding_stays_zero_and_does_not_change_outputs():
-    gens = data.generators([1, 2])
-    model = init_stack(16, [3, 8], gens)
-    x = data.sparse_features(torch.tensor([0.2, 0.2]), 32, 16, gens)
-    opt = BatchedAdam(model.params, torch.tensor([1e-2, 1e-2]), 1e-8)
-    for _ in range(20):
-        _, grads = loss_and_grads(model, x)
-        opt.step(model.params, grads)
-    assert torch.all(model.W_in[0, 3:] == 0) and torch.all(model.W_out[0, :, 3:] == 0)
-    alone = init_stack(16, [3], data.generators([1]))
-    alone.W_in, alone.W_out, alone.b = (model.W_in[:1, :3].clone(),
-                                        model.W_out[:1, :, :3].clone(), model.b[:1].clone())
-    torch.testing.assert_close(forward(alone, x[:1])[1], forward(model, x)[1][:1])
+def test_ragged_stack_holds_the_padded_init_and_selects_instances():
+    n_d = [3, 8, 5]
+    padded = init_stack(16, n_d, data.generators([1, 2, 3]))
+    ragged = init_ragged(16, n_d, data.generators([1, 2, 3]))
+    back = ragged.padded()
+    for name in ("W_in", "W_out", "b"):
+        torch.testing.assert_close(getattr(back, name), getattr(padded, name), rtol=0, atol=0)
+    sub = ragged.select([2, 0])
+    assert sub.n_d == [5, 3] and sub.hidden == 8
+    torch.testing.assert_close(sub.W_out_T(0), ragged.W_out_T(2), rtol=0, atol=0)
+    torch.testing.assert_close(sub.b(1), ragged.b(0), rtol=0, atol=0)
+    x = torch.rand(3, 10, 16)
+    torch.testing.assert_close(forward(back, x)[1][0],
+                               torch.relu(x[0] @ ragged.W_in(0).T @ ragged.W_out_T(0)
+                                          + ragged.b(0)))
 
 
 def test_batched_adam_matches_torch_adam_per_instance():
@@ -64,9 +90,11 @@ def test_batched_adam_matches_torch_adam_per_instance():
 def test_init_rejects_bad_n_d():
     with pytest.raises(ValueError, match="n_d"):
         init_stack(8, [9], data.generators([0]))
+    with pytest.raises(ValueError, match="n_d"):
+        init_ragged(8, [3, 0], data.generators([0, 1]))
 
 
-def test_bias_free_stack_keeps_b_zero_and_matches_autograd():
+def test_bias_free_stack_keeps_b_zero_under_adam():
     gens = data.generators([1, 2])
     with_bias = init_stack(12, [3, 5], data.generators([1, 2]), relu=False)
     model = init_stack(12, [3, 5], gens, relu=False, bias=False)
@@ -74,14 +102,12 @@ def test_bias_free_stack_keeps_b_zero_and_matches_autograd():
     torch.testing.assert_close(model.W_in, with_bias.W_in, rtol=0, atol=0)
     torch.testing.assert_close(model.W_out, with_bias.W_out, rtol=0, atol=0)
     assert len(model.params) == 2 and torch.all(model.b == 0)
-    x = data.sparse_features(torch.tensor([0.3, 0.6]), 64, 12, gens)
-    ref_loss, ref_grads = _reference_loss(model, x)
-    loss, grads = loss_and_grads(model, x)
-    assert len(grads) == 2
-    torch.testing.assert_close(loss, ref_loss)
-    for g, r in zip(grads, ref_grads[:2]):
-        torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-7)
-    opt = BatchedAdam(model.params, torch.tensor([1e-2, 1e-2]), 1e-8)
+    assert not model.select(torch.tensor([1])).bias
+    ragged = init_ragged(12, [3, 5], data.generators([1, 2]), relu=False, bias=False)
+    x = data.sparse_from_uniform(torch.rand(64, 12, generator=gens[0]), 0.3)
+    opt = BatchedAdam([ragged.flat], torch.full((ragged.flat.shape[0],), 1e-2), 1e-8)
+    grad, loss = torch.empty_like(ragged.flat), torch.empty(2)
     for _ in range(10):
-        opt.step(model.params, loss_and_grads(model, x)[1])
-    assert torch.all(model.b == 0) and not model.select(torch.tensor([1])).bias
+        loss_and_grads(ragged, [(0, 2)], lambda g, out: out.copy_(x), 64, grad, loss)
+        opt.step([ragged.flat], [grad])
+    assert torch.all(ragged.flat[-2:] == 0) and torch.all(ragged.W_in(1) != 0)

@@ -3,8 +3,9 @@ import pytest
 import torch
 
 from tms import theory
-from tms.train import (Instance, Schedule, buckets, heldout_loss, stack_of, train_grid,
-                       window_says_stop)
+from tms import data
+from tms.models import forward, init_stack
+from tms.train import Instance, Schedule, heldout_loss, stack_of, train_grid, window_says_stop
 
 
 def test_stopping_rule_fires_exactly_when_the_window_condition_holds():
@@ -45,21 +46,40 @@ def test_linear_twin_reaches_the_exact_linear_optimum():
 
 
 def test_chunk_of_a_grid_trains_as_in_the_whole_grid():
+    # own streams (no data_seed) and a shared stream: an instance's data and training depend
+    # on its own params only, never on which other instances share the stack
     sched = Schedule(batch_size=32, adam_eps=1e-7, window=10, check_every=5, max_steps=40)
-    insts = [Instance(0.2, 4, 0, 1e-2), Instance(0.5, 6, 1, 1e-2), Instance(0.1, 5, 2, 3e-3)]
-    whole = train_grid(12, insts, sched, max_waste=1.0)
-    part = train_grid(12, insts[1:2], sched)
-    np.testing.assert_allclose(whole[1].W_in, part[0].W_in, rtol=1e-5, atol=1e-6)
-    assert whole[1].steps == part[0].steps
+    insts = [Instance(0.2, 4, 0, 1e-2), Instance(0.5, 6, 1, 1e-2), Instance(0.1, 5, 2, 3e-3),
+             Instance(0.2, 3, 3, 1e-2, 7), Instance(0.2, 6, 4, 1e-2, 7),
+             Instance(0.4, 2, 5, 1e-2, 7)]
+    whole = train_grid(12, insts, sched)
+    for chunk in ([1], [3, 4], [5, 0]):        # whole input groups: the very same numbers
+        part = train_grid(12, [insts[k] for k in chunk], sched)
+        for k, res in zip(chunk, part):
+            np.testing.assert_array_equal(whole[k].W_in, res.W_in)
+            np.testing.assert_array_equal(whole[k].W_out, res.W_out)
+            np.testing.assert_array_equal(whole[k].train_losses, res.train_losses)
+            assert whole[k].steps == res.steps
+    # a group split apart: its W_in x is no longer one matmul, equal up to rounding
+    part = train_grid(12, insts[4:5], sched)[0]
+    np.testing.assert_allclose(whole[4].W_in, part.W_in, rtol=1e-5, atol=1e-6)
 
 
-def test_buckets_cover_every_instance_and_bound_padding():
-    n_d = [3, 50, 4, 48, 5, 100, 3]
-    groups = buckets(n_d, max_waste=0.25)
-    assert sorted(k for g in groups for k in g) == list(range(len(n_d)))
-    for g in groups:
-        assert len(g) * max(n_d[k] for k in g) <= 1.25 * sum(n_d[k] for k in g)
-    assert buckets([7] * 5) == [[0, 1, 2, 3, 4]]
+def test_first_loss_is_the_init_model_on_its_stream():
+    # step 1 records the loss of the initial model on the first batch: for a data_seed, the
+    # first draw of tms.data.stream_generator(data_seed); without one, the draw that follows
+    # the init draws on the instance's own generator
+    sched = Schedule(batch_size=64, adam_eps=1e-7, window=10, check_every=1, max_steps=1)
+    insts = [Instance(0.3, 4, 0, 1e-2, 5), Instance(0.6, 8, 1, 3e-3, 5),
+             Instance(0.3, 8, 2, 3e-3, 6), Instance(0.3, 3, 3, 3e-3)]
+    res = train_grid(8, insts, sched)
+    for inst, r in zip(insts, res):
+        gen = data.generators([inst.seed])[0]
+        model = init_stack(8, [inst.n_d], [gen])
+        stream = gen if inst.data_seed is None else data.stream_generator(inst.data_seed)
+        x = data.sparse_from_uniform(torch.rand(64, 8, generator=stream), inst.p)
+        expected = (forward(model, x[None])[1][0] - x).pow(2).mean()
+        np.testing.assert_allclose(r.train_losses[0], expected.item(), rtol=1e-5)
 
 
 def test_empty_grid_rejected():

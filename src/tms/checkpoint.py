@@ -25,7 +25,6 @@ import torch
 from pydantic import BaseModel
 
 from tms.io import atomic_path
-from tms.models import AutoencoderStack, BatchedAdam
 
 ROOT = Path(".checkpoints")
 
@@ -50,10 +49,11 @@ class Checkpoints:
     def path(self, name: str) -> Path:
         return self.directory / f"{name}.pt"
 
-    def load(self, name: str) -> dict | None:
-        """The state saved under ``name``, or None if there is none."""
+    def load(self, name: str, device: str = "cpu") -> dict | None:
+        """The state saved under ``name`` with its tensors on ``device``, or None if there is
+        none."""
         path = self.path(name)
-        return torch.load(path, map_location="cpu", weights_only=False) if path.exists() else None
+        return torch.load(path, map_location=device, weights_only=False) if path.exists() else None
 
     def save(self, name: str, state: dict) -> None:
         """Write ``state`` (tensors, numpy arrays, plain values) under ``name``, atomically."""
@@ -92,33 +92,24 @@ def for_stage(stage: str, every: int, *params: object, root: Path = ROOT) -> Che
     return Checkpoints(directory, every)
 
 
-def pack(step: int, live: list[int], model: AutoencoderStack, opt: BatchedAdam,
-         p: torch.Tensor, losses: np.ndarray, results: dict, gens: list[torch.Generator]) -> dict:
+
+def pack(step: int, live: list[int], model: object, opt: object, losses: np.ndarray,
+         results: dict, generators: dict[str, torch.Generator]) -> dict:
     """The full state of a stack in training (tms.train) after ``step`` steps: the live rows,
-    weights, Adam's moments, step count and learning rates, the feature probabilities, every
-    loss so far (losses[:, :step]), the finished results and every generator's state."""
-    return {"done": False, "step": step, "live": list(live), "n_d": list(model.n_d),
-            "params": [t.cpu() for t in (model.W_in, model.W_out, model.b)],
-            "adam": {"t": opt.t, "lr": opt.lr.cpu(), "m": [m.cpu() for m in opt.m],
-                     "v": [v.cpu() for v in opt.v]},
-            "p": p.cpu(), "losses": losses[:, :step].copy(), "results": dict(results),
-            "gens": [g.get_state() for g in gens]}
+    the model and its optimiser (weights, Adam's moments, step count, learning rates), every
+    loss so far (losses[:, :step]), the finished results and each named generator's state."""
+    return {"done": False, "step": step, "live": list(live), "model": model, "opt": opt,
+            "losses": losses[:, :step].copy(), "results": dict(results),
+            "generators": {k: g.get_state().cpu().numpy().tobytes()
+                           for k, g in generators.items()}}
 
 
-def unpack(state: dict, model: AutoencoderStack, opt: BatchedAdam, losses: np.ndarray,
-           gens: list[torch.Generator]) -> tuple[int, list[int], AutoencoderStack, torch.Tensor,
-                                                 dict]:
-    """Restore a state written by :func:`pack` into a freshly built stack: fills ``losses``,
-    ``opt`` and ``gens`` in place; returns (step, live, model, p, results)."""
-    device = model.W_in.device
-    W_in, W_out, b = (t.to(device) for t in state["params"])
-    model = AutoencoderStack(W_in, W_out, b, state["n_d"], model.relu, model.bias)
-    adam = state["adam"]
-    opt.t, opt.lr = adam["t"], adam["lr"].to(device)
-    opt.m = [m.to(device) for m in adam["m"]]
-    opt.v = [v.to(device) for v in adam["v"]]
+def unpack(state: dict, losses: np.ndarray, generators: dict[str, torch.Generator]
+           ) -> tuple[int, list[int], object, object, dict]:
+    """Restore a state written by :func:`pack`: fills ``losses`` and sets each generator's
+    state in place; returns (step, live, model, opt, results)."""
     step = state["step"]
     losses[:, :step] = state["losses"]
-    for g, s in zip(gens, state["gens"]):
-        g.set_state(s)
-    return step, state["live"], model, state["p"].to(device), state["results"]
+    for k, g in generators.items():
+        g.set_state(torch.frombuffer(bytearray(state["generators"][k]), dtype=torch.uint8))
+    return step, state["live"], state["model"], state["opt"], state["results"]

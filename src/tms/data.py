@@ -12,7 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 
+import numpy as np
 import torch
+
+#: Second word of the SeedSequence entropy of training-data streams (see stream_generator).
+DATA_STREAM = 0xDA7A
 
 
 def generators(seeds: Sequence[int], device: torch.device | str = "cpu") -> list[torch.Generator]:
@@ -46,16 +50,35 @@ def uniform(gens: Sequence[torch.Generator], n_vectors: int, n_s: int,
     return out
 
 
-def sparse_from_uniform(v: torch.Tensor, p: torch.Tensor) -> torch.Tensor:
+def sparse_from_uniform(v: torch.Tensor, p: torch.Tensor | float,
+                        out: torch.Tensor | None = None) -> torch.Tensor:
     """Turn uniforms into sparse features: x = (v / p)·[v < p].
 
-    v: (instances, n_vectors, n_s) or (n_vectors, n_s) shared by all instances.
-    p: (instances,) feature probability per instance, each in (0, 1].
-    Returns x of shape (instances, n_vectors, n_s), distributed as c·u with c ~ Bernoulli(p),
-    u ~ U[0, 1] (Persian Rug paper, section 2).
+    v: (instances, n_vectors, n_s), or (n_vectors, n_s) shared by all instances.
+    p: (instances,) feature probability per instance, each in (0, 1], or one float.
+    out: optional result buffer of the broadcast shape, filled in place.
+    Returns x of shape (instances, n_vectors, n_s) (or (n_vectors, n_s) for a float p),
+    distributed as c·u with c ~ Bernoulli(p), u ~ U[0, 1] (Persian Rug paper, section 2).
     """
-    p = p.to(v.dtype).reshape(-1, 1, 1)
-    return torch.where(v < p, v / p, torch.zeros((), dtype=v.dtype, device=v.device))
+    if isinstance(p, torch.Tensor):
+        p = p.to(v.dtype).reshape(-1, 1, 1)
+    x = torch.div(v, p, out=out)
+    return x.masked_fill_(v >= p, 0.0)
+
+
+def stream_generator(data_seed: int, device: torch.device | str = "cpu") -> torch.Generator:
+    """The generator of a shared training-data stream, seeded from ``data_seed``.
+
+    Its seed is derived from ``data_seed`` (numpy SeedSequence) so that a data stream and an
+    initialisation generator seeded with the same integer never share draws.
+    Raises ValueError on a negative seed.
+    """
+    if int(data_seed) < 0:
+        raise ValueError(f"data seed must be >= 0, got {data_seed}")
+    seed = int(np.random.SeedSequence([int(data_seed), DATA_STREAM]).generate_state(1, np.uint64)[0])
+    g = torch.Generator(device=device)
+    g.manual_seed(seed)
+    return g
 
 
 def sparse_features(p: torch.Tensor, n_vectors: int, n_s: int,

@@ -1,8 +1,11 @@
 """Trained grids of the Persian Rug paper: expansion, training, scoring, tables.
 
 A grid of one n_s is the cartesian product seeds × ratio × p (in that nesting order); point k
-is trained with seed ``base_seed + k`` and n_d = max(1, int(n_s · ratio)) (the authors' rule;
-the realised ratio n_d / n_s is what the tables and figures use).
+is initialised with seed ``base_seed + k`` and n_d = max(1, int(n_s · ratio)) (the authors' rule;
+the realised ratio n_d / n_s is what the tables and figures use). Its training data is the
+stream of data seed ``base_seed + seed_index``, common to every (p, ratio) point of that seed
+index (common random numbers: each point turns the same uniforms v into its own
+x = (v/p)·[v < p], tms.data); it depends on params alone, never on how the grid is split.
 """
 
 from __future__ import annotations
@@ -28,7 +31,9 @@ TRAIN_COLUMNS = {
     "ratio_target": "grid value of the ratio before rounding n_d",
     "p": "feature probability",
     "seed_index": "which of the `seeds` independent models at this grid point (0-based)",
-    "seed": "the torch seed of this model (init and training data)",
+    "seed": "the torch seed of this model's initialisation",
+    "data_seed": "its training-data stream (train.seed + seed_index, shared by the grid points "
+                 "of one seed_index; tms.data.stream_generator)",
     "lr": "Adam learning rate",
     "steps": "optimiser steps taken",
     "stopped": "True if the stopping rule ended training, False if the step cap did",
@@ -81,7 +86,8 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
 
     Returns the table (columns :data:`TRAIN_COLUMNS`) and the trained results in point order.
     """
-    insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr) for pt in points]
+    insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr, base_seed + pt.seed_index)
+             for pt in points]
     results = train_grid(n_s, insts, sched, relu=relu, device=device, label=label, ckpt=ckpt)
     losses = heldout_loss(stack_of(results, n_s, relu, device),
                           torch.tensor([pt.p for pt in points], device=device),
@@ -91,8 +97,9 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
         rows.append({
             "instance": pt.instance, "model": "relu" if relu else "linear", "n_s": n_s,
             "n_d": pt.n_d, "ratio": pt.n_d / n_s, "ratio_target": pt.ratio_target, "p": pt.p,
-            "seed_index": pt.seed_index, "seed": inst.seed, "lr": lr, "steps": res.steps,
-            "stopped": res.stopped, "diverged": res.diverged, "loss": float(loss),
+            "seed_index": pt.seed_index, "seed": inst.seed, "data_seed": inst.data_seed,
+            "lr": lr, "steps": res.steps, "stopped": res.stopped, "diverged": res.diverged,
+            "loss": float(loss),
             "loss_train": float(np.mean(res.train_losses[-sched.window:])),
             **stats.summary(res.W_in, res.W_out, res.b),
         })

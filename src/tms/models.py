@@ -14,8 +14,9 @@ linear one is the notes' bias-free autoencoder x ↦ ABx with A = W_out, B = W_i
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 
@@ -79,26 +80,167 @@ def forward(model: AutoencoderStack, x: torch.Tensor) -> tuple[torch.Tensor, tor
     return h, (torch.relu_(z) if model.relu else z)
 
 
-def loss_and_grads(model: AutoencoderStack, x: torch.Tensor
-                   ) -> tuple[torch.Tensor, list[torch.Tensor]]:
-    """Per-instance per-feature MSE (I,) of reconstructing x, and its gradients.
+@dataclass
+class RaggedStack:
+    """I autoencoders of one n_s, each with its own hidden width, stored without padding.
 
-    The loss of instance k is mean over the B vectors and n_s features of (f(x) − x)²
-    (REFERENCE.md: the authors' normalisation). Gradients are written out by hand (five
-    batched matmuls) and match autograd (tests/test_models.py); one per tensor of
-    model.params, same shapes (no bias gradient for a bias-free stack).
+    flat: (2·D + I, n_s) float tensor, D = Σ n_d. Rows offsets[k]:offsets[k+1] hold W_in of
+    instance k (n_d[k], n_s); the same rows shifted by D hold its W_out transposed (W_outᵀ,
+    (n_d[k], n_s)); row 2·D + k holds its b (n_s). One tensor, so that Adam updates every
+    parameter of every instance in a few elementwise passes with no padding. relu: ReLU
+    output or the linear twin; bias: False keeps b at exactly zero (its gradient is zero).
     """
-    n_inst, batch, n_s = x.shape
-    h, y = forward(model, x)
-    err = y - x
-    loss = err.pow(2).mean(dim=(1, 2))
-    dz = err.mul_(2.0 / (batch * n_s))
-    if model.relu:
-        dz.mul_(y > 0)
-    g_out = torch.bmm(dz.transpose(1, 2), h)
-    dh = torch.bmm(dz, model.W_out)
-    g_in = torch.bmm(dh.transpose(1, 2), x)
-    return loss, ([g_in, g_out, dz.sum(dim=1)] if model.bias else [g_in, g_out])
+
+    flat: torch.Tensor
+    n_d: list[int]
+    relu: bool = True
+    bias: bool = True
+
+    def __post_init__(self):
+        self.offsets = [0]
+        for d in self.n_d:
+            self.offsets.append(self.offsets[-1] + d)
+
+    @property
+    def hidden(self) -> int:
+        """D = Σ n_d, the total hidden width."""
+        return self.offsets[-1]
+
+    def W_in(self, k: int) -> torch.Tensor:
+        """W_in of instance k, (n_d[k], n_s), a view."""
+        return self.flat[self.offsets[k]:self.offsets[k + 1]]
+
+    def W_out_T(self, k: int) -> torch.Tensor:
+        """W_outᵀ of instance k, (n_d[k], n_s), a view."""
+        return self.flat[self.hidden + self.offsets[k]:self.hidden + self.offsets[k + 1]]
+
+    def b(self, k: int) -> torch.Tensor:
+        """b of instance k, (n_s,), a view."""
+        return self.flat[2 * self.hidden + k]
+
+    def rows(self, keep: Sequence[int]) -> torch.Tensor:
+        """The rows of ``flat`` that belong to the instances ``keep`` (long tensor), in the
+        layout of the sub-stack of those instances."""
+        w_in = [r for k in keep for r in range(self.offsets[k], self.offsets[k + 1])]
+        w_out = [self.hidden + r for r in w_in]
+        b = [2 * self.hidden + k for k in keep]
+        return torch.tensor(w_in + w_out + b, dtype=torch.long, device=self.flat.device)
+
+    def select(self, keep: Sequence[int]) -> "RaggedStack":
+        """The sub-stack of the instances ``keep`` (indices, in order)."""
+        return RaggedStack(self.flat[self.rows(keep)], [self.n_d[k] for k in keep],
+                           self.relu, self.bias)
+
+    def padded(self) -> AutoencoderStack:
+        """The same models as a padded :class:`AutoencoderStack` (a copy)."""
+        n_s, n_h, dev = self.flat.shape[1], max(self.n_d), self.flat.device
+        W_in = torch.zeros(len(self.n_d), n_h, n_s, device=dev)
+        W_out = torch.zeros(len(self.n_d), n_s, n_h, device=dev)
+        for k, d in enumerate(self.n_d):
+            W_in[k, :d] = self.W_in(k)
+            W_out[k, :, :d] = self.W_out_T(k).T
+        b = self.flat[2 * self.hidden:].clone()
+        return AutoencoderStack(W_in, W_out, b, list(self.n_d), self.relu, self.bias)
+
+
+def init_ragged(n_s: int, n_d: Sequence[int], gens: Sequence[torch.Generator],
+                relu: bool = True, bias: bool = True) -> RaggedStack:
+    """The initialisation of :func:`init_stack` (same draws, same values), stored ragged.
+    Raises ValueError if some n_d is not in [1, n_s]."""
+    if any(not 1 <= d <= n_s for d in n_d):
+        raise ValueError(f"every n_d must be in [1, n_s = {n_s}], got {list(n_d)}")
+    parts_in, parts_out, parts_b = [], [], []
+    for d, g in zip(n_d, gens):
+        one = init_stack(n_s, [d], [g], relu, bias)
+        parts_in.append(one.W_in[0])
+        parts_out.append(one.W_out[0].T)
+        parts_b.append(one.b)
+    return RaggedStack(torch.cat(parts_in + parts_out + parts_b).contiguous(), list(n_d),
+                       relu, bias)
+
+
+def _balanced(cost: Sequence[int], workers: int) -> list[list[int]]:
+    """Indices of ``cost`` dealt to at most ``workers`` lists, largest first to the least
+    loaded."""
+    shares: list[list[int]] = [[] for _ in range(max(1, min(workers, len(cost))))]
+    load = [0] * len(shares)
+    for g in sorted(range(len(cost)), key=lambda g: (-cost[g], g)):
+        w = load.index(min(load))
+        shares[w].append(g)
+        load[w] += cost[g]
+    return shares
+
+
+def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
+                   x_of: Callable[[int, torch.Tensor], torch.Tensor], batch: int,
+                   grad: torch.Tensor, loss: torch.Tensor, workers: int = 1) -> None:
+    """Per-instance per-feature MSE of reconstructing x, and its gradients, in place.
+
+    Instances a ≤ k < b of each group (a, b) of ``groups`` see the same inputs
+    x = ``x_of(g, out)`` of shape (batch, n_s) (the callable fills and returns ``out``, a
+    (batch, n_s) scratch tensor), so their hidden activations are one matmul,
+    hᵀ = [W_in of the group] xᵀ, over the concatenated W_in, and so is the gradient of W_in.
+    Per instance: z = h W_outᵀ + b, y = ReLU(z) (or z), err = y − x, loss_k = mean over the
+    batch vectors and n_s features of err² (REFERENCE.md: the authors' normalisation),
+    dz = 2·err·[z > 0]/(batch·n_s), ∂W_out = dzᵀh, ∂h = dz W_out, ∂W_in = ∂hᵀx,
+    ∂b = Σ_batch dz (zero for a bias-free stack).
+
+    grad: a tensor shaped like ``model.flat``, overwritten with the gradients in the same
+    layout. loss: (I,), overwritten. workers: the groups are dealt to this many threads, each
+    with one intra-op torch thread; a group is always computed whole, by one thread, with the
+    same operations, so the numbers do not depend on ``workers`` (call with one intra-op
+    thread set, as tms.train does, for the same numbers with one worker).
+    Hand-written; tests/test_models.py checks it against autograd.
+    """
+    n_s, D, dev = model.flat.shape[1], model.hidden, model.flat.device
+    off = model.offsets
+    widths = [off[b] - off[a] for a, b in groups]
+
+    def run(share: list[int]) -> None:
+        widest = max(widths[g] for g in share)
+        hT_all = torch.empty(widest, batch, device=dev)
+        dhT_all = torch.empty(widest, batch, device=dev)
+        x_buf, z, on = (torch.empty(batch, n_s, device=dev) for _ in range(3))
+        for g in share:
+            a, b = groups[g]
+            x = x_of(g, x_buf)
+            r0, r1 = off[a], off[b]
+            hT = torch.mm(model.flat[r0:r1], x.T, out=hT_all[:r1 - r0])
+            dhT = dhT_all[:r1 - r0]
+            for k in range(a, b):
+                s0, s1 = off[k] - r0, off[k + 1] - r0
+                W_out_T = model.W_out_T(k)
+                if model.bias:
+                    torch.addmm(model.b(k), hT[s0:s1].T, W_out_T, out=z)
+                else:
+                    torch.mm(hT[s0:s1].T, W_out_T, out=z)
+                if model.relu:
+                    torch.gt(z, 0, out=on)
+                    z.mul_(on)
+                err = z.sub_(x)
+                torch.dot(err.view(-1), err.view(-1), out=loss[k])
+                if model.relu:
+                    err.mul_(on)
+                torch.mm(hT[s0:s1], err, out=grad[D + off[k]:D + off[k + 1]])
+                torch.mm(W_out_T, err.T, out=dhT[s0:s1])
+                if model.bias:
+                    torch.sum(err, 0, out=grad[2 * D + k])
+            torch.mm(dhT, x, out=grad[r0:r1])
+
+    if not model.bias:
+        grad[2 * D:].zero_()
+    # cost of a group: its matmuls (∝ its total width) and per instance a few passes over
+    # (batch, n_s), worth about ten hidden units each
+    shares = _balanced([w + 10 * (b - a) for w, (a, b) in zip(widths, groups)], workers)
+    if len(shares) == 1:
+        run(shares[0])
+    else:
+        # a new thread starts with torch's default intra-op thread count: set it to one
+        with ThreadPoolExecutor(len(shares), initializer=torch.set_num_threads,
+                                initargs=(1,)) as pool:
+            list(pool.map(run, shares))
+    grad.mul_(2.0 / (batch * n_s))
+    loss.div_(batch * n_s)
 
 
 class BatchedAdam:
@@ -115,15 +257,18 @@ class BatchedAdam:
         self.v = [torch.zeros_like(p) for p in params]
 
     def step(self, params: list[torch.Tensor], grads: list[torch.Tensor]) -> None:
+        """One update. Only exactly rounded elementwise operations (no fused multiply-add),
+        so every element's update is the same wherever it sits in the tensor: a chunk of a
+        stack trains bit for bit as in the whole stack."""
         self.t += 1
         b1, b2 = self.betas
         bc1, bc2 = 1 - b1 ** self.t, 1 - b2 ** self.t
         for p, g, m, v in zip(params, grads, self.m, self.v):
-            m.lerp_(g, 1 - b1)
-            v.mul_(b2).addcmul_(g, g, value=1 - b2)
+            m.mul_(b1).add_(g * (1 - b1))
+            v.mul_(b2).add_(g.square().mul_(1 - b2))
             denom = v.sqrt().div_(math.sqrt(bc2)).add_(self.eps)
             lr = (self.lr / bc1).reshape(-1, *([1] * (p.dim() - 1)))
-            p.addcdiv_(m * lr, denom, value=-1.0)
+            p.sub_((m * lr).div_(denom))
 
     def select(self, keep: torch.Tensor) -> None:
         """Keep only the state of the instances indexed by ``keep``."""

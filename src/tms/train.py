@@ -1,12 +1,16 @@
 """The batched trainer: a whole grid of one n_s trained in lockstep.
 
-Instances (each with its own p, n_d, seed and learning rate) are grouped into buckets of
-similar n_d (:func:`buckets`); each bucket is one stack of models trained together by
-batched matmuls, with fresh data every step from each instance's own seeded generator.
+Instances (each with its own p, n_d, seed, data stream and learning rate) form one ragged
+stack (tms.models.RaggedStack: no padding of n_d), trained together in lockstep with fresh
+data every step. Instances that share a data stream and p see the same inputs, so their
+W_in x is one matmul over their concatenated W_in; the Persian Rug grids give every grid
+point of one seed index the same stream (common random numbers across p and ratio).
 The stopping rule (:func:`window_says_stop`) is checked per instance every
 ``check_every`` steps; a stopped instance is dropped from the stack. So is a diverged one
 (:func:`diverged`: a non-finite minibatch loss, or one above ``diverge_factor`` times its first),
-flagged ``Result.diverged``; the other instances of its stack train on unaffected. Every final model is
+flagged ``Result.diverged``; the other instances of the stack train on unaffected. With
+``ckpt`` the stack's whole state is saved every ``ckpt.every`` steps and a rerun resumes from
+it (tms.checkpoint). Every final model is
 scored on the fixed held-out sample (:func:`heldout_loss`), never on its last minibatch.
 
 Two options serve the notes on toy autoencoding: ``bias=False`` trains bias-free stacks
@@ -25,17 +29,23 @@ import torch
 from tqdm import tqdm
 
 from tms import checkpoint, data
-from tms.models import AutoencoderStack, BatchedAdam, forward, init_stack, loss_and_grads
+from tms.models import AutoencoderStack, BatchedAdam, forward, init_ragged, loss_and_grads
+from tms.threads import torch_threads
 
 
 @dataclass(frozen=True)
 class Instance:
-    """One model of a grid: feature probability p, hidden width n_d, seed, learning rate."""
+    """One model of a grid: feature probability p, hidden width n_d, seed (initialisation),
+    learning rate, and data_seed: the training-data stream. Instances with the same data_seed
+    draw the same uniforms v every step (common random numbers; each turns them into its own
+    x = (v/p)·[v < p]), from a generator seeded by tms.data.stream_generator(data_seed);
+    None: the instance's own stream, its init generator continued after the init draws."""
 
     p: float
     n_d: int
     seed: int
     lr: float
+    data_seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -86,26 +96,6 @@ def diverged(block: np.ndarray, first: np.ndarray, factor: float) -> np.ndarray:
     return ~np.isfinite(block).all(axis=0) | (block.max(axis=0, initial=-np.inf) > factor * first)
 
 
-def buckets(n_d: Sequence[int], max_waste: float = 0.25) -> list[list[int]]:
-    """Group instance indices into stacks of similar n_d.
-
-    Instances are sorted by n_d and cut greedily so that each bucket's padded work
-    (count · max n_d) exceeds its useful work (Σ n_d) by at most ``max_waste``.
-    Returns lists of indices into ``n_d``; every index appears exactly once.
-    """
-    order = sorted(range(len(n_d)), key=lambda k: (n_d[k], k))
-    out: list[list[int]] = []
-    for k in order:
-        if out:
-            trial = out[-1] + [k]
-            padded = len(trial) * max(n_d[i] for i in trial)
-            if padded <= (1 + max_waste) * sum(n_d[i] for i in trial):
-                out[-1] = trial
-                continue
-        out.append([k])
-    return out
-
-
 def _as_scale(scale: Sequence[float] | torch.Tensor | None, n_s: int, device
               ) -> torch.Tensor | None:
     """Per-feature factors as a float32 tensor (n_s,) on ``device`` (None stays None).
@@ -146,48 +136,91 @@ def heldout_loss(model: AutoencoderStack, p: torch.Tensor, seed: int, n_vectors:
     return (total / (n_vectors * n_s)).cpu().numpy()
 
 
+def _stream(insts: Sequence[Instance], k: int) -> tuple[str, int]:
+    """The training-data stream of instance k: ("shared", data_seed), or ("own", k) for an
+    instance without a data_seed (it draws from its own generator, after its init)."""
+    s = insts[k].data_seed
+    return ("own", k) if s is None else ("shared", s)
+
+
+def _stack_order(insts: Sequence[Instance]) -> list[int]:
+    """Stack rows (indices into insts) with the instances of equal inputs (same stream, same
+    p) next to each other."""
+    return sorted(range(len(insts)), key=lambda k: (_stream(insts, k), insts[k].p, k))
+
+
+def _groups(insts: Sequence[Instance], rows: Sequence[int]
+            ) -> tuple[list[tuple[int, int]], list[tuple[str, int]]]:
+    """The (start, stop) ranges of consecutive rows with identical inputs at every step (same
+    stream and p), and the stream of each range."""
+    groups: list[tuple[int, int]] = []
+    keys: list[tuple[str, int]] = []
+    for r, k in enumerate(rows):
+        key = _stream(insts, k)
+        if groups and keys[-1] == key and insts[rows[r - 1]].p == insts[k].p:
+            groups[-1] = (groups[-1][0], r + 1)
+        else:
+            groups.append((r, r + 1))
+            keys.append(key)
+    return groups, keys
+
+
 def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bool,
                   device: str, desc: str, bias: bool, scale: torch.Tensor | None,
-                  ckpt: checkpoint.Checkpoints | None = None, name: str = ""
-                  ) -> list[Result]:
-    state = ckpt.load(name) if ckpt else None
+                  workers: int = 1, ckpt: checkpoint.Checkpoints | None = None,
+                  name: str = "") -> list[Result]:
+    state = ckpt.load(name, device) if ckpt else None
     if state is not None and state["done"]:
         return state["results"]
+    order = _stack_order(insts)
+    groups, keys = _groups(insts, order)
     gens = data.generators([i.seed for i in insts], device)
-    model = init_stack(n_s, [i.n_d for i in insts], gens, relu, bias)
-    p = torch.tensor([i.p for i in insts], device=device)
-    opt = BatchedAdam(model.params, torch.tensor([i.lr for i in insts], device=device),
-                      sched.adam_eps)
-    live = list(range(len(insts)))           # original index of each stack row
+    model = init_ragged(n_s, [insts[k].n_d for k in order], [gens[k] for k in order], relu, bias)
+    streams = {key: (gens[key[1]] if key[0] == "own" else data.stream_generator(key[1], device))
+               for key in keys}
+    lr = [insts[k].lr for k in order]
+    opt = BatchedAdam([model.flat], torch.tensor(
+        [lr[k] for k in range(len(order)) for _ in range(model.n_d[k])] * 2 + lr,
+        device=device), sched.adam_eps)
+    live = list(order)                       # original index of each stack row
     losses = np.empty((len(insts), sched.max_steps), dtype=np.float32)   # minibatch losses
     results: dict[int, Result] = {}
     pending: list[torch.Tensor] = []
-    buf = torch.empty(len(insts), sched.batch_size, n_s, device=device)
+    uniforms = {key: torch.empty(sched.batch_size, n_s, device=device) for key in streams}
+    grad = torch.empty_like(model.flat)
+    loss = torch.empty(len(insts), device=device)
+
+    def x_of(g: int, out: torch.Tensor) -> torch.Tensor:
+        """The inputs of group g this step: its stream's uniforms turned sparse with its p."""
+        x = data.sparse_from_uniform(uniforms[keys[g]], insts[live[groups[g][0]]].p, out=out)
+        return _scaled(x, scale)
 
     def finish(rows: list[int], step: int, stopped: bool, diverged: bool = False) -> None:
         for r in rows:
             k = live[r]
-            d = model.n_d[r]
-            results[k] = Result(model.W_in[r, :d].cpu().numpy().copy(),
-                                model.W_out[r, :, :d].cpu().numpy().copy(),
-                                model.b[r].cpu().numpy().copy(), step, stopped,
+            results[k] = Result(model.W_in(r).cpu().numpy().copy(),
+                                model.W_out_T(r).T.cpu().numpy().copy(),
+                                model.b(r).cpu().numpy().copy(), step, stopped,
                                 losses[k, :step].copy(), diverged)
 
     bar = tqdm(total=sched.max_steps, desc=desc, unit="step", mininterval=2.0, leave=False,
                disable=None)               # no bar when stderr is not a terminal
     step = saved = 0
+    generators = {**{f"init {k}": g for k, g in enumerate(gens)},
+                  **{f"stream {key[1]}": g for key, g in streams.items() if key[0] == "shared"}}
     if state is not None:
-        step, live, model, p, results = checkpoint.unpack(state, model, opt, losses, gens)
+        step, live, model, opt, results = checkpoint.unpack(state, losses, generators)
         saved = step
+        grad = torch.empty_like(model.flat)
+        groups, keys = _groups(insts, live)
         bar.write(f"{desc}: resuming from the checkpoint at step {step}")
         bar.update(step)
     while live and step < sched.max_steps:
-        x = _scaled(data.sparse_from_uniform(data.uniform([gens[k] for k in live],
-                                                          sched.batch_size, n_s,
-                                                          out=buf[:len(live)]), p), scale)
-        loss, grads = loss_and_grads(model, x)
-        opt.step(model.params, grads)
-        pending.append(loss)
+        for key in dict.fromkeys(keys):      # the streams still in use, each drawn once
+            uniforms[key].uniform_(0.0, 1.0, generator=streams[key])
+        loss_and_grads(model, groups, x_of, sched.batch_size, grad, loss[:len(live)], workers)
+        opt.step([model.flat], [grad])
+        pending.append(loss[:len(live)].clone())
         step += 1
         bar.update(1)
         if step % sched.check_every == 0 or step == sched.max_steps:
@@ -203,15 +236,16 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
             finish(stop, step, True)
             stop += bad
             if stop:
-                keep = torch.tensor([r for r in range(len(live)) if r not in stop],
-                                    dtype=torch.long, device=device)
+                keep = [r for r in range(len(live)) if r not in stop]
+                opt.select(model.rows(keep))
                 model = model.select(keep)
-                opt.select(keep)
-                p = p[keep]
-                live = [live[r] for r in keep.tolist()]
+                grad = torch.empty_like(model.flat)
+                live = [live[r] for r in keep]
+                groups, keys = _groups(insts, live)
             bar.set_postfix(active=len(live))
             if ckpt and live and ckpt.due(saved, step):
-                ckpt.save(name, checkpoint.pack(step, live, model, opt, p, losses, results, gens))
+                ckpt.save(name, checkpoint.pack(step, live, model, opt, losses, results,
+                                                generators))
                 saved = step
     bar.close()
     out = [results[k] for k in range(len(insts))]
@@ -221,33 +255,32 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
 
 
 def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
-               device: str = "cpu", max_waste: float = 0.25, label: str = "",
-               bias: bool = True, scale: Sequence[float] | None = None,
+               device: str = "cpu", label: str = "", bias: bool = True,
+               scale: Sequence[float] | None = None,
                ckpt: checkpoint.Checkpoints | None = None) -> list[Result]:
     """Train every instance of a grid of one n_s; results in the order of ``instances``.
 
-    Same code on CPU and CUDA (``device`` comes from params). ``bias=False``: bias-free
-    models (Result.b is zero). ``scale``: n_s positive factors multiplying every sampled
-    feature vector (the data is s ⊙ x). ``ckpt``: where each stack saves its state every
-    ``ckpt.every`` steps and resumes from it (tms.checkpoint); the results are the same
-    bytes as without. Raises ValueError on an empty grid, an n_d outside [1, n_s], or a
-    scale that is not n_s positive finite numbers.
+    All instances form one ragged stack (no padding of n_d). Same code on CPU and CUDA
+    (``device`` comes from params). ``bias=False``: bias-free models (Result.b is zero).
+    ``scale``: n_s positive factors multiplying every sampled feature vector (the data is
+    s ⊙ x). ``ckpt``: where the stack saves its state every ``ckpt.every`` steps and resumes
+    from it (tms.checkpoint); the results are the same bytes as without. Raises ValueError on
+    an empty grid, an n_d outside [1, n_s], or a scale that is not n_s positive finite numbers.
     """
     if not instances:
         raise ValueError("the grid is empty: nothing to train")
     scale = _as_scale(scale, n_s, device)
-    out: list[Result | None] = [None] * len(instances)
-    groups = buckets([i.n_d for i in instances], max_waste)
-    for g, idx in enumerate(groups):
-        insts = [instances[k] for k in idx]
-        desc = (f"{label}n_s={n_s} {'relu' if relu else 'linear'} stack {g + 1}/{len(groups)}"
-                f" ({len(idx)} models, n_d≤{max(i.n_d for i in insts)})")
-        name = "stack-" + checkpoint.digest(n_s, insts, sched, relu, bias, device,
+    desc = (f"{label}n_s={n_s} {'relu' if relu else 'linear'} ({len(instances)} models, "
+            f"n_d≤{max(i.n_d for i in instances)})")
+    # CPU: torch's thread budget becomes that many worker threads, each running whole groups
+    # of instances on one intra-op thread (no barrier per small op; the same numbers for any
+    # number of workers). CUDA: one worker.
+    workers = 1 if torch.device(device).type == "cuda" else torch.get_num_threads()
+    with torch_threads(1 if workers > 1 else None):
+        name = "stack-" + checkpoint.digest(n_s, instances, sched, relu, bias, device,
                                             None if scale is None else scale.tolist())
-        for k, res in zip(idx, _train_bucket(n_s, insts, sched, relu, device, desc, bias,
-                                             scale, ckpt, name)):
-            out[k] = res
-    return out  # type: ignore[return-value]
+        return _train_bucket(n_s, instances, sched, relu, device, desc, bias, scale, workers,
+                             ckpt, name)
 
 
 def stack_of(results: Sequence[Result], n_s: int, relu: bool, device: str = "cpu",
