@@ -22,12 +22,13 @@ def test_divergence_rule():
     assert diverged(block, first, np.inf).tolist() == [False, True, True, False, False]
 
 
+@pytest.mark.parametrize("data_seed", [None, 0], ids=["own data", "shared data stream"])
 @pytest.mark.parametrize("relu, lr, factor", [(True, 1e3, 100.0), (False, 1e38, np.inf)],
                          ids=["above the bound", "non-finite"])
-def test_a_diverging_instance_leaves_the_others_bit_identical(relu, lr, factor):
+def test_a_diverging_instance_leaves_the_others_bit_identical(relu, lr, factor, data_seed):
     sched = dataclasses.replace(SCHED, diverge_factor=factor)
-    good = [Instance(0.3, 4, k, 3e-2) for k in range(4)]
-    bad = Instance(0.3, 4, 7, lr)
+    good = [Instance(0.3, 4 + k % 2, k, 3e-2, data_seed) for k in range(4)]
+    bad = Instance(0.3, 4, 7, lr, data_seed)
     alone = train_grid(16, good, sched, relu=relu)
     mixed = train_grid(16, good[:2] + [bad] + good[2:], sched, relu=relu)
     flagged = mixed.pop(2)
