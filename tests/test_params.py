@@ -28,6 +28,8 @@ def test_shipped_profiles_are_valid(profile):
     ("persian_rug.fig1.n_s", 100, "persian_rug.fig1.n_s"),
     ("persian_rug.fig1.n_d", 300, "n_d = 300"),
     ("persian_rug.eval.n_vectors", 1000, "persian_rug.eval.n_vectors"),
+    ("persian_rug.compute.memory_budget_mb", 0, "persian_rug.compute.memory_budget_mb"),
+    ("persian_rug.compute.executor", "dask", "'local' or 'ray'"),
     ("persian_rug.train.seed", -1, "persian_rug.train.seed"),
     ("persian_rug.grid.seeds", 1.5, "persian_rug.grid.seeds"),
     ("persian_rug.grid.models", ["relu", "tanh"], "persian_rug.grid.models"),
