@@ -20,7 +20,7 @@ def main(params):
     points = [grid.Point(k, f3.p, f3.n_d / f3.n_s, f3.n_d, k) for k in range(f3.seeds)]
     table, results = grid.train_and_score(
         f3.n_s, points, pr.train.seed, lr, sched, True, pr.eval.seed, pr.eval.n_vectors,
-        resolve_device(pr.device), label="fig. 3 ")
+        resolve_device(pr.device), label="fig. 3 ", compute=pr.compute)
     io.write_arrays(grid.pack_weights(results), "data/persian_rug/fig3_weights")
     io.write_parquet(table, "data/persian_rug/fig3.parquet")
 
