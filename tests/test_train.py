@@ -136,9 +136,9 @@ def test_memory_budgeted_chunks_give_byte_equal_weights():
     insts = _grid_of_groups()
     whole = train_grid(12, insts, sched)
     # a budget that holds any one group but not the whole grid
-    group = stack_bytes(12, [3, 6], 9, 1, 32, 40, torch.get_num_threads())
+    group = stack_bytes(12, [3, 6], 9, 1, 32, 40)
     budget = 1.5 * group / 2 ** 20
-    chunks = plan_chunks(12, insts, sched, budget, torch.get_num_threads())
+    chunks = plan_chunks(12, insts, sched, budget)
     assert len(chunks) >= 3 and sorted(k for c in chunks for k in c) == list(range(len(insts)))
     chunked = train_grid(12, insts, sched, memory_budget_mb=budget)
     for a, b in zip(whole, chunked):

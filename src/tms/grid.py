@@ -90,16 +90,18 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
     insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr, base_seed + pt.seed_index)
              for pt in points]
     try:
-        plan_chunks(n_s, insts, sched, compute.memory_budget_mb)
+        chunks = plan_chunks(n_s, insts, sched, compute.memory_budget_mb)
     except ValueError as err:
         raise ParamsError(f"persian_rug.compute.memory_budget_mb = {compute.memory_budget_mb}: "
                           f"{err}") from None
     results = train_grid(n_s, insts, sched, relu=relu, device=device, label=label,
                          memory_budget_mb=compute.memory_budget_mb,
                          executor=executor.from_params(compute, device))
-    losses = heldout_loss(stack_of(results, n_s, relu, device),
-                          torch.tensor([pt.p for pt in points], device=device),
-                          eval_seed, n_eval)
+    losses = np.empty(len(points))
+    for chunk in chunks:                 # scored chunk by chunk too, within the budget
+        losses[chunk] = heldout_loss(stack_of([results[k] for k in chunk], n_s, relu, device),
+                                     torch.tensor([points[k].p for k in chunk], device=device),
+                                     eval_seed, n_eval)
     rows = []
     for pt, inst, res, loss in zip(points, insts, results, losses):
         rows.append({

@@ -191,7 +191,7 @@ class Compute(_Strict):
     ``RAY_ADDRESS`` in the environment, else ``ray_address``, else a local Ray instance.
     """
 
-    memory_budget_mb: PositiveInt = 4096
+    memory_budget_mb: Annotated[float, Field(gt=0.0)] = 4096.0
     executor: Literal["local", "ray"] = "local"
     ray_address: str | None = None
 

@@ -217,23 +217,26 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
 
 
 def stack_bytes(n_s: int, n_d: Sequence[int], widest_group: int, streams: int, batch: int,
-                max_steps: int, workers: int = 1) -> int:
+                max_steps: int) -> int:
     """An upper estimate of the memory (bytes, float32) of training one ragged stack.
 
     The parameters (2·Σn_d + I)·n_s floats live in 11 copies at most (weights, gradients,
     Adam's two moments, the optimiser's temporaries, and the copies made when stopped
-    instances leave the stack); each worker has scratch for a group's hidden activations
-    and their gradients, 2·widest_group·batch, and three (batch, n_s) buffers; each data
+    instances leave the stack); a worker has scratch for a group's hidden activations and
+    their gradients, 2·widest_group·batch, and three (batch, n_s) buffers (counted once:
+    each further CPU worker thread adds as much); each data
     stream one (batch, n_s) buffer of uniforms; the loss history is I·max_steps floats.
     """
     params = (2 * sum(n_d) + len(n_d)) * n_s
-    scratch = workers * (2 * widest_group * batch + 3 * batch * n_s)
+    scratch = 2 * widest_group * batch + 3 * batch * n_s
     return 4 * (11 * params + scratch + streams * batch * n_s + len(n_d) * max_steps)
 
 
 def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
-                memory_budget_mb: float, workers: int = 1) -> list[list[int]]:
-    """Split a grid into stacks that each fit ``memory_budget_mb`` MiB (by :func:`stack_bytes`).
+                memory_budget_mb: float) -> list[list[int]]:
+    """Split a grid into stacks that each fit ``memory_budget_mb`` MiB (by :func:`stack_bytes`
+    with one worker: the plan depends on params alone; each further CPU worker thread adds
+    its scratch).
 
     Chunks are cut between groups of equal inputs (same data stream and p), in stack order,
     so every instance trains bit for bit as in the whole grid; a group too large for the
@@ -247,19 +250,19 @@ def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
     pieces: list[list[int]] = []
     for a, b in groups:
         rows = order[a:b]
-        if _chunk_bytes(n_s, instances, rows, sched, workers) <= budget:
+        if _chunk_bytes(n_s, instances, rows, sched) <= budget:
             pieces.append(rows)
             continue
         for k in rows:
-            if _chunk_bytes(n_s, instances, [k], sched, workers) > budget:
-                need = _chunk_bytes(n_s, instances, [k], sched, workers) / 2 ** 20
+            if _chunk_bytes(n_s, instances, [k], sched) > budget:
+                need = _chunk_bytes(n_s, instances, [k], sched) / 2 ** 20
                 raise ValueError(f"{memory_budget_mb} MiB is too small for one model of "
                                  f"n_s = {n_s}, n_d = {instances[k].n_d} (needs about "
                                  f"{need:.3g} MiB)")
             pieces.append([k])
     chunks: list[list[int]] = []
     for piece in pieces:
-        if chunks and _chunk_bytes(n_s, instances, chunks[-1] + piece, sched, workers) <= budget:
+        if chunks and _chunk_bytes(n_s, instances, chunks[-1] + piece, sched) <= budget:
             chunks[-1] = chunks[-1] + piece
         else:
             chunks.append(piece)
@@ -267,14 +270,14 @@ def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
 
 
 def _chunk_bytes(n_s: int, instances: Sequence[Instance], chunk: Sequence[int],
-                 sched: Schedule, workers: int) -> int:
+                 sched: Schedule) -> int:
     """:func:`stack_bytes` of the stack of ``instances[chunk]``."""
     insts = [instances[k] for k in chunk]
     order = _stack_order(insts)
     groups, keys = _groups(insts, order)
     widest = max(sum(insts[r].n_d for r in order[a:b]) for a, b in groups)
     return stack_bytes(n_s, [i.n_d for i in insts], widest, len(set(keys)), sched.batch_size,
-                       sched.max_steps, workers)
+                       sched.max_steps)
 
 
 def train_chunk(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
@@ -317,12 +320,8 @@ def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: b
     if not instances:
         raise ValueError("the grid is empty: nothing to train")
     _as_scale(scale, n_s, "cpu")
-    if memory_budget_mb is None:
-        chunks = [list(range(len(instances)))]
-    else:
-        cpu = torch.device(device).type != "cuda"
-        chunks = plan_chunks(n_s, instances, sched, memory_budget_mb,
-                             torch.get_num_threads() if cpu else 1)
+    chunks = ([list(range(len(instances)))] if memory_budget_mb is None
+              else plan_chunks(n_s, instances, sched, memory_budget_mb))
     fn = functools.partial(train_chunk, n_s, sched=sched, relu=relu, device=device,
                            label=label, bias=bias,
                            scale=None if scale is None else list(map(float, scale)))
