@@ -18,11 +18,12 @@ def main(params):
         sched = dataclasses.replace(sched, max_steps=f3.max_steps)
     lr = f3.lr if f3.lr is not None else pr.train.lr_for(f3.n_s)
     device = resolve_device(pr.device)
-    ckpt = checkpoint.for_stage("pr_fig3", pr.train.checkpoint_every, device, pr.eval, f3, sched, lr)
+    ckpt = checkpoint.for_stage("pr_fig3", pr.train.checkpoint_every, device, pr.eval, f3,
+                                sched, lr)
     points = [grid.Point(k, f3.p, f3.n_d / f3.n_s, f3.n_d, k) for k in range(f3.seeds)]
     table, results = grid.train_and_score(
         f3.n_s, points, pr.train.seed, lr, sched, True, pr.eval.seed, pr.eval.n_vectors,
-        device, label="fig. 3 ", ckpt=ckpt)
+        device, label="fig. 3 ", compute=pr.compute, ckpt=ckpt)
     io.write_arrays(grid.pack_weights(results), "data/persian_rug/fig3_weights")
     io.write_parquet(table, "data/persian_rug/fig3.parquet")
     if ckpt:

@@ -27,7 +27,8 @@ def main(params):
     for model in pr.grid.models:
         table, res = grid.train_and_score(
             n_s, points, pr.train.seed, pr.train.lr_for(n_s), stage.schedule(params),
-            model == "relu", pr.eval.seed, pr.eval.n_vectors, device, ckpt=ckpt)
+            model == "relu", pr.eval.seed, pr.eval.n_vectors, device,
+            compute=pr.compute, ckpt=ckpt)
         tables.append(table)
         results += res
     io.write_arrays(grid.pack_weights(results), f"data/persian_rug/train/n{n_s}_weights")

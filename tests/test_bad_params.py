@@ -50,6 +50,8 @@ BAD = [
     (f"{PR}.train.checkpoint_every", -100, "-100", "greater than or equal to 0"),
     (f"{PR}.train.checkpoint_every", 2.5, "2.5", "valid integer"),
     (f"{PR}.train.diverge_factor", 0.5, "0.5", "greater than 1"),
+    (f"{PR}.compute.memory_budget_mb", 0, "0", "greater than 0"),
+    (f"{PR}.compute.executor", "dask", "'dask'", "'local' or 'ray'"),
     (f"{AN}.linear.train.diverge_factor", "big", "'big'", "valid number"),
     # the rug needs a power of two; shapes that do not fit
     (f"{PR}.rug.n_s", 1000, "1000", "power of two"),

@@ -29,10 +29,13 @@ def _same_bytes(a: list[train.Result], b: list[train.Result]) -> None:
                 assert u == v
 
 
-@pytest.mark.parametrize("kill_after", [1, 3, 5])
-def test_resumed_training_gives_the_same_bytes(tmp_path, monkeypatch, capsys, kill_after):
+@pytest.mark.parametrize("kill_after, budget", [(1, None), (3, None), (5, None), (4, 0.02)],
+                         ids=["early", "later", "when done", "second of four chunks"])
+def test_resumed_training_gives_the_same_bytes(tmp_path, monkeypatch, capsys, kill_after,
+                                               budget):
     reference = train_grid(12, INSTS, SCHED)
     assert any(r.stopped for r in reference) and any(r.steps > 100 for r in reference)
+    assert budget is None or len(train.plan_chunks(12, INSTS, SCHED, budget)) == 4
     ckpt = checkpoint.for_stage("pr_train@12", 40, "params", root=tmp_path)
     save, saves = checkpoint.Checkpoints.save, []
 
@@ -44,10 +47,10 @@ def test_resumed_training_gives_the_same_bytes(tmp_path, monkeypatch, capsys, ki
 
     monkeypatch.setattr(checkpoint.Checkpoints, "save", save_then_die)
     with pytest.raises(Killed):
-        train_grid(12, INSTS, SCHED, ckpt=ckpt)
+        train_grid(12, INSTS, SCHED, memory_budget_mb=budget, ckpt=ckpt)
     monkeypatch.setattr(checkpoint.Checkpoints, "save", save)
     assert len(list(ckpt.directory.glob("stack-*.pt"))) >= 1
-    resumed = train_grid(12, INSTS, SCHED, ckpt=ckpt)
+    resumed = train_grid(12, INSTS, SCHED, memory_budget_mb=budget, ckpt=ckpt)
     if not saves[-1]:                                  # killed mid-stack: it resumed there
         assert "resuming from the checkpoint at step" in capsys.readouterr().out
     _same_bytes(resumed, reference)

@@ -1,7 +1,10 @@
 import numpy as np
+import pandas as pd
+import pytest
 
 from tms import grid, stats
-from tms.train import Result
+from tms.params import Compute, ParamsError
+from tms.train import Instance, Result, Schedule, plan_chunks, stack_bytes
 
 
 def test_expand_orders_seeds_ratio_p_and_rounds_n_d_down():
@@ -32,3 +35,25 @@ def test_summary_statistics_by_hand():
     dead = stats.summary(W_in, W_out * np.array([[1.0], [1.0], [0.1]]), np.zeros(3))
     assert np.isclose(dead["dead_fraction"], 1 / 3) and np.isclose(dead["diag_live_mean"], 1.5)
     assert np.isclose(s["bias_mean"], -0.2) and np.isclose(s["bias_std"], np.std([-0.1, -0.2, -0.3]))
+
+
+def test_budget_below_one_model_is_a_params_error_before_training():
+    pts = grid.expand(64, [0.1], [0.5], 1)
+    sched = Schedule(batch_size=1024, adam_eps=1e-7, window=10, check_every=5, max_steps=10)
+    with pytest.raises(ParamsError, match=r"persian_rug.compute.memory_budget_mb = 0.5: 0.5 MiB "
+                                          r"is too small for one model of n_s = 64, n_d = 32"):
+        grid.train_and_score(64, pts, 0, 1e-2, sched, True, 0, 65536,
+                             compute=Compute(memory_budget_mb=0.5))
+
+
+def test_chunked_scoring_gives_the_unchunked_table():
+    pts = grid.expand(16, [0.1, 0.5], [0.25, 0.5], 1)
+    sched = Schedule(batch_size=64, adam_eps=1e-7, window=10, check_every=5, max_steps=20)
+    whole, _ = grid.train_and_score(16, pts, 0, 1e-2, sched, True, 3, 65536)
+    # a budget that holds one group of equal inputs (two models) at a time
+    insts = [Instance(pt.p, pt.n_d, pt.instance, 1e-2, 0) for pt in pts]
+    budget = 1.2 * stack_bytes(16, [4, 8], 12, 1, 64, 20) / 2 ** 20
+    assert len(plan_chunks(16, insts, sched, budget)) == 2
+    table, _ = grid.train_and_score(16, pts, 0, 1e-2, sched, True, 3, 65536,
+                                    compute=Compute(memory_budget_mb=budget))
+    pd.testing.assert_frame_equal(table, whole)

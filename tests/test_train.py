@@ -5,7 +5,8 @@ import torch
 from tms import theory
 from tms import data
 from tms.models import forward, init_stack
-from tms.train import Instance, Schedule, heldout_loss, stack_of, train_grid, window_says_stop
+from tms.train import (Instance, Schedule, heldout_loss, plan_chunks, stack_bytes, stack_of,
+                       train_grid, window_says_stop)
 
 
 def test_stopping_rule_fires_exactly_when_the_window_condition_holds():
@@ -120,3 +121,36 @@ def test_scale_multiplies_the_data_in_training_and_scoring():
         train_grid(8, insts, sched, scale=[1.0] * 7)
     with pytest.raises(ValueError, match="scale"):
         heldout_loss(model, torch.tensor([0.3]), 5, 1000, scale=[1.0] * 7 + [-1.0])
+
+
+def _grid_of_groups():
+    """Two seed indices × three p × two widths: six groups of equal inputs, plus one model
+    on its own stream."""
+    insts = [Instance(p, d, 10 * s + k, 1e-2, s) for s in (0, 1)
+             for k, (p, d) in enumerate([(p, d) for p in (0.1, 0.3, 0.6) for d in (3, 6)])]
+    return insts + [Instance(0.3, 5, 99, 3e-3)]
+
+
+def test_memory_budgeted_chunks_give_byte_equal_weights():
+    sched = Schedule(batch_size=32, adam_eps=1e-7, window=10, check_every=5, max_steps=40)
+    insts = _grid_of_groups()
+    whole = train_grid(12, insts, sched)
+    # a budget that holds any one group but not the whole grid
+    group = stack_bytes(12, [3, 6], 9, 1, 32, 40)
+    budget = 1.5 * group / 2 ** 20
+    chunks = plan_chunks(12, insts, sched, budget)
+    assert len(chunks) >= 3 and sorted(k for c in chunks for k in c) == list(range(len(insts)))
+    chunked = train_grid(12, insts, sched, memory_budget_mb=budget)
+    for a, b in zip(whole, chunked):
+        for name in ("W_in", "W_out", "b", "train_losses"):
+            assert getattr(a, name).tobytes() == getattr(b, name).tobytes()
+        assert (a.steps, a.stopped) == (b.steps, b.stopped)
+
+
+def test_plan_rejects_a_budget_below_one_model():
+    sched = Schedule(batch_size=32, adam_eps=1e-7, window=10, check_every=5, max_steps=40)
+    one = stack_bytes(12, [6], 6, 1, 32, 40) / 2 ** 20
+    with pytest.raises(ValueError, match="too small for one model of n_s = 12"):
+        plan_chunks(12, _grid_of_groups(), sched, 0.9 * one)
+    # a group too wide for the budget is cut between its models
+    assert len(plan_chunks(12, [Instance(0.3, 6, 0, 1e-2, 0)] * 3, sched, 1.1 * one)) == 3

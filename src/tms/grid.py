@@ -17,9 +17,11 @@ import numpy as np
 import pandas as pd
 import torch
 
-from tms import stats
+from tms import executor, stats
 from tms.checkpoint import Checkpoints
-from tms.train import Instance, Result, Schedule, heldout_loss, stack_of, train_grid
+from tms.params import Compute, ParamsError
+from tms.train import (Instance, Result, Schedule, heldout_loss, plan_chunks, stack_of,
+                       train_grid)
 
 #: Columns of the trained-model tables (data/persian_rug/train/n{n_s}.parquet), one row per model.
 TRAIN_COLUMNS = {
@@ -79,19 +81,30 @@ def expand(n_s: int, p: Sequence[float], ratio: Sequence[float], seeds: int) -> 
 
 def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float,
                     sched: Schedule, relu: bool, eval_seed: int, n_eval: int,
-                    device: str = "cpu", label: str = "", ckpt: Checkpoints | None = None
-                    ) -> tuple[pd.DataFrame, list[Result]]:
-    """Train every point (one batched run, checkpointed to ``ckpt`` when given: tms.train),
-    score each on the held-out sample.
+                    device: str = "cpu", label: str = "", compute: Compute = Compute(),
+                    ckpt: Checkpoints | None = None) -> tuple[pd.DataFrame, list[Result]]:
+    """Train every point (batched, chunked and placed as ``compute`` says, checkpointed to
+    ``ckpt`` when given: tms.train), score each on the held-out sample.
 
     Returns the table (columns :data:`TRAIN_COLUMNS`) and the trained results in point order.
+    Raises ParamsError, before any training, if one model does not fit
+    compute.memory_budget_mb.
     """
     insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr, base_seed + pt.seed_index)
              for pt in points]
-    results = train_grid(n_s, insts, sched, relu=relu, device=device, label=label, ckpt=ckpt)
-    losses = heldout_loss(stack_of(results, n_s, relu, device),
-                          torch.tensor([pt.p for pt in points], device=device),
-                          eval_seed, n_eval)
+    try:
+        chunks = plan_chunks(n_s, insts, sched, compute.memory_budget_mb)
+    except ValueError as err:
+        raise ParamsError(f"persian_rug.compute.memory_budget_mb = {compute.memory_budget_mb}: "
+                          f"{err}") from None
+    results = train_grid(n_s, insts, sched, relu=relu, device=device, label=label,
+                         memory_budget_mb=compute.memory_budget_mb,
+                         executor=executor.from_params(compute, device), ckpt=ckpt)
+    losses = np.empty(len(points))
+    for chunk in chunks:                 # scored chunk by chunk too, within the budget
+        losses[chunk] = heldout_loss(stack_of([results[k] for k in chunk], n_s, relu, device),
+                                     torch.tensor([points[k].p for k in chunk], device=device),
+                                     eval_seed, n_eval)
     rows = []
     for pt, inst, res, loss in zip(points, insts, results, losses):
         rows.append({

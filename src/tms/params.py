@@ -192,10 +192,26 @@ class Theory(_Strict):
         return _expand(self.ratio)
 
 
+class Compute(_Strict):
+    """How the trained grids are computed (never what they are: the numbers are the same).
+
+    memory_budget_mb: the most memory (MiB) one stack of models being trained may take; a
+    grid that needs more is trained chunk after chunk (tms.train.plan_chunks), with the same
+    results. executor: ``local`` trains the chunks in this process one after another; ``ray``
+    sends them to Ray tasks (one GPU each when the device is CUDA) on the cluster named by
+    ``RAY_ADDRESS`` in the environment, else ``ray_address``, else a local Ray instance.
+    """
+
+    memory_budget_mb: Annotated[float, Field(gt=0.0)] = 4096.0
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
+
+
 class PersianRug(_Strict):
     """Everything the Persian Rug paper's stages read."""
 
     device: DeviceName
+    compute: Compute = Compute()
     eval: Eval
     train: Train
     grid: Grid

@@ -20,8 +20,9 @@ multiplies every sampled x, training and held-out alike, so model and target see
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -254,33 +255,127 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
     return out
 
 
-def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
-               device: str = "cpu", label: str = "", bias: bool = True,
-               scale: Sequence[float] | None = None,
-               ckpt: checkpoint.Checkpoints | None = None) -> list[Result]:
-    """Train every instance of a grid of one n_s; results in the order of ``instances``.
+def stack_bytes(n_s: int, n_d: Sequence[int], widest_group: int, streams: int, batch: int,
+                max_steps: int) -> int:
+    """An upper estimate of the memory (bytes, float32) of training one ragged stack.
 
-    All instances form one ragged stack (no padding of n_d). Same code on CPU and CUDA
-    (``device`` comes from params). ``bias=False``: bias-free models (Result.b is zero).
-    ``scale``: n_s positive factors multiplying every sampled feature vector (the data is
-    s ⊙ x). ``ckpt``: where the stack saves its state every ``ckpt.every`` steps and resumes
-    from it (tms.checkpoint); the results are the same bytes as without. Raises ValueError on
-    an empty grid, an n_d outside [1, n_s], or a scale that is not n_s positive finite numbers.
+    The parameters (2·Σn_d + I)·n_s floats live in 11 copies at most (weights, gradients,
+    Adam's two moments, the optimiser's temporaries, and the copies made when stopped
+    instances leave the stack); a worker has scratch for a group's hidden activations and
+    their gradients, 2·widest_group·batch, and three (batch, n_s) buffers (counted once:
+    each further CPU worker thread adds as much); each data
+    stream one (batch, n_s) buffer of uniforms; the loss history is I·max_steps floats.
     """
-    if not instances:
-        raise ValueError("the grid is empty: nothing to train")
+    params = (2 * sum(n_d) + len(n_d)) * n_s
+    scratch = 2 * widest_group * batch + 3 * batch * n_s
+    return 4 * (11 * params + scratch + streams * batch * n_s + len(n_d) * max_steps)
+
+
+def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
+                memory_budget_mb: float) -> list[list[int]]:
+    """Split a grid into stacks that each fit ``memory_budget_mb`` MiB (by :func:`stack_bytes`
+    with one worker: the plan depends on params alone; each further CPU worker thread adds
+    its scratch).
+
+    Chunks are cut between groups of equal inputs (same data stream and p), in stack order,
+    so every instance trains bit for bit as in the whole grid; a group too large for the
+    budget alone is cut between its instances (equal up to rounding then). Returns lists of
+    indices into ``instances``, every index exactly once. Raises ValueError if a single
+    model does not fit the budget.
+    """
+    budget = memory_budget_mb * 2 ** 20
+    order = _stack_order(instances)
+    groups, _ = _groups(instances, order)
+    pieces: list[list[int]] = []
+    for a, b in groups:
+        rows = order[a:b]
+        if _chunk_bytes(n_s, instances, rows, sched) <= budget:
+            pieces.append(rows)
+            continue
+        for k in rows:
+            if _chunk_bytes(n_s, instances, [k], sched) > budget:
+                need = _chunk_bytes(n_s, instances, [k], sched) / 2 ** 20
+                raise ValueError(f"{memory_budget_mb} MiB is too small for one model of "
+                                 f"n_s = {n_s}, n_d = {instances[k].n_d} (needs about "
+                                 f"{need:.3g} MiB)")
+            pieces.append([k])
+    chunks: list[list[int]] = []
+    for piece in pieces:
+        if chunks and _chunk_bytes(n_s, instances, chunks[-1] + piece, sched) <= budget:
+            chunks[-1] = chunks[-1] + piece
+        else:
+            chunks.append(piece)
+    return chunks
+
+
+def _chunk_bytes(n_s: int, instances: Sequence[Instance], chunk: Sequence[int],
+                 sched: Schedule) -> int:
+    """:func:`stack_bytes` of the stack of ``instances[chunk]``."""
+    insts = [instances[k] for k in chunk]
+    order = _stack_order(insts)
+    groups, keys = _groups(insts, order)
+    widest = max(sum(insts[r].n_d for r in order[a:b]) for a, b in groups)
+    return stack_bytes(n_s, [i.n_d for i in insts], widest, len(set(keys)), sched.batch_size,
+                       sched.max_steps)
+
+
+def train_chunk(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
+                device: str = "cpu", label: str = "", bias: bool = True,
+                scale: Sequence[float] | None = None,
+                ckpt: checkpoint.Checkpoints | None = None) -> list[Result]:
+    """Train ``instances`` as one ragged stack, in this process (no chunking); results in
+    their order. Arguments as :func:`train_grid`. On CPU, torch's thread count becomes that
+    many worker threads, each running whole groups of instances on one intra-op thread (no
+    barrier per small operation), so the numbers never depend on the thread count; on CUDA
+    one worker."""
     scale = _as_scale(scale, n_s, device)
     desc = (f"{label}n_s={n_s} {'relu' if relu else 'linear'} ({len(instances)} models, "
             f"n_d≤{max(i.n_d for i in instances)})")
-    # CPU: torch's thread budget becomes that many worker threads, each running whole groups
-    # of instances on one intra-op thread (no barrier per small op; the same numbers for any
-    # number of workers). CUDA: one worker.
     workers = 1 if torch.device(device).type == "cuda" else torch.get_num_threads()
-    with torch_threads(1 if workers > 1 else None):
+    with torch_threads(1 if torch.device(device).type != "cuda" else None):
         name = "stack-" + checkpoint.digest(n_s, instances, sched, relu, bias, device,
                                             None if scale is None else scale.tolist())
         return _train_bucket(n_s, instances, sched, relu, device, desc, bias, scale, workers,
                              ckpt, name)
+
+
+def local_map(fn: Callable[[list[Instance]], list[Result]], chunks: list[list[Instance]]
+              ) -> list[list[Result]]:
+    """The in-process executor: the chunks one after another."""
+    return [fn(chunk) for chunk in chunks]
+
+
+def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
+               device: str = "cpu", label: str = "", bias: bool = True,
+               scale: Sequence[float] | None = None, memory_budget_mb: float | None = None,
+               executor: Callable = local_map,
+               ckpt: checkpoint.Checkpoints | None = None) -> list[Result]:
+    """Train every instance of a grid of one n_s; results in the order of ``instances``.
+
+    The instances form ragged stacks (no padding of n_d): one, or with ``memory_budget_mb``
+    as many as :func:`plan_chunks` needs, trained by ``executor(fn, chunks)`` (which returns
+    fn(chunk) for every chunk, in order: :func:`local_map`, or tms.executor.ray_map for Ray
+    tasks); the results do not depend on the chunking. Same code on CPU and CUDA
+    (``device`` comes from params). ``bias=False``: bias-free models (Result.b is zero).
+    ``scale``: n_s positive factors multiplying every sampled feature vector (the data is
+    s ⊙ x). ``ckpt``: where each stack saves its state every ``ckpt.every`` steps and resumes
+    from it (tms.checkpoint); the results are the same bytes as without. Raises ValueError on
+    an empty grid, an n_d outside [1, n_s], a scale that is not n_s positive finite numbers,
+    or a budget too small for one model.
+    """
+    if not instances:
+        raise ValueError("the grid is empty: nothing to train")
+    _as_scale(scale, n_s, "cpu")
+    chunks = ([list(range(len(instances)))] if memory_budget_mb is None
+              else plan_chunks(n_s, instances, sched, memory_budget_mb))
+    fn = functools.partial(train_chunk, n_s, sched=sched, relu=relu, device=device,
+                           label=label, bias=bias,
+                           scale=None if scale is None else list(map(float, scale)), ckpt=ckpt)
+    out: list[Result | None] = [None] * len(instances)
+    for chunk, results in zip(chunks, executor(fn, [[instances[k] for k in c] for c in chunks])):
+        for k, res in zip(chunk, results):
+            out[k] = res
+    return out  # type: ignore[return-value]
 
 
 def stack_of(results: Sequence[Result], n_s: int, relu: bool, device: str = "cpu",
