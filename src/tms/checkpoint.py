@@ -83,7 +83,7 @@ def for_stage(stage: str, every: int, *params: object, root: Path = ROOT) -> Che
         raise ValueError(f"checkpoint_every must be >= 0, got {every}")
     if every == 0:
         return None
-    directory = root / stage / digest(*params)
+    directory = (root / stage / digest(*params)).absolute()    # the same path in Ray tasks
     if directory.parent.is_dir():
         for other in directory.parent.iterdir():
             if other != directory:
