@@ -7,6 +7,7 @@ network (no require.js, no MathJax: the reports have no TeX), so it renders offl
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import jinja2
@@ -47,7 +48,9 @@ def build(name: str, template: Path, out_dir: Path, parameters: dict | None = No
     with atomic_path(out_dir / f"{name}.ipynb") as tmp_nb:
         papermill.execute_notebook(str(template), str(tmp_nb), parameters=params,
                                    cwd=str(Path.cwd()), kernel_name="python3",
-                                   progress_bar=False, log_output=False)
+                                   log_output=False,
+                                   progress_bar=sys.stderr.isatty() and  # none off terminals
+                                   {"desc": f"report {name}", "leave": False})
         nb = _strip(nbformat.read(tmp_nb, as_version=4))
         nbformat.write(nb, tmp_nb)
         html, _ = HTMLExporter(embed_images=True, extra_loaders=[_OFFLINE],
