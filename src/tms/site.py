@@ -117,8 +117,8 @@ below. {{ total }} claims: {% for v, n in totals %}{{ n }} {{ v }}{% if not loop
 
 <h2 id="reports">Paper reports</h2>
 <ul>{% for p in papers %}
-<li><a href="{{ p.report_href }}">{{ p.title }}</a> (stage <a href="#{{ anchor(p.stage) }}">{{ p.stage }}</a>,
-{{ p.claims|length }} claims)</li>{% endfor %}
+<li><a href="{{ p.report_href }}">{{ p.title }}</a> (stage <a href="#{{ anchor(p.stage) }}">{{ p.stage }}</a>):
+{{ p.claims|length }} claims, {% for v, n in p.totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %}</li>{% endfor %}
 </ul>
 
 <h2 id="claims">Claims</h2>
@@ -164,6 +164,11 @@ claims rows that bear on it; then the errata our checks found beyond it.</p>
 """, autoescape=True, trim_blocks=False)
 
 
+def _totals(rows: list[dict]) -> list[tuple[str, int]]:
+    """(verdict, count) of ``rows``, most frequent first."""
+    return Counter(r["verdict"] for r in rows).most_common()
+
+
 def _href(path: str | None, base: Path) -> str | None:
     if path is None:
         return None
@@ -182,7 +187,8 @@ def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
     view = []
     for p in papers:
         rows = [{**r, "figure_href": _href(r["figure"], base)} for r in p["claims"]]
-        view.append({**p, "claims": rows, "report_href": _href(p["report"], base)})
+        view.append({**p, "claims": rows, "report_href": _href(p["report"], base),
+                     "totals": _totals(p["claims"])})
     by_paper = {p["paper"]: p["claims"] for p in view}
     listed, errata_view = set(), []
     for e in errata.ERRATA:
@@ -191,7 +197,6 @@ def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
         errata_view.append({**e.__dict__, "rows": rows})
     other = [{**r, "paper_key": p["paper"]} for p in view for r in p["claims"]
              if r["verdict"] == "erratum" and id(r) not in listed]
-    counts = Counter(r["verdict"] for p in papers for r in p["claims"])
     seen, stage_rows = set(), []
     for s in stages:                        # one anchor per stage (matrix stages: the first)
         sid = _anchor(s["name"])
@@ -200,5 +205,5 @@ def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
     return _TEMPLATE.render(papers=view, errata=errata_view, other_errata=other,
                             params_text=params_text, revision=revision, mermaid=mermaid,
                             dag_svg=dag.svg(dag.parse(mermaid)), stages=stage_rows,
-                            anchor=_anchor, total=sum(counts.values()),
-                            totals=sorted(counts.items(), key=lambda kv: -kv[1]))
+                            anchor=_anchor, total=sum(len(p["claims"]) for p in papers),
+                            totals=_totals([r for p in papers for r in p["claims"]]))
