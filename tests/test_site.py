@@ -1,6 +1,7 @@
 """The report site's parts: claims as data, metrics, errata, the DAG drawing, the page."""
 
 import re
+import subprocess
 
 import pandas as pd
 import pytest
@@ -130,3 +131,19 @@ def test_page_shows_rows_errata_and_rejects_unknown_stages():
     papers[0]["claims"][0]["stages"] = ["nowhere"]
     with pytest.raises(ValueError, match="nowhere"):
         site.render(papers, "", "", MERMAID, stages)
+
+
+def test_git_revision_names_the_commit_and_uncommitted_inputs(tmp_path):
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    assert site.git_revision(tmp_path) == "not a git checkout"
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    for name in ("dvc.lock", "params.yaml"):
+        (tmp_path / name).write_text("a\n")
+    subprocess.run(git + ["add", "-A"], cwd=tmp_path, check=True)
+    subprocess.run(git + ["commit", "-qm", "c"], cwd=tmp_path, check=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    (tmp_path / "dvc.lock").write_text("b\n")              # written by the pipeline itself
+    assert site.git_revision(tmp_path) == head
+    (tmp_path / "params.yaml").write_text("b\n")
+    assert site.git_revision(tmp_path) == f"{head} + uncommitted changes to params.yaml"

@@ -58,12 +58,23 @@ def metrics(papers: list[dict]) -> dict:
     return out
 
 
+# Tracked files the pipeline itself rewrites: not uncommitted work of the checkout.
+_WRITTEN = ("dvc.lock", "reports/claims.json", "reports/plots")
+
+
 def git_revision(repo: str | Path = ".") -> str:
-    """``git describe --always --dirty --abbrev=40`` of ``repo`` at the time of the call (the
-    commit, '-dirty' if tracked files differ from it), or a note when it is not a git checkout."""
-    run = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=40"], cwd=repo,
-                         capture_output=True, text=True)
-    return run.stdout.strip() if run.returncode == 0 else "not a git checkout"
+    """The commit checked out in ``repo`` at the time of the call, followed by the tracked files
+    that differ from it (other than those the pipeline writes: dvc.lock, the metrics and the
+    plots), or a note when ``repo`` is not a git checkout."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True)
+    if head.returncode != 0:
+        return "not a git checkout"
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "."]
+                            + [f":(exclude){p}" for p in _WRITTEN], cwd=repo,
+                            capture_output=True, text=True, check=True)
+    changed = sorted(line[3:] for line in status.stdout.splitlines())
+    return head.stdout.strip() + (f" + uncommitted changes to {', '.join(changed)}"
+                                  if changed else "")
 
 
 def stage_table(repo: str | Path = ".") -> list[dict]:
