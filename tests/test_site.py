@@ -6,7 +6,7 @@ import subprocess
 import pandas as pd
 import pytest
 
-from tms import claims_export, dag, errata, site
+from tms import browser, claims_export, dag, errata, site
 from tms.claims import COLUMNS
 
 MERMAID = """flowchart TD
@@ -147,3 +147,25 @@ def test_git_revision_names_the_commit_and_uncommitted_inputs(tmp_path):
     assert site.git_revision(tmp_path) == head
     (tmp_path / "params.yaml").write_text("b\n")
     assert site.git_revision(tmp_path) == f"{head} + uncommitted changes to params.yaml"
+
+
+def test_browser_check_reports_broken_images_links_and_script_errors(tmp_path):
+    if None in browser.executables():
+        pytest.skip("chromium and chromedriver are not installed (make test installs them)")
+    (tmp_path / "ok.png").write_bytes(
+        bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                      "1f15c4890000000d49444154789c63f8ffff3f0005fe02fea7d6a4b000"
+                      "00000049454e44ae426082"))
+    good = tmp_path / "good.html"
+    good.write_text('<html><body><h1 id="top">x</h1><img src="ok.png"><a href="#top">t</a>'
+                    '<a href="good.html">self</a></body></html>')
+    bad = tmp_path / "bad.html"
+    bad.write_text('<html><body><img src="missing.png"><a href="gone.html">g</a>'
+                   '<a href="#nowhere">n</a><a href="https://example.org/">e</a>'
+                   '<script>undefined_function();</script></body></html>')
+    with browser.chromium() as driver:
+        assert browser.problems(driver, good) == []
+        found = "\n".join(browser.problems(driver, bad))
+    for text in ("broken image", "missing.png", "missing file", "gone.html",
+                 "missing anchor", "leaves the machine", "undefined_function"):
+        assert text in found, found
