@@ -40,7 +40,7 @@ ERRATA: tuple[Erratum, ...] = (
     Erratum("persian_rug", "figs. 2–3 (authors' code)", "reported losses are the last minibatch's",
             "evaluate on a fixed, large held-out sample", None,
             "by construction: every trained loss is on eval.n_vectors held-out vectors"),
-    Erratum("persian_rug", "sec. 3 (authors' code)", "stopping-rule windows of 100 steps",
+    Erratum("persian_rug", "sec. 2 (authors' code)", "stopping-rule windows of 100 steps",
             "the code compares means of windows of 200 steps", None,
             "train.window in params.yaml sets it"),
     Erratum("persian_rug", "eq. 2", "loss summed over features (per sample)",
