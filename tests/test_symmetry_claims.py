@@ -57,7 +57,7 @@ def test_scaling_claims_on_the_theory_and_a_source_without_points():
     rows = claims_scaling.scaling(fits, th, 0.25).set_index("claim")
     assert rows.loc["L0(p) ≥ p/3 − p²/9 (loss as ratio → 0)", "verdict"] == "erratum"
     assert rows.loc["C·p²/r < L < O(p²/r · log 1/p) for p/r ≪ 1", "verdict"] == "reproduced"
-    beta_prime = rows.loc["L ∝ (n_s/n_d − 1) at fixed p (theory; exact σ² of eq. 6)"]
+    beta_prime = rows.loc["L ∝ (n_s/n_d − 1) at fixed p (theory; the exact σ²)"]
     assert beta_prime.verdict == "reproduced"
     assert rows.loc["L ∝ 1/r at fixed p (theory, the paper's form)", "verdict"] == "not reproduced"
     trained = rows.loc["the same law for the trained (n_s = 16)"]

@@ -84,7 +84,7 @@ def variance_bound(stats: pd.DataFrame, rug: pd.DataFrame) -> plt.Figure:
                    label=f"Persian rug, $n_s$ = {n_rug}")
     axes[1].semilogy(rug.ratio, rug.bound_ratio, "k+", ms=8)
     lo = min(relu.variance_bound.min(), rug.variance_bound.min())
-    hi = max(relu.var_nu_normalised.max(), rug.var_nu_normalised.max())
+    hi = max(relu.variance_bound.max(), rug.variance_bound.max())
     axes[0].loglog([lo, hi], [lo, hi], "k--", lw=0.8, label="equality (eq. 6)")
     axes[1].axhline(1.0, color="k", ls="--", lw=0.8)
     axes[0].set_xlabel(r"bound Var(x)$(n_s/n_d - 1)$")
