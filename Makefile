@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: env repro test bench profile clean-data
+.PHONY: env repro test bench profile clean-data browser site-check
 
 # torch first and pinned, so pip never resolves an unpinned (CUDA) build; then the package.
 $(STAMP): pyproject.toml
@@ -24,8 +24,24 @@ env: $(STAMP)
 repro: $(STAMP)
 	$(BIN)/dvc repro
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/python -m pytest -q
+
+# Headless Chromium and its driver (Debian packages) for the browser test: installed quietly,
+# without questions, where apt-get is available and they are missing (about a minute).
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo -n)
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+	  { command -v apt-get >/dev/null && $(SUDO) apt-get update -qq && \
+	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
+	      chromium chromium-driver >/dev/null; } || \
+	  echo "chromium or chromedriver missing and not installable: the browser test is skipped"
+
+# After `make repro`: the site and every paper report in headless Chromium (fails on a broken
+# image, link or script error) and a screenshot of the index page, reports/index.png.
+site-check: $(STAMP) browser
+	$(BIN)/python -m tms.browser reports/index.html \
+	  $(filter-out reports/index.html,$(wildcard reports/*.html)) --screenshot reports/index.png
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

@@ -4,21 +4,15 @@ Writes data/persian_rug/train/n{n_s}.parquet (columns: tms.grid.TRAIN_COLUMNS) a
 data/persian_rug/train/n{n_s}_weights/ (W_in, W_out, b as .npy, see tms.grid.pack_weights).
 """
 
-import argparse
-
 import pandas as pd
 
 from tms import checkpoint, grid, io, stage
-from tms.params import ParamsError, resolve_device
+from tms.params import resolve_device
 
 
 def main(params):
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--n-s", type=int, required=True)
-    n_s = ap.parse_args().n_s
+    n_s = stage.grid_n_s(params, __doc__)
     pr = params.persian_rug
-    if n_s not in pr.grid.n_s:
-        raise ParamsError(f"--n-s {n_s} is not in persian_rug.grid.n_s = {pr.grid.n_s}")
     device = resolve_device(pr.device)
     ckpt = checkpoint.for_stage(f"pr_train@{n_s}", pr.train.checkpoint_every, device, pr.eval,
                                 pr.grid, pr.train, n_s)

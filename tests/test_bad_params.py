@@ -57,7 +57,7 @@ BAD = [
     (f"{PR}.rug.n_s", 1000, "1000", "power of two"),
     (f"{PR}.fig1.n_s", 100, "100", "power of two"),
     (f"{PR}.fig1.n_d", 300, "300", "must be <= n_s"),
-    (f"{PR}.fig2.n_s", 64, "64", "must be one of grid.n_s"),
+    (f"{PR}.fig2.n_s", 48, "48", "must be one of grid.n_s"),
     (f"{AN}.linear.d", [1, 16], "16", "must be < D"),
     (f"{AN}.linear.steps", [300, 100], "[300, 100]", "strictly increasing"),
     # negative seeds

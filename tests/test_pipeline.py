@@ -1,17 +1,27 @@
 """End to end: `dvc repro` of a tiny profile in a temporary copy of the repository."""
 
 import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
+import yaml
 from dvc.repo import Repo
+from markupsafe import escape
 
 from repo_copy import TINY, pipeline_copy, repro
+from tms import browser, errata, site
 
-PAPERS = ["persian_rug", "autoencoding_notes", "incidental_polysemanticity"]
-#: every file of each repository copy, with its hash, before its `dvc repro`
+PAPERS = ["autoencoding_notes", "incidental_polysemanticity", "persian_rug"]
+#: every file of each repository copy, with its hash, before and right after its `dvc repro`
 BEFORE: dict[Path, dict[str, str]] = {}
+AFTER: dict[Path, dict[str, str]] = {}
 
 
 def _repro_tiny(repo: Path) -> dict:
@@ -19,6 +29,7 @@ def _repro_tiny(repo: Path) -> dict:
     env = pipeline_copy(repo, TINY.read_text())
     BEFORE[repo] = _hashes(repo, ".")
     repro(repo, env)
+    AFTER[repo] = _hashes(repo, ".")
     return env
 
 
@@ -85,10 +96,150 @@ def test_no_stage_writes_outside_its_declared_outs(tiny_repo):
         outs = [Path(o.fs_path).relative_to(repo) for st in stages for o in st.outs]
     assert len(stages) >= 18
     assert [o for o in outs if not (repo / o).exists()] == []   # each stage wrote its outs
-    before, after = BEFORE[repo], _hashes(repo, ".")
+    before, after = BEFORE[repo], AFTER[repo]           # around the fixture's `dvc repro`
     written = [f for f in after if before.get(f) != after[f]
                and not f.startswith(".dvc/") and f != "dvc.lock"]
     assert len(written) > 30
     outside = [f for f in written if not any(Path(f) == o or o in Path(f).parents for o in outs)]
     assert outside == []
     assert [f for f in before if f not in after] == []          # nothing of the copy deleted
+
+
+def _dvc(repo: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
+    run = subprocess.run([sys.executable, "-m", "dvc", *args], cwd=repo, env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return run
+
+
+def test_site_shows_every_claim_with_links_and_metrics(tiny_repo):
+    repo, env = tiny_repo
+    html = (repo / "reports/index.html").read_text()
+    stages = set(_dvc(repo, env, "dag", "--mermaid").stdout.split('"')[1::2])
+    metrics = json.loads((repo / "reports/claims.json").read_text())
+    assert sorted(metrics) == PAPERS
+    for paper in PAPERS:
+        assert f'href="{paper}.html"' in html
+        data = json.loads((repo / f"reports/claims/{paper}.json").read_text())
+        assert len(data["claims"]) >= 5 and metrics[paper]["claims_total"] == len(data["claims"])
+        for row in data["claims"]:
+            assert escape(row["claim"]) in html and escape(row["ours"]) in html
+            assert row["verdict"] in site.VERDICTS
+            assert row["figure"] is None or (repo / row["figure"]).is_file()
+            assert set(row["stages"]) <= stages | {s.split("@")[0] for s in stages}
+    # the fig. 3 diagonal: the metric against the trained model's table
+    f3 = pd.read_parquet(repo / "data/persian_rug/fig3.parquet")
+    diag = next(v for k, v in metrics["persian_rug"]["claims"].items()
+                if k.startswith("fig_3_diagonal"))
+    assert diag["value"] == pytest.approx(f3.diag_mean.mean(), abs=5e-4)
+    assert diag["uncertainty"] == pytest.approx(f3.diag_std.mean(), abs=5e-4)
+    for erratum in errata.ERRATA:
+        assert escape(erratum.printed) in html
+    assert "flowchart TD" in html and "<svg" in html and "pr_train@16" in html
+    assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)   # nothing remote
+
+
+def test_second_repro_reruns_nothing_and_keeps_the_lock(tiny_repo):
+    repo, env = tiny_repo
+    lock = (repo / "dvc.lock").read_bytes()
+    run = _dvc(repo, env, "repro")
+    assert "Running stage" not in run.stdout
+    assert (repo / "dvc.lock").read_bytes() == lock
+    assert "up to date" in _dvc(repo, env, "status").stdout
+
+
+@pytest.mark.parametrize("key, value, expected", [
+    ("relu.max_steps", 31, {"notes_relu", "site"}),
+    ("scale_min", 0.3, {"notes_linear", "notes_saddle", "notes_flows", "notes_report", "site"}),
+])
+def test_editing_one_experiment_touches_only_its_stages_and_the_site(tiny_repo, tmp_path, key,
+                                                                      value, expected):
+    repo, env = tiny_repo
+    work = tmp_path / "edit"
+    shutil.copytree(repo, work, symlinks=True)
+    params = yaml.safe_load((work / "params.yaml").read_text())
+    *parents, last = key.split(".")
+    node = params["autoencoding_notes"]
+    for part in parents:
+        node = node[part]
+    node[last] = value
+    (work / "params.yaml").write_text(yaml.safe_dump(params))
+    status = json.loads(_dvc(work, env, "status", "--json").stdout)
+    assert set(status) == expected
+
+
+def test_dvc_reads_the_claims_as_metrics_and_the_curves_as_plots(tiny_repo, tmp_path):
+    repo, env = tiny_repo
+    shown = json.loads(_dvc(repo, env, "metrics", "show", "--json").stdout)
+    values = shown[""]["data"]["reports/claims.json"]["data"]
+    assert values["persian_rug"]["claims_total"] > 0
+    out = tmp_path / "plots"
+    _dvc(repo, env, "plots", "show", "-o", str(out))
+    page = (out / "index.html").read_text()
+    for title in ("Persian Rug fig. 2", "polysemantic neurons against m",
+                  "mean fourth norm against step"):
+        assert title in page
+    assert "theory p=0.1" in page and "bipolar" in page and "random unit vector" in page
+    fig2 = pd.read_csv(repo / "reports/plots/pr_fig2_loss.csv")
+    theory = pd.read_parquet(repo / "data/persian_rug/theory.parquet")
+    th = fig2[fig2.series == "theory p=0.5"].sort_values("ratio")
+    ref = theory[np.isclose(theory.p, 0.5)].sort_values("ratio")
+    assert np.allclose(th.relative_loss, ref.loss / (0.5 / 3))
+    col = pd.read_csv(repo / "reports/plots/ip_collisions.csv")
+    raw = pd.read_parquet(repo / "data/incidental_polysemanticity/collisions.parquet")
+    assert np.allclose(col.polysemantic, raw.groupby("m").polysemantic.mean().to_numpy())
+
+
+def test_metrics_diff_and_exp_show_in_a_git_checkout(tiny_repo, tmp_path):
+    repo, env = tiny_repo
+    work = tmp_path / "git"
+    shutil.copytree(repo, work, symlinks=True)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    (work / ".gitignore").write_text("/data/\n/reports/*.html\n/reports/*.ipynb\n"
+                                     "/reports/figures/\n/reports/claims/\n")
+    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
+    _dvc(work, env, "config", "core.no_scm", "false")
+    subprocess.run(git + ["add", "-A"], cwd=work, check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "tiny"], cwd=work, check=True)
+    claims = json.loads((work / "reports/claims.json").read_text())
+    claims["persian_rug"]["reproduced"] += 1
+    (work / "reports/claims.json").write_text(json.dumps(claims))
+    diff = json.loads(_dvc(work, env, "metrics", "diff", "--json").stdout)
+    assert diff["reports/claims.json"]["persian_rug.reproduced"]["diff"] == 1
+    shown = _dvc(work, env, "exp", "show", "--json").stdout
+    assert "persian_rug" in shown and "claims_total" in shown
+    curve = work / "reports/plots/ip_collisions.csv"
+    col = pd.read_csv(curve)
+    col["polysemantic"] += 1
+    col.to_csv(curve, index=False)
+    out = tmp_path / "plots_diff"
+    _dvc(work, env, "plots", "diff", "HEAD", "-o", str(out))
+    page = (out / "index.html").read_text()
+    assert "polysemantic neurons against m" in page and '"rev": "HEAD"' in page
+
+
+def test_pages_load_in_headless_chromium_without_errors(tiny_repo):
+    repo, _ = tiny_repo
+    if None in browser.executables():
+        pytest.skip("chromium and chromedriver are not installed (make test installs them)")
+    pages = [repo / "reports/index.html"] + [repo / f"reports/{p}.html" for p in PAPERS]
+    with browser.chromium() as driver:
+        assert [p for page in pages for p in browser.problems(driver, page)] == []
+        shot = browser.screenshot(driver, pages[0], repo / "reports/index.png")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+def test_figures_carry_no_timestamp_or_software_metadata(tiny_repo):
+    repo, _ = tiny_repo
+    pngs = sorted((repo / "reports/figures").rglob("*.png"))
+    assert len(pngs) >= 15
+    for png in pngs:
+        data, i, chunks = png.read_bytes(), 8, set()
+        while i < len(data):
+            n = int.from_bytes(data[i:i + 4], "big")
+            chunks.add(data[i + 4:i + 8].decode())
+            i += 12 + n
+        assert chunks <= {"IHDR", "IDAT", "IEND", "pHYs"}, (png, chunks)   # no tEXt/tIME
+    for svg in sorted((repo / "reports/figures").rglob("*.svg")):
+        meta = svg.read_text().split("</metadata>")[0]
+        assert "<dc:date>" not in meta and "<dc:creator>" not in meta, svg

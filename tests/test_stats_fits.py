@@ -1,4 +1,5 @@
 import numpy as np
+import pandas as pd
 import pytest
 
 from tms import fits, rug, stats
@@ -44,6 +45,12 @@ def test_variance_bound_equality_for_the_rug_and_strict_for_random_low_rank():
     B = rng.normal(size=(128, 32))
     s = stats.weight_statistics(B.T.copy(), B, np.zeros(128), 0.2)    # W = B Bᵀ, rank 32
     assert s["bound_ratio"] > 1.05
+    for seed in range(20):                   # non-symmetric, some diagonals negative: still ≥ 1
+        rng = np.random.default_rng(seed)
+        W_in, W_out = rng.normal(size=(8, 48)), rng.normal(size=(48, 8))
+        assert np.any(np.einsum("ik,ki->i", W_out, W_in) < 0)
+        s = stats.weight_statistics(W_in, W_out, np.zeros(48), 0.3)
+        assert s["bound_ratio"] >= 1.0
 
 
 def test_power_law_fit_recovers_known_exponents_with_noise():
@@ -62,3 +69,37 @@ def test_power_law_fit_recovers_known_exponents_with_noise():
 def test_power_law_rejects_non_positive_values():
     with pytest.raises(ValueError, match="positive"):
         fits.power_law(np.array([1.0, 0.0, 2.0, 3.0]), {"p": np.ones(4)})
+
+
+def test_over_seeds_gives_mean_and_standard_error_by_hand():
+    t = pd.DataFrame({"model": "relu", "n_s": 8, "n_d": [2, 2, 2, 4], "ratio": [.25, .25, .25, .5],
+                      "p": 0.1, "seed_index": [0, 1, 2, 0], "loss": [1.0, 2.0, 4.0, 3.0]})
+    out = stats.over_seeds(t, ["loss"]).set_index("n_d")
+    assert out.loc[2, "loss"] == pytest.approx(7 / 3)
+    assert out.loc[2, "loss_se"] == pytest.approx(np.std([1, 2, 4], ddof=1) / np.sqrt(3))
+    assert out.loc[2, "seeds"] == 3
+    assert np.isnan(out.loc[4, "loss_se"]) and out.loc[4, "seeds"] == 1
+
+
+def test_grid_statistics_rows_match_the_per_model_function():
+    rng = np.random.default_rng(5)
+    n_s, n_ds, ps = 16, [3, 6], [0.1, 0.3]
+    weights = [(rng.normal(size=(d, n_s)), rng.normal(size=(n_s, d)), rng.normal(size=n_s))
+               for d in n_ds]
+    trained = pd.DataFrame({c: 0 for c in stats.KEY_COLUMNS}, index=[0, 1])
+    trained["n_d"], trained["p"], trained["model"] = n_ds, ps, "relu"
+    table = stats.grid_statistics(trained, weights)
+    assert list(table.columns) == stats.KEY_COLUMNS + stats.STAT_COLUMNS
+    for k, (w, p) in enumerate(zip(weights, ps)):
+        expect = stats.weight_statistics(*w, p)
+        for col in stats.STAT_COLUMNS:
+            assert table.loc[k, col] == pytest.approx(expect[col], rel=1e-12)
+    with pytest.raises(ValueError, match="weight sets"):
+        stats.grid_statistics(trained, weights[:1])
+
+
+def test_weight_statistics_rejects_bad_input():
+    with pytest.raises(ValueError, match="shapes"):
+        stats.weight_statistics(np.ones((2, 4)), np.ones((4, 3)), np.zeros(4), 0.1)
+    with pytest.raises(ValueError, match="p must be"):
+        stats.weight_statistics(np.ones((2, 4)), np.ones((4, 2)), np.zeros(4), 1.5)

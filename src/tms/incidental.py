@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from tqdm import tqdm
 
 from tms.data import generators
 from tms.incidental_stats import fourth_norms
@@ -228,7 +229,9 @@ def train(n: int, m: int, settings: Sequence[Setting], optim: Optim, steps: int,
     at = set(marks)
     fourth = [fourth_norms(W)]
     with torch_threads(1 if device.type == "cpu" and W.numel() < SMALL_STACK else None):
-        for step in range(1, steps + 1):
+        for step in tqdm(range(1, steps + 1), desc=f"tied autoencoders n={n} m={m} "
+                         f"x{len(settings)} instances", unit="step", mininterval=2.0,
+                         leave=False, disable=None):   # no bar when stderr is not a terminal
             _, grad = loss_and_grad(W, lam, noise() if noise else None, with_loss=False)
             opt.step([W], [grad])
             if step in at:

@@ -207,6 +207,22 @@ class Compute(_Strict):
     ray_address: str | None = None
 
 
+class Scaling(_Strict):
+    """Section 4.3 and appendix D: bounds drawn on the grid theory_p × theory_ratio, power-law
+    fits on the points with p/ratio ≤ max_p_over_r (the regime p/r ≪ 1), bootstrap intervals."""
+
+    max_p_over_r: Annotated[float, Field(gt=0.0, le=1.0)]
+    theory_p: Annotated[list[Annotated[float, Field(gt=0.0, lt=1.0)]], Field(min_length=2)]
+    theory_ratio: list[float] | Linspace
+    n_boot: Annotated[int, Field(ge=100)]
+    seed: Seed
+
+    _r = field_validator("theory_ratio")(lambda v: _check_unit_interval("ratio", v))
+
+    def ratio_values(self) -> list[float]:
+        return _expand(self.theory_ratio)
+
+
 class PersianRug(_Strict):
     """Everything the Persian Rug paper's stages read."""
 
@@ -220,6 +236,7 @@ class PersianRug(_Strict):
     fig3: Fig3
     rug: Rug
     theory: Theory
+    scaling: Scaling
 
     @model_validator(mode="after")
     def _fig2_grid_exists(self):

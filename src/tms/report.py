@@ -1,18 +1,28 @@
 """Execute a report notebook (papermill) and render it to self-contained HTML (nbconvert).
 
 Volatile notebook metadata (execution times, papermill timings, kernel versions) is
-stripped so an unchanged stage gives the same bytes.
+stripped so an unchanged stage gives the same bytes. The HTML loads no script from the
+network (no require.js, no MathJax: the reports have no TeX), so it renders offline.
 """
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+import jinja2
 import nbformat
 import papermill
 from nbconvert import HTMLExporter
 
 from tms.io import atomic_path
+
+
+# JupyterLab's template without the two scripts it loads from a CDN.
+_OFFLINE = jinja2.DictLoader({"offline.html.j2": """{%- extends 'lab/index.html.j2' -%}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+"""})
 
 
 def _strip(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -38,10 +48,13 @@ def build(name: str, template: Path, out_dir: Path, parameters: dict | None = No
     with atomic_path(out_dir / f"{name}.ipynb") as tmp_nb:
         papermill.execute_notebook(str(template), str(tmp_nb), parameters=params,
                                    cwd=str(Path.cwd()), kernel_name="python3",
-                                   progress_bar=False, log_output=False)
+                                   log_output=False,
+                                   progress_bar=sys.stderr.isatty() and  # none off terminals
+                                   {"desc": f"report {name}", "leave": False})
         nb = _strip(nbformat.read(tmp_nb, as_version=4))
         nbformat.write(nb, tmp_nb)
-        html, _ = HTMLExporter(embed_images=True).from_notebook_node(nb)
+        html, _ = HTMLExporter(embed_images=True, extra_loaders=[_OFFLINE],
+                               template_file="offline.html.j2").from_notebook_node(nb)
         with atomic_path(out_dir / f"{name}.html") as tmp_html:
             tmp_html.write_text(html)
     return out_dir / f"{name}.html"

@@ -87,6 +87,12 @@ def choose_rows(n_s: int, n_d: int, seed: int) -> np.ndarray:
     return np.sort(rng.choice(int(n_s), size=n_d, replace=False)).astype(np.int64)
 
 
+def rows_for(n_s: int, n_d: int, seed: int) -> np.ndarray:
+    """The row set of the rug with n_d hidden units in a grid seeded ``seed``:
+    choose_rows(n_s, n_d, seed + n_d), so every n_d of a grid has its own draw."""
+    return choose_rows(n_s, n_d, int(seed) + int(n_d))
+
+
 def _check_rows(n_s: int, rows) -> np.ndarray:
     """Validate a row set: 1-D, non-empty, distinct integers in [0, n_s). Returns int64."""
     r = np.asarray(rows.cpu() if isinstance(rows, torch.Tensor) else rows)
@@ -401,7 +407,7 @@ def rug_losses(n_s: int, n_ds: Sequence[int], ps: Sequence[float], seed: int,
 
     n_s: number of features (a power of two). n_ds: hidden sizes, each in [1, n_s]
     (duplicates are dropped, first occurrence kept). ps: feature probabilities in (0, 1].
-    Row set for n_d: S = choose_rows(n_s, n_d, seed + n_d).
+    Row set for n_d: S = rows_for(n_s, n_d, seed).
 
     Fit: (a, b) by :func:`fit_scale_bias` on all n_fit * n_s pairs (x_i, (W x)_i) of a fit
     sample of n_fit vectors drawn from ``heldout_uniform(fit_seed, ...)`` and
@@ -431,7 +437,7 @@ def rug_losses(n_s: int, n_ds: Sequence[int], ps: Sequence[float], seed: int,
     for s in (seed, fit_seed, eval_seed):
         if int(s) < 0:
             raise ValueError(f"seeds must be >= 0, got {s}")
-    rows = {n_d: choose_rows(n_s, n_d, int(seed) + n_d) for n_d in n_ds}
+    rows = {n_d: rows_for(n_s, n_d, seed) for n_d in n_ds}
     device = torch.device(device)
     n_fit, n_eval = int(n_fit), int(n_eval)
     block = max(1, (1 << 20) // n_s)        # rows per block: 1 Mi entries (4-8 MB buffers)

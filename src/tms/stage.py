@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import signal
 import sys
 from collections.abc import Callable
@@ -40,3 +41,17 @@ def schedule(params: Params) -> Schedule:
     t = params.persian_rug.train
     return Schedule(t.batch_size, t.adam_eps, t.window, t.check_every, t.max_steps,
                     t.diverge_factor)
+
+
+def grid_n_s(params: Params, description: str) -> int:
+    """The ``--n-s`` argument of a per-n_s Persian Rug stage (one DVC matrix item).
+
+    Raises ParamsError unless it is one of persian_rug.grid.n_s.
+    """
+    ap = argparse.ArgumentParser(description=description)
+    ap.add_argument("--n-s", type=int, required=True)
+    n_s = ap.parse_args().n_s
+    if n_s not in params.persian_rug.grid.n_s:
+        raise ParamsError(f"--n-s {n_s} is not in persian_rug.grid.n_s = "
+                          f"{params.persian_rug.grid.n_s}")
+    return n_s

@@ -1,12 +1,17 @@
 """Statistics of trained weights (Persian Rug paper, section 3 and figs. 3–7).
 
-All functions take one model's W_in (n_d × n_s), W_out (n_s × n_d) and b (n_s), as numpy
-arrays, and never form more than they need.
+The per-model functions take one model's W_in (n_d × n_s), W_out (n_s × n_d) and b (n_s), as
+numpy arrays, and never form more than they need; :func:`over_seeds` aggregates a table of models
+over independent seeds.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
+import pandas as pd
+import torch
 
 
 def diagonal(W_in: np.ndarray, W_out: np.ndarray) -> np.ndarray:
@@ -30,12 +35,25 @@ def summary(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray) -> dict[str, flo
             "diag_live_mean": float(d[live].mean()), "diag_live_std": float(d[live].std())}
 
 
+def lyapunov_rows(off: torch.Tensor) -> torch.Tensor:
+    """Lyapunov ratio of each row: Σ_j |w_j|³ / (Σ_j w_j²)^{3/2} (Persian Rug paper, eq. 3).
+
+    off: (rows, n) the off-diagonal entries of each row (the diagonal already zeroed).
+    Returns (rows,) float tensor, NaN for an all-zero row. For i.i.d. Gaussian entries it falls
+    like n^{-1/2}: → 2·sqrt(2/π)·n^{-1/2}.
+    """
+    s2 = off.pow(2).sum(1)
+    s3 = off.abs().pow(3).sum(1)
+    return torch.where(s2 > 0, s3 / s2.clamp_min(1e-300).pow(1.5), torch.nan)
+
+
 def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: float,
-                      block: int = 1024) -> dict[str, float]:
+                      block: int = 1024, device: str = "cpu") -> dict[str, float]:
     """The statistics of the Persian Rug paper's figs. 4–7 and eq. 6 for one model.
 
-    W = W_out W_in is formed block of rows by block of rows (never all at once), float64.
-    Var(x) = (4p − 3p²)/12 is the variance of one input feature.
+    W = W_out W_in is formed block of rows by block of rows (never all at once), in float64 on
+    ``device`` (a GPU makes n_s = 8192 cheap). Var(x) = (4p − 3p²)/12 is the variance of one
+    input feature. Every value is a number per model:
 
     - ``diag_var``: variance over features of diag(W) (fig. 4).
     - ``bias_var``: variance over features of b (fig. 5).
@@ -44,37 +62,91 @@ def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: flo
     - ``lyapunov``: Λ = max_i Σ_{j≠i}|W_ij|³ / (Σ_{j≠i} W_ij²)^{3/2} (fig. 7, eq. 3);
       ``lyapunov_authors`` omits the 3/2 power (the authors' code).
     - ``var_nu_normalised``: mean_i Var(x)·Σ_{j≠i} (W_ij/W_ii)², the interference variance with
-      each row's diagonal normalised to 1 (eq. 4: ν_i = W_ii⁻¹ Σ_{j≠i} W_ij x_j), over rows with
-      W_ii > 0; ``variance_bound``: Var(x)(n_s/n_d − 1), eq. 6 / appendix C, n_d = rank bound;
-      ``bound_ratio`` = var_nu_normalised / variance_bound, ≥ 1 for every W of rank ≤ n_d whose
-      diagonal is positive, = 1 for the Persian rug.
+      each row's diagonal normalised to 1 (eq. 4: ν_i = W_ii⁻¹ Σ_{j≠i} W_ij x_j), over the rows
+      with W_ii ≠ 0; ``variance_bound``: Var(x)(n_s/n_d − 1), eq. 6 / appendix C, n_d = rank
+      bound; ``bound_ratio`` = var_nu_normalised / variance_bound. ≥ 1 for every W of rank ≤ n_d
+      with a non-zero diagonal (D⁻¹W has rank ≤ n_d and unit diagonal, so its squared Frobenius
+      norm is ≥ n_s²/n_d by Schur), = 1 for the Persian rug. Nearly dead features (W_ii ≈ 0)
+      make it large; ``bound_ratio_live`` averages over the live rows only (W_ii at least half
+      the median, as in :func:`summary`), which no theorem keeps ≥ 1.
 
     W_in: (n_d, n_s); W_out: (n_s, n_d); b: (n_s,); p in (0, 1]. Raises ValueError on shape
-    mismatch.
+    mismatch or p outside (0, 1].
     """
     n_d, n_s = W_in.shape
     if W_out.shape != (n_s, n_d) or b.shape != (n_s,):
         raise ValueError(f"shapes do not match: W_in {W_in.shape}, W_out {W_out.shape}, b {b.shape}")
+    if not 0.0 < p <= 1.0:
+        raise ValueError(f"p must be in (0, 1], got {p}")
     var_x = (4 * p - 3 * p * p) / 12
-    W_in64, W_out64 = W_in.astype(np.float64), W_out.astype(np.float64)
-    diag, off2, off3, all2 = (np.empty(n_s) for _ in range(4))
+    W_in64 = torch.as_tensor(W_in, dtype=torch.float64, device=device)
+    W_out64 = torch.as_tensor(W_out, dtype=torch.float64, device=device)
+    diag, off2, off3 = (torch.empty(n_s, dtype=torch.float64, device=device) for _ in range(3))
+    lyap = torch.empty_like(diag)
     for lo in range(0, n_s, block):
         rows = W_out64[lo:lo + block] @ W_in64                 # (rows, n_s)
-        idx = np.arange(lo, lo + len(rows))
-        d = rows[idx - lo, idx].copy()
+        idx = torch.arange(lo, lo + len(rows), device=device)
+        diag[idx] = rows[idx - lo, idx]
         rows[idx - lo, idx] = 0.0
-        diag[idx], all2[idx] = d, (rows ** 2).sum(1) + d ** 2
-        off2[idx] = (rows ** 2).sum(1)
-        off3[idx] = (np.abs(rows) ** 3).sum(1)
+        off2[idx] = rows.pow(2).sum(1)
+        off3[idx] = rows.abs().pow(3).sum(1)
+        lyap[idx] = lyapunov_rows(rows)
+    diag, off2, off3, lyap = (t.cpu().numpy() for t in (diag, off2, off3, lyap))
     with np.errstate(divide="ignore", invalid="ignore"):
-        lyap = np.where(off2 > 0, off3 / off2 ** 1.5, np.nan)
         lyap_authors = np.where(off2 > 0, off3 / off2, np.nan)
-    live = diag > 0
-    var_nu_norm = float(np.mean(var_x * off2[live] / diag[live] ** 2)) if live.any() else np.nan
+    with np.errstate(divide="ignore", invalid="ignore"):
+        normalised = var_x * off2 / diag ** 2
+    nonzero, live = diag != 0, diag >= 0.5 * np.median(diag)
+    var_nu_norm = float(np.mean(normalised[nonzero])) if nonzero.any() else np.nan
+    var_nu_live = float(np.mean(normalised[live & nonzero])) if (live & nonzero).any() else np.nan
     bound = var_x * (n_s / n_d - 1)
-    return {"diag_var": float(diag.var()), "bias_var": float(b.astype(np.float64).var()),
+    return {"diag_var": float(diag.var()), "bias_var": float(np.asarray(b, np.float64).var()),
             "dvar_nu": float(np.var(var_x * off2)),
-            "dvar_nu_authors": float(np.var(var_x * all2)),
+            "dvar_nu_authors": float(np.var(var_x * (off2 + diag ** 2))),
             "lyapunov": float(np.nanmax(lyap)), "lyapunov_authors": float(np.nanmax(lyap_authors)),
             "var_nu_normalised": var_nu_norm, "variance_bound": float(bound),
-            "bound_ratio": var_nu_norm / bound if bound > 0 else np.nan}
+            "bound_ratio": var_nu_norm / bound if bound > 0 else np.nan,
+            "bound_ratio_live": var_nu_live / bound if bound > 0 else np.nan}
+
+
+def over_seeds(table: pd.DataFrame, values: Sequence[str],
+               keys: Sequence[str] = ("model", "n_s", "n_d", "ratio", "p")) -> pd.DataFrame:
+    """Mean and standard error over seeds of each column of ``values``, per grid point.
+
+    table: one row per model (a seed_index column tells the seeds apart). Returns one row per
+    distinct ``keys`` (in sorted order) with, for each value column v, ``v`` (mean over seeds),
+    ``v_se`` (standard error std/sqrt(K), ddof 1; NaN for a single seed) and ``seeds`` (K).
+    """
+    g = table.groupby(list(keys), sort=True)[list(values)]
+    mean, se = g.mean(), g.sem()
+    out = mean.join(se.add_suffix("_se"))
+    out["seeds"] = g.size()
+    return out.reset_index()
+
+
+#: Columns of the statistics tables (data/persian_rug/stats/n{n_s}.parquet) besides the keys
+#: copied from the trained table; see :func:`weight_statistics`.
+STAT_COLUMNS = ["diag_var", "bias_var", "dvar_nu", "dvar_nu_authors", "lyapunov",
+                "lyapunov_authors", "var_nu_normalised", "variance_bound", "bound_ratio",
+                "bound_ratio_live"]
+
+#: Columns copied from the trained table (tms.grid.TRAIN_COLUMNS) into the statistics table.
+KEY_COLUMNS = ["instance", "model", "n_s", "n_d", "ratio", "ratio_target", "p", "seed_index", "loss",
+               "diag_mean", "bias_mean"]
+
+
+def grid_statistics(trained: pd.DataFrame, weights: Sequence[tuple[np.ndarray, np.ndarray,
+                                                                   np.ndarray]],
+                    device: str = "cpu") -> pd.DataFrame:
+    """:func:`weight_statistics` of every model of a trained grid table, one row per model.
+
+    trained: rows of tms.grid.TRAIN_COLUMNS; weights: (W_in, W_out, b) per row, in row order
+    (tms.grid.unpack_weights). Returns :data:`KEY_COLUMNS` + :data:`STAT_COLUMNS`.
+    Raises ValueError if the two disagree in length or shapes.
+    """
+    if len(trained) != len(weights):
+        raise ValueError(f"{len(trained)} table rows but {len(weights)} weight sets")
+    rows = [weight_statistics(W_in, W_out, b, float(p), device=device)
+            for (W_in, W_out, b), p in zip(weights, trained.p)]
+    stats = pd.DataFrame(rows, columns=STAT_COLUMNS)
+    return pd.concat([trained[KEY_COLUMNS].reset_index(drop=True), stats], axis=1)

@@ -1,0 +1,31 @@
+"""Stage: the loss limits, bounds and scaling-law fits of section 4.3 and appendix D.
+
+Writes data/persian_rug/scaling_theory.parquet (optimal symmetric loss, lower and upper
+bounds and L0 on scaling.theory_p × scaling.theory_ratio; tms.scaling.THEORY_COLUMNS) and
+data/persian_rug/scaling_fits.parquet (both laws fitted to theory, rug and each trained grid
+in the regime p/ratio ≤ scaling.max_p_over_r; tms.scaling.FIT_COLUMNS).
+"""
+
+import pandas as pd
+
+from tms import io, scaling, stage, stats
+
+
+def main(params):
+    pr = params.persian_rug
+    sc = pr.scaling
+    th = scaling.theory_grid(sc.theory_p, sc.ratio_values())
+    rug = pd.read_parquet("data/persian_rug/rug.parquet")
+    sources = [("theory", th), (f"Persian rug (n_s = {pr.rug.n_s})", rug)]
+    for n_s in pr.grid.n_s:
+        trained = pd.read_parquet(f"data/persian_rug/train/n{n_s}.parquet")
+        means = stats.over_seeds(trained[trained.model == "relu"], ["loss"])
+        sources.append((f"trained (n_s = {n_s})", means))
+    fits = pd.concat([scaling.fit_laws(t, name, sc.max_p_over_r, sc.n_boot, sc.seed)
+                      for name, t in sources], ignore_index=True)
+    io.write_parquet(th, "data/persian_rug/scaling_theory.parquet")
+    io.write_parquet(fits, "data/persian_rug/scaling_fits.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)
