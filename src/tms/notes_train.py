@@ -80,10 +80,8 @@ def linear_table(D: int, d_values: Sequence[int], S_values: Sequence[float],
     rows = []
     for spectrum, scale in (("sparse", None), ("scaled", notes.scale_factors(D, scale_min))):
         for cap in steps:
-            # one stack for every d: the models are tiny, a step costs its fixed overhead
             results = train_grid(D, insts, dataclasses.replace(sched, max_steps=cap), relu=False,
-                                 device=device, max_waste=float("inf"),
-                                 label=f"notes {spectrum} ", bias=False,
+                                 device=device, label=f"notes {spectrum} ", bias=False,
                                  scale=None if scale is None else scale.tolist())
             held = heldout_loss(stack_of(results, D, False, device, bias=False), p, eval_seed,
                                 n_eval, scale=None if scale is None else scale.tolist())
