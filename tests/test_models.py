@@ -87,6 +87,19 @@ def test_batched_adam_matches_torch_adam_per_instance():
             torch.testing.assert_close(p[k], r.detach(), rtol=1e-6, atol=1e-7)
 
 
+def test_batched_adam_rows_shared_by_threads_give_the_same_bytes():
+    torch.manual_seed(1)
+    flat = [torch.randn(7, 5)]
+    flat.append(flat[0].clone())
+    opts = [BatchedAdam([f], torch.linspace(1e-3, 1e-2, 7), 1e-7) for f in flat]
+    with torch_threads(1):
+        for _ in range(4):
+            g = torch.randn(7, 5)
+            opts[0].step([flat[0]], [g])
+            opts[1].step([flat[1]], [g], workers=3)
+    assert torch.equal(flat[0], flat[1])
+
+
 def test_init_rejects_bad_n_d():
     with pytest.raises(ValueError, match="n_d"):
         init_stack(8, [9], data.generators([0]))

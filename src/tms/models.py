@@ -256,19 +256,38 @@ class BatchedAdam:
         self.m = [torch.zeros_like(p) for p in params]
         self.v = [torch.zeros_like(p) for p in params]
 
-    def step(self, params: list[torch.Tensor], grads: list[torch.Tensor]) -> None:
+    def step(self, params: list[torch.Tensor], grads: list[torch.Tensor],
+             workers: int = 1) -> None:
         """One update. Only exactly rounded elementwise operations (no fused multiply-add),
         so every element's update is the same wherever it sits in the tensor: a chunk of a
-        stack trains bit for bit as in the whole stack."""
+        stack trains bit for bit as in the whole stack, and ``workers`` threads (each with
+        one intra-op torch thread) may share the rows of every tensor."""
         self.t += 1
+        for k, (p, g) in enumerate(zip(params, grads)):
+            lr = self.lr.reshape(-1, *([1] * (p.dim() - 1)))
+            cuts = torch.linspace(0, p.shape[0], max(1, min(workers, p.shape[0])) + 1).long()
+            parts = [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
+            if len(parts) == 1:
+                self._update(p, g, self.m[k], self.v[k], lr)
+                continue
+            with ThreadPoolExecutor(len(parts), initializer=torch.set_num_threads,
+                                    initargs=(1,)) as pool:
+                list(pool.map(lambda ab: self._update(*(t[ab[0]:ab[1]] for t in (
+                    p, g, self.m[k], self.v[k], lr))), parts))
+
+    def _update(self, p: torch.Tensor, g: torch.Tensor, m: torch.Tensor, v: torch.Tensor,
+                lr: torch.Tensor) -> None:
+        """The Adam update of one block of rows, in place, with one scratch tensor."""
         b1, b2 = self.betas
         bc1, bc2 = 1 - b1 ** self.t, 1 - b2 ** self.t
-        for p, g, m, v in zip(params, grads, self.m, self.v):
-            m.mul_(b1).add_(g * (1 - b1))
-            v.mul_(b2).add_(g.square().mul_(1 - b2))
-            denom = v.sqrt().div_(math.sqrt(bc2)).add_(self.eps)
-            lr = (self.lr / bc1).reshape(-1, *([1] * (p.dim() - 1)))
-            p.sub_((m * lr).div_(denom))
+        buf = torch.mul(g, 1 - b1)
+        m.mul_(b1).add_(buf)
+        torch.mul(g, g, out=buf)
+        v.mul_(b2).add_(buf.mul_(1 - b2))
+        torch.sqrt(v, out=buf)
+        buf.div_(math.sqrt(bc2)).add_(self.eps)
+        torch.div(m, buf, out=buf)
+        p.sub_(buf.mul_(lr / bc1))
 
     def select(self, keep: torch.Tensor) -> None:
         """Keep only the state of the instances indexed by ``keep``."""

@@ -220,7 +220,7 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
         for key in dict.fromkeys(keys):      # the streams still in use, each drawn once
             uniforms[key].uniform_(0.0, 1.0, generator=streams[key])
         loss_and_grads(model, groups, x_of, sched.batch_size, grad, loss[:len(live)], workers)
-        opt.step([model.flat], [grad])
+        opt.step([model.flat], [grad], workers)
         pending.append(loss[:len(live)].clone())
         step += 1
         bar.update(1)
