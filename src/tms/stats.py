@@ -131,8 +131,8 @@ STAT_COLUMNS = ["diag_var", "bias_var", "dvar_nu", "dvar_nu_authors", "lyapunov"
                 "bound_ratio_live"]
 
 #: Columns copied from the trained table (tms.grid.TRAIN_COLUMNS) into the statistics table.
-KEY_COLUMNS = ["instance", "model", "n_s", "n_d", "ratio", "ratio_target", "p", "seed_index", "loss",
-               "diag_mean", "bias_mean"]
+KEY_COLUMNS = ["instance", "model", "n_s", "n_d", "ratio", "ratio_target", "p", "seed_index",
+               "diverged", "loss", "diag_mean", "bias_mean"]
 
 
 def grid_statistics(trained: pd.DataFrame, weights: Sequence[tuple[np.ndarray, np.ndarray,
