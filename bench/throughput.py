@@ -13,8 +13,8 @@ matmul, best of several, torch's thread count), the engine (tms.train.train_grid
 rule off, a fixed step count) and the per-model loop on the same grid and step count, with
 torch's thread count and with one thread (its best is the fair baseline: on a loaded
 machine a loop of small multi-threaded operations waits at every barrier). Medians over
-repeats are printed. Peak memory is measured per run in a fresh subprocess (ru_maxrss above the
-process's size after imports) on CPU, by torch.cuda.max_memory_allocated on CUDA.
+repeats are printed. Peak memory is measured per run in a fresh subprocess on CPU (its peak resident set
+less that of a subprocess that only imported), by torch.cuda.max_memory_allocated on CUDA.
 
     .venv/bin/python bench/throughput.py [--n-s 128 256 512] [--repeats 3] [--device cpu]
 """
@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -114,10 +115,17 @@ def peak_memory_mb(kind: str, n_s: int, steps: int, device: str) -> float:
 
 
 def memory_child(kind: str, n_s: int, steps: int, device: str) -> None:
-    """Run once and print the process's peak resident set in MiB."""
+    """Run once and print the process's peak resident set in MiB: VmHWM of /proc (reset by
+    exec, unlike getrusage's ru_maxrss, which a child inherits from a larger parent), else
+    ru_maxrss."""
     if kind != "none":
         RUNNERS[kind](n_s, steps, device)
-    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)   # KiB on Linux
+    status = Path("/proc/self/status")
+    if status.exists():
+        hwm = [line for line in status.read_text().splitlines() if line.startswith("VmHWM:")]
+        print(int(hwm[0].split()[1]) / 1024)                             # kB
+    else:
+        print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)  # KiB on Linux
 
 
 def measure(n_s_list: list[int], repeats: int, device: str) -> dict:
