@@ -16,6 +16,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+#: Stage-name prefix of each paper's stages, for the subtotals.
+PAPERS = {"pr_": "Persian Rug", "ip_": "incidental", "notes_": "autoencoding notes"}
+
 
 def main() -> dict[str, float]:
     """Run the stages; returns {stage: seconds, ..., 'total': seconds} (also printed)."""
@@ -33,17 +36,20 @@ def main() -> dict[str, float]:
         print(f"{'stage':<24}{'seconds':>10}")
         times: dict[str, float] = {}
         start_all = time.perf_counter()
-        # `dvc repro <stage>` also runs its upstream stages; running the leaves last keeps
-        # each timing to the stage itself.
-        for name in sorted(names, key=lambda n: n.startswith("pr_report")):
+        # dvc.yaml lists every stage after those it depends on: each stage alone
+        # (--single-item), in that order, times the stage itself.
+        for name in names:
             t = time.perf_counter()
-            run = subprocess.run(dvc + ["repro", "-q", name], cwd=repo, env=env,
+            run = subprocess.run(dvc + ["repro", "-q", "--single-item", name], cwd=repo, env=env,
                                  capture_output=True, text=True)
             if run.returncode:
                 sys.exit(f"stage {name} failed:\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
             times[name] = time.perf_counter() - t
             print(f"{name:<24}{times[name]:>10.1f}", flush=True)
         times["total"] = time.perf_counter() - start_all
+        for prefix, paper in PAPERS.items():
+            times[paper] = sum(v for k, v in times.items() if k.startswith(prefix))
+            print(f"{paper:<24}{times[paper]:>10.1f}")
         print(f"{'total':<24}{times['total']:>10.1f}")
     return times
 
