@@ -35,18 +35,6 @@ def summary(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray) -> dict[str, flo
             "diag_live_mean": float(d[live].mean()), "diag_live_std": float(d[live].std())}
 
 
-def lyapunov_rows(off: torch.Tensor) -> torch.Tensor:
-    """Lyapunov ratio of each row: Σ_j |w_j|³ / (Σ_j w_j²)^{3/2} (Persian Rug paper, eq. 3).
-
-    off: (rows, n) the off-diagonal entries of each row (the diagonal already zeroed).
-    Returns (rows,) float tensor, NaN for an all-zero row. For i.i.d. Gaussian entries it falls
-    like n^{-1/2}: → 2·sqrt(2/π)·n^{-1/2}.
-    """
-    s2 = off.pow(2).sum(1)
-    s3 = off.abs().pow(3).sum(1)
-    return torch.where(s2 > 0, s3 / s2.clamp_min(1e-300).pow(1.5), torch.nan)
-
-
 def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: float,
                       block: int = 1024, device: str = "cpu") -> dict[str, float]:
     """The statistics of the Persian Rug paper's figs. 4–7 and eq. 6 for one model.
@@ -82,7 +70,6 @@ def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: flo
     W_in64 = torch.as_tensor(W_in, dtype=torch.float64, device=device)
     W_out64 = torch.as_tensor(W_out, dtype=torch.float64, device=device)
     diag, off2, off3 = (torch.empty(n_s, dtype=torch.float64, device=device) for _ in range(3))
-    lyap = torch.empty_like(diag)
     for lo in range(0, n_s, block):
         rows = W_out64[lo:lo + block] @ W_in64                 # (rows, n_s)
         idx = torch.arange(lo, lo + len(rows), device=device)
@@ -90,11 +77,10 @@ def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: flo
         rows[idx - lo, idx] = 0.0
         off2[idx] = rows.pow(2).sum(1)
         off3[idx] = rows.abs().pow(3).sum(1)
-        lyap[idx] = lyapunov_rows(rows)
-    diag, off2, off3, lyap = (t.cpu().numpy() for t in (diag, off2, off3, lyap))
+    diag, off2, off3 = (t.cpu().numpy() for t in (diag, off2, off3))
     with np.errstate(divide="ignore", invalid="ignore"):
+        lyap = np.where(off2 > 0, off3 / off2 ** 1.5, np.nan)
         lyap_authors = np.where(off2 > 0, off3 / off2, np.nan)
-    with np.errstate(divide="ignore", invalid="ignore"):
         normalised = var_x * off2 / diag ** 2
     nonzero, live = diag != 0, diag >= 0.5 * np.median(diag)
     var_nu_norm = float(np.mean(normalised[nonzero])) if nonzero.any() else np.nan
