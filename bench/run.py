@@ -1,19 +1,23 @@
-"""`make bench`: the throughput benchmark (bench/throughput.py) then the default-profile
-repro timing (bench/repro_time.py), in one run; everything printed and written to
-bench/results.json.
+"""`make bench`: the throughput benchmark (bench/throughput.py), the measurements behind the
+engine's fixed choices (bench/pieces.py: batch pieces; bench/sparse_input.py: dense W_in x),
+then the default-profile repro timing (bench/repro_time.py), in one run; everything printed
+and written to bench/results.json.
 
     .venv/bin/python bench/run.py
 """
 
 from pathlib import Path
 
+import pieces
 import repro_time
+import sparse_input
 import throughput
 from tms import io
 
 
 def main() -> None:
-    results = {"throughput": throughput.main([]), "repro_seconds": repro_time.main()}
+    results = {"throughput": throughput.main([]), "pieces": pieces.main([]),
+               "sparse_input": sparse_input.main([]), "repro_seconds": repro_time.main()}
     io.write_json(results, Path(__file__).with_name("results.json"))
 
 

@@ -3,7 +3,8 @@ import torch
 
 from tms import data
 from tms.models import BatchedAdam, forward, init_ragged, init_stack, loss_and_grads
-from tms.threads import torch_threads
+from tms import models
+from tms.threads import WorkerPool, torch_threads
 
 
 def _reference(model, xs):
@@ -22,6 +23,18 @@ def _reference(model, xs):
     return torch.stack(losses), grads
 
 
+def _assert_matches_autograd(model, xs, grad, loss):
+    """The hand-written loss (I,) and gradients (like model.flat) against :func:`_reference`."""
+    ref_loss, ref_grads = _reference(model, xs)
+    torch.testing.assert_close(loss, ref_loss)
+    D = model.hidden
+    for k, (g_in, g_out_T, g_b) in enumerate(ref_grads):
+        o0, o1 = model.offsets[k], model.offsets[k + 1]
+        torch.testing.assert_close(grad[o0:o1], g_in, rtol=1e-5, atol=1e-7)
+        torch.testing.assert_close(grad[D + o0:D + o1], g_out_T, rtol=1e-5, atol=1e-7)
+        torch.testing.assert_close(grad[2 * D + k], g_b, rtol=1e-5, atol=1e-7)
+
+
 @pytest.mark.parametrize("relu,bias", [(True, True), (False, True), (True, False)])
 def test_hand_written_gradients_match_autograd(relu, bias):
     # five instances, the first three sharing their inputs (one group), then two alone
@@ -37,18 +50,53 @@ def test_hand_written_gradients_match_autograd(relu, bias):
     grad, loss = torch.full_like(model.flat, float("nan")), torch.empty(5)
     grad2, loss2 = torch.full_like(model.flat, float("nan")), torch.empty(5)
     with torch_threads(1):
-        loss_and_grads(model, groups, lambda g, out: out.copy_(xg[g]), 64, grad, loss)
+        loss_and_grads(model, groups, lambda g, rows, out: out.copy_(xg[g][rows]), 64, grad,
+                       loss)
         # the groups dealt to two threads: the very same numbers
-        loss_and_grads(model, groups, lambda g, out: out.copy_(xg[g]), 64, grad2, loss2, 2)
+        with WorkerPool(2) as pool:
+            loss_and_grads(model, groups, lambda g, rows, out: out.copy_(xg[g][rows]), 64,
+                           grad2, loss2, pool)
     assert torch.equal(grad, grad2) and torch.equal(loss, loss2)
-    ref_loss, ref_grads = _reference(model, [xg[0]] * 3 + xg[1:])
-    torch.testing.assert_close(loss, ref_loss)
-    D = model.hidden
-    for k, (g_in, g_out_T, g_b) in enumerate(ref_grads):
-        o0, o1 = model.offsets[k], model.offsets[k + 1]
-        torch.testing.assert_close(grad[o0:o1], g_in, rtol=1e-5, atol=1e-7)
-        torch.testing.assert_close(grad[D + o0:D + o1], g_out_T, rtol=1e-5, atol=1e-7)
-        torch.testing.assert_close(grad[2 * D + k], g_b, rtol=1e-5, atol=1e-7)
+    _assert_matches_autograd(model, [xg[0]] * 3 + xg[1:], grad, loss)
+
+
+def test_batch_pieces_cover_the_batch_and_grow_with_the_work(monkeypatch):
+    for width, n_s, batch in [(1, 8, 7), (130, 512, 1024), (870, 256, 1024), (5, 32, 1000)]:
+        cuts = models.batch_pieces(width, n_s, batch)
+        assert cuts[0].start == 0 and cuts[-1].stop == batch
+        assert all(a.stop == b.start for a, b in zip(cuts, cuts[1:]))
+        assert len(cuts) <= models.MAX_PIECES
+        assert all(c.stop - c.start >= min(batch, models.MIN_PIECE_ROWS) for c in cuts)
+    assert len(models.batch_pieces(1, 8, 1024)) == 1
+    assert len(models.batch_pieces(870, 256, 1024)) == models.MAX_PIECES
+
+
+def test_a_lone_model_in_pieces_matches_autograd_for_any_number_of_workers(monkeypatch):
+    # tiny pieces forced: one model, one group, its batch of 96 cut in three
+    monkeypatch.setattr(models, "PIECE_FLOPS", 1.0)
+    monkeypatch.setattr(models, "MIN_PIECE_ROWS", 32)
+    monkeypatch.setattr(models, "MAX_PIECES", 3)
+    gens = data.generators([4, 5])
+    model = init_ragged(24, [6, 9], gens)
+    model.flat[-2:].uniform_(-0.5, 0.5, generator=gens[0])
+    x = data.sparse_from_uniform(torch.rand(96, 24, generator=gens[1]), 0.2)
+    assert len(models.batch_pieces(15, 24, 96)) == 3
+    out = []
+    with torch_threads(1):
+        for n in (1, 2, 3):
+            grad, loss = torch.full_like(model.flat, float("nan")), torch.empty(2)
+            with WorkerPool(n) as pool:
+                loss_and_grads(model, [(0, 2)], lambda g, rows, o: o.copy_(x[rows]), 96, grad,
+                               loss, pool)
+            out.append((grad, loss))
+    for grad, loss in out[1:]:                   # the same bytes whatever the thread count
+        assert torch.equal(grad, out[0][0]) and torch.equal(loss, out[0][1])
+    _assert_matches_autograd(model, [x, x], *out[0])
+
+
+def test_worker_pool_rejects_no_threads():
+    with pytest.raises(ValueError, match="at least one thread"):
+        WorkerPool(0)
 
 
 def test_ragged_stack_holds_the_padded_init_and_selects_instances():
@@ -96,7 +144,8 @@ def test_batched_adam_rows_shared_by_threads_give_the_same_bytes():
         for _ in range(4):
             g = torch.randn(7, 5)
             opts[0].step([flat[0]], [g])
-            opts[1].step([flat[1]], [g], workers=3)
+            with WorkerPool(3) as pool:
+                opts[1].step([flat[1]], [g], pool)
     assert torch.equal(flat[0], flat[1])
 
 
@@ -121,6 +170,6 @@ def test_bias_free_stack_keeps_b_zero_under_adam():
     opt = BatchedAdam([ragged.flat], torch.full((ragged.flat.shape[0],), 1e-2), 1e-8)
     grad, loss = torch.empty_like(ragged.flat), torch.empty(2)
     for _ in range(10):
-        loss_and_grads(ragged, [(0, 2)], lambda g, out: out.copy_(x), 64, grad, loss)
+        loss_and_grads(ragged, [(0, 2)], lambda g, rows, out: out.copy_(x[rows]), 64, grad, loss)
         opt.step([ragged.flat], [grad])
     assert torch.all(ragged.flat[-2:] == 0) and torch.all(ragged.W_in(1) != 0)

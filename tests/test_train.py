@@ -3,8 +3,9 @@ import pytest
 import torch
 
 from tms import theory
-from tms import data
+from tms import data, models
 from tms.models import forward, init_stack
+from tms.threads import torch_threads
 from tms.train import (Instance, Schedule, heldout_loss, plan_chunks, stack_bytes, stack_of,
                        train_grid, window_says_stop)
 
@@ -154,3 +155,28 @@ def test_plan_rejects_a_budget_below_one_model():
         plan_chunks(12, _grid_of_groups(), sched, 0.9 * one)
     # a group too wide for the budget is cut between its models
     assert len(plan_chunks(12, [Instance(0.3, 6, 0, 1e-2, 0)] * 3, sched, 1.1 * one)) == 3
+
+
+def test_groups_in_batch_pieces_train_alike_on_any_thread_count_and_chunking(monkeypatch):
+    # every group cut into four pieces of its batch: the trained bytes depend neither on the
+    # number of worker threads nor on the chunking of the grid
+    monkeypatch.setattr(models, "PIECE_FLOPS", 1.0)
+    monkeypatch.setattr(models, "MIN_PIECE_ROWS", 8)
+    monkeypatch.setattr(models, "MAX_PIECES", 4)
+    sched = Schedule(batch_size=32, adam_eps=1e-7, window=10, check_every=5, max_steps=30)
+    insts = _grid_of_groups()
+    budget = 1.5 * stack_bytes(12, [3, 6], 9, 1, 32, 30) / 2 ** 20     # a group per chunk
+    runs = []
+    for threads, mb in [(1, None), (2, None), (3, None), (2, budget)]:
+        with torch_threads(threads):
+            runs.append(train_grid(12, insts, sched, memory_budget_mb=mb))
+    for run in runs[1:]:
+        for a, b in zip(runs[0], run):
+            for name in ("W_in", "W_out", "b", "train_losses"):
+                assert getattr(a, name).tobytes() == getattr(b, name).tobytes()
+    # and the pieces are not a no-op: the unsplit sums differ in rounding only
+    monkeypatch.setattr(models, "PIECE_FLOPS", 1e30)
+    whole = train_grid(12, insts, sched)
+    assert any(a.W_in.tobytes() != b.W_in.tobytes() for a, b in zip(runs[0], whole))
+    for a, b in zip(runs[0], whole):
+        np.testing.assert_allclose(a.W_in, b.W_in, rtol=1e-4, atol=1e-5)

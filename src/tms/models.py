@@ -14,11 +14,12 @@ linear one is the notes' bias-free autoencoder x ↦ ABx with A = W_out, B = W_i
 from __future__ import annotations
 
 import math
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from collections.abc import Callable, Sequence
 
 import torch
+
+from tms.threads import SERIAL, WorkerPool
 
 
 @dataclass
@@ -159,6 +160,26 @@ def init_ragged(n_s: int, n_d: Sequence[int], gens: Sequence[torch.Generator],
                        relu, bias)
 
 
+#: A group of instances is computed in pieces of the batch of about this many useful FLOPs
+#: (10·rows·n_s·width) each, so that one wide group, or a lone model, keeps every worker
+#: busy. The pieces are a function of the shapes alone: the numbers never depend on the
+#: thread count (bench/pieces.py measures the choice).
+PIECE_FLOPS = 3e8
+#: At most this many pieces per group, each of at least MIN_PIECE_ROWS rows of the batch.
+MAX_PIECES = 2
+MIN_PIECE_ROWS = 256
+
+
+def batch_pieces(width: int, n_s: int, batch: int) -> list[slice]:
+    """The row ranges of the batch that a group of total hidden width ``width`` is computed in:
+    k near-equal ranges, k = floor(10·batch·n_s·width / PIECE_FLOPS) clipped to
+    [1, min(MAX_PIECES, batch // MIN_PIECE_ROWS)]."""
+    k = int(10 * batch * n_s * width // PIECE_FLOPS)
+    k = max(1, min(k, MAX_PIECES, batch // MIN_PIECE_ROWS))
+    cuts = [batch * j // k for j in range(k + 1)]
+    return [slice(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
+
+
 def _balanced(cost: Sequence[int], workers: int) -> list[list[int]]:
     """Indices of ``cost`` dealt to at most ``workers`` lists, largest first to the least
     loaded."""
@@ -172,41 +193,62 @@ def _balanced(cost: Sequence[int], workers: int) -> list[list[int]]:
 
 
 def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
-                   x_of: Callable[[int, torch.Tensor], torch.Tensor], batch: int,
-                   grad: torch.Tensor, loss: torch.Tensor, workers: int = 1) -> None:
+                   x_of: Callable[[int, slice, torch.Tensor], torch.Tensor], batch: int,
+                   grad: torch.Tensor, loss: torch.Tensor,
+                   workers: WorkerPool = SERIAL) -> None:
     """Per-instance per-feature MSE of reconstructing x, and its gradients, in place.
 
-    Instances a ≤ k < b of each group (a, b) of ``groups`` see the same inputs
-    x = ``x_of(g, out)`` of shape (batch, n_s) (the callable fills and returns ``out``, a
-    (batch, n_s) scratch tensor), so their hidden activations are one matmul,
-    hᵀ = [W_in of the group] xᵀ, over the concatenated W_in, and so is the gradient of W_in.
-    Per instance: z = h W_outᵀ + b, y = ReLU(z) (or z), err = y − x, loss_k = mean over the
-    batch vectors and n_s features of err² (REFERENCE.md: the authors' normalisation),
-    dz = 2·err·[z > 0]/(batch·n_s), ∂W_out = dzᵀh, ∂h = dz W_out, ∂W_in = ∂hᵀx,
-    ∂b = Σ_batch dz (zero for a bias-free stack).
+    Instances a ≤ k < b of each group (a, b) of ``groups`` see the same inputs, a batch of
+    ``batch`` vectors; ``x_of(g, rows, out)`` fills ``out`` (a (rows, n_s) scratch tensor)
+    with the rows ``rows`` (a slice) of group g's batch and returns it. The hidden
+    activations of a group are one matmul, hᵀ = [W_in of the group] xᵀ, over the
+    concatenated W_in, and so is the gradient of W_in. Per instance: z = h W_outᵀ + b,
+    y = ReLU(z) (or z), err = y − x, loss_k = mean over the batch vectors and n_s features of
+    err² (REFERENCE.md: the authors' normalisation), dz = 2·err·[z > 0]/(batch·n_s),
+    ∂W_out = dzᵀh, ∂h = dz W_out, ∂W_in = ∂hᵀx, ∂b = Σ_batch dz (zero for a bias-free stack).
+    A wide group is computed in pieces of the batch (:func:`batch_pieces`), whose sums are
+    added piece after piece.
 
     grad: a tensor shaped like ``model.flat``, overwritten with the gradients in the same
-    layout. loss: (I,), overwritten. workers: the groups are dealt to this many threads, each
-    with one intra-op torch thread; a group is always computed whole, by one thread, with the
-    same operations, so the numbers do not depend on ``workers`` (call with one intra-op
-    thread set, as tms.train does, for the same numbers with one worker).
+    layout. loss: (I,), overwritten. workers: the pieces are dealt to its threads (the default
+    SERIAL: the caller's thread); a piece is always computed whole, by one thread on one intra-op
+    thread, with the same operations, and the pieces are added in a fixed order, so the
+    numbers do not depend on the number of workers (call with one intra-op thread set, as
+    tms.train does, for the same numbers without workers).
     Hand-written; tests/test_models.py checks it against autograd.
     """
     n_s, D, dev = model.flat.shape[1], model.hidden, model.flat.device
     off = model.offsets
     widths = [off[b] - off[a] for a, b in groups]
+    pieces = [batch_pieces(w, n_s, batch) for w in widths]
+    items = [(g, j) for g, cuts in enumerate(pieces) for j in range(len(cuts))]
+    # piece 0 of a group writes into grad and loss, piece j > 0 into its own partial sums
+    # (rows: ∂W_in, ∂W_outᵀ, ∂b; and the losses), added to them in order below
+    partial = {(g, j): (torch.empty(2 * widths[g] + b - a, n_s, device=dev),
+                        torch.empty(b - a, device=dev))
+               for g, j in items if j > 0 for a, b in [groups[g]]}
 
     def run(share: list[int]) -> None:
-        widest = max(widths[g] for g in share)
-        hT_all = torch.empty(widest, batch, device=dev)
-        dhT_all = torch.empty(widest, batch, device=dev)
-        x_buf, z, on = (torch.empty(batch, n_s, device=dev) for _ in range(3))
-        for g in share:
+        rows = max(pieces[g][j].stop - pieces[g][j].start for g, j in (items[i] for i in share))
+        widest = max(widths[items[i][0]] for i in share)
+        hT_buf, dhT_buf = (torch.empty(widest * rows, device=dev) for _ in range(2))
+        x_buf, z_buf, on_buf = (torch.empty(rows * n_s, device=dev) for _ in range(3))
+        for i in share:
+            g, j = items[i]
             a, b = groups[g]
-            x = x_of(g, x_buf)
             r0, r1 = off[a], off[b]
-            hT = torch.mm(model.flat[r0:r1], x.T, out=hT_all[:r1 - r0])
-            dhT = dhT_all[:r1 - r0]
+            w, cut = r1 - r0, pieces[g][j]
+            n = cut.stop - cut.start
+            if j == 0:
+                g_in, g_out, g_b = grad[r0:r1], grad[D + r0:D + r1], grad[2 * D + a:2 * D + b]
+                ls = loss[a:b]
+            else:
+                part, ls = partial[g, j]
+                g_in, g_out, g_b = part[:w], part[w:2 * w], part[2 * w:]
+            x = x_of(g, cut, x_buf[:n * n_s].view(n, n_s))
+            z, on = z_buf[:n * n_s].view(n, n_s), on_buf[:n * n_s].view(n, n_s)
+            hT = torch.mm(model.flat[r0:r1], x.T, out=hT_buf[:w * n].view(w, n))
+            dhT = dhT_buf[:w * n].view(w, n)
             for k in range(a, b):
                 s0, s1 = off[k] - r0, off[k + 1] - r0
                 W_out_T = model.W_out_T(k)
@@ -218,27 +260,32 @@ def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
                     torch.gt(z, 0, out=on)
                     z.mul_(on)
                 err = z.sub_(x)
-                torch.dot(err.view(-1), err.view(-1), out=loss[k])
+                torch.dot(err.view(-1), err.view(-1), out=ls[k - a])
                 if model.relu:
                     err.mul_(on)
-                torch.mm(hT[s0:s1], err, out=grad[D + off[k]:D + off[k + 1]])
+                torch.mm(hT[s0:s1], err, out=g_out[s0:s1])
                 torch.mm(W_out_T, err.T, out=dhT[s0:s1])
                 if model.bias:
-                    torch.sum(err, 0, out=grad[2 * D + k])
-            torch.mm(dhT, x, out=grad[r0:r1])
+                    torch.sum(err, 0, out=g_b[k - a])
+            torch.mm(dhT, x, out=g_in)
 
     if not model.bias:
         grad[2 * D:].zero_()
-    # cost of a group: its matmuls (∝ its total width) and per instance a few passes over
-    # (batch, n_s), worth about ten hidden units each
-    shares = _balanced([w + 10 * (b - a) for w, (a, b) in zip(widths, groups)], workers)
-    if len(shares) == 1:
-        run(shares[0])
-    else:
-        # a new thread starts with torch's default intra-op thread count: set it to one
-        with ThreadPoolExecutor(len(shares), initializer=torch.set_num_threads,
-                                initargs=(1,)) as pool:
-            list(pool.map(run, shares))
+    # cost of a piece: its matmuls (∝ its group's total width) and per instance a few passes
+    # over (rows, n_s), worth about ten hidden units each; all ∝ its rows
+    cost = [(widths[g] + 10 * (groups[g][1] - groups[g][0])) * (pieces[g][j].stop
+                                                               - pieces[g][j].start)
+            for g, j in items]
+    workers.map(run, _balanced(cost, workers.n))
+    for (g, j), (part, ls) in partial.items():          # pieces in order: fixed sums
+        a, b = groups[g]
+        r0, r1 = off[a], off[b]
+        w = r1 - r0
+        grad[r0:r1].add_(part[:w])
+        grad[D + r0:D + r1].add_(part[w:2 * w])
+        if model.bias:
+            grad[2 * D + a:2 * D + b].add_(part[2 * w:])
+        loss[a:b].add_(ls)
     grad.mul_(2.0 / (batch * n_s))
     loss.div_(batch * n_s)
 
@@ -257,23 +304,19 @@ class BatchedAdam:
         self.v = [torch.zeros_like(p) for p in params]
 
     def step(self, params: list[torch.Tensor], grads: list[torch.Tensor],
-             workers: int = 1) -> None:
+             workers: WorkerPool = SERIAL) -> None:
         """One update. Only exactly rounded elementwise operations (no fused multiply-add),
         so every element's update is the same wherever it sits in the tensor: a chunk of a
-        stack trains bit for bit as in the whole stack, and ``workers`` threads (each with
-        one intra-op torch thread) may share the rows of every tensor."""
+        stack trains bit for bit as in the whole stack, and the threads of ``workers`` (each
+        with one intra-op torch thread) may share the rows of every tensor."""
         self.t += 1
         for k, (p, g) in enumerate(zip(params, grads)):
             lr = self.lr.reshape(-1, *([1] * (p.dim() - 1)))
-            cuts = torch.linspace(0, p.shape[0], max(1, min(workers, p.shape[0])) + 1).long()
+            cuts = torch.linspace(0, p.shape[0], max(1, min(workers.n, p.shape[0])) + 1).long()
             parts = [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
-            if len(parts) == 1:
-                self._update(p, g, self.m[k], self.v[k], lr)
-                continue
-            with ThreadPoolExecutor(len(parts), initializer=torch.set_num_threads,
-                                    initargs=(1,)) as pool:
-                list(pool.map(lambda ab: self._update(*(t[ab[0]:ab[1]] for t in (
-                    p, g, self.m[k], self.v[k], lr))), parts))
+            tensors = (p, g, self.m[k], self.v[k], lr)
+            workers.map(
+                lambda ab: self._update(*(t[ab[0]:ab[1]] for t in tensors)), parts)
 
     def _update(self, p: torch.Tensor, g: torch.Tensor, m: torch.Tensor, v: torch.Tensor,
                 lr: torch.Tensor) -> None:

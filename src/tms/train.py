@@ -30,8 +30,9 @@ import torch
 from tqdm import tqdm
 
 from tms import checkpoint, data
-from tms.models import AutoencoderStack, BatchedAdam, forward, init_ragged, loss_and_grads
-from tms.threads import torch_threads
+from tms.models import (MAX_PIECES, AutoencoderStack, BatchedAdam, forward, init_ragged,
+                        loss_and_grads)
+from tms.threads import SERIAL, WorkerPool, torch_threads
 
 
 @dataclass(frozen=True)
@@ -168,7 +169,7 @@ def _groups(insts: Sequence[Instance], rows: Sequence[int]
 
 def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bool,
                   device: str, desc: str, bias: bool, scale: torch.Tensor | None,
-                  workers: int = 1, ckpt: checkpoint.Checkpoints | None = None,
+                  workers: WorkerPool = SERIAL, ckpt: checkpoint.Checkpoints | None = None,
                   name: str = "") -> list[Result]:
     state = ckpt.load(name, device) if ckpt else None
     if state is not None and state["done"]:
@@ -191,9 +192,11 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
     grad = torch.empty_like(model.flat)
     loss = torch.empty(len(insts), device=device)
 
-    def x_of(g: int, out: torch.Tensor) -> torch.Tensor:
-        """The inputs of group g this step: its stream's uniforms turned sparse with its p."""
-        x = data.sparse_from_uniform(uniforms[keys[g]], insts[live[groups[g][0]]].p, out=out)
+    def x_of(g: int, rows: slice, out: torch.Tensor) -> torch.Tensor:
+        """Rows ``rows`` of the inputs of group g this step: its stream's uniforms turned
+        sparse with its p."""
+        x = data.sparse_from_uniform(uniforms[keys[g]][rows], insts[live[groups[g][0]]].p,
+                                     out=out)
         return _scaled(x, scale)
 
     def finish(rows: list[int], step: int, stopped: bool, diverged: bool = False) -> None:
@@ -259,16 +262,18 @@ def stack_bytes(n_s: int, n_d: Sequence[int], widest_group: int, streams: int, b
                 max_steps: int) -> int:
     """An upper estimate of the memory (bytes, float32) of training one ragged stack.
 
-    The parameters (2·Σn_d + I)·n_s floats live in 11 copies at most (weights, gradients,
-    Adam's two moments, the optimiser's temporaries, and the copies made when stopped
-    instances leave the stack); a worker has scratch for a group's hidden activations and
+    The parameters (2·Σn_d + I)·n_s floats live in 11 + MAX_PIECES − 1 copies at most
+    (weights, gradients, Adam's two moments, the optimiser's temporaries, the copies made
+    when stopped instances leave the stack, and the partial sums of the batch pieces of
+    tms.models.loss_and_grads); a worker has scratch for a group's hidden activations and
     their gradients, 2·widest_group·batch, and three (batch, n_s) buffers (counted once:
     each further CPU worker thread adds as much); each data
     stream one (batch, n_s) buffer of uniforms; the loss history is I·max_steps floats.
     """
     params = (2 * sum(n_d) + len(n_d)) * n_s
     scratch = 2 * widest_group * batch + 3 * batch * n_s
-    return 4 * (11 * params + scratch + streams * batch * n_s + len(n_d) * max_steps)
+    copies = 10 + MAX_PIECES
+    return 4 * (copies * params + scratch + streams * batch * n_s + len(n_d) * max_steps)
 
 
 def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
@@ -325,16 +330,18 @@ def train_chunk(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: 
                 ckpt: checkpoint.Checkpoints | None = None) -> list[Result]:
     """Train ``instances`` as one ragged stack, in this process (no chunking); results in
     their order. Arguments as :func:`train_grid`. On CPU, torch's thread count becomes that
-    many worker threads, each running whole groups of instances on one intra-op thread (no
-    barrier per small operation), so the numbers never depend on the thread count; on CUDA
-    one worker."""
+    many worker threads, kept for the whole stack, each running whole pieces of work (a group
+    of instances on a piece of the batch, tms.models.loss_and_grads) on one intra-op thread
+    (no barrier per small operation), so the numbers never depend on the thread count; on
+    CUDA one worker."""
     scale = _as_scale(scale, n_s, device)
     desc = (f"{label}n_s={n_s} {'relu' if relu else 'linear'} ({len(instances)} models, "
             f"n_d≤{max(i.n_d for i in instances)})")
-    workers = 1 if torch.device(device).type == "cuda" else torch.get_num_threads()
-    with torch_threads(1 if torch.device(device).type != "cuda" else None):
-        name = "stack-" + checkpoint.digest(n_s, instances, sched, relu, bias, device,
-                                            None if scale is None else scale.tolist())
+    cuda = torch.device(device).type == "cuda"
+    n_workers = 1 if cuda else torch.get_num_threads()
+    name = "stack-" + checkpoint.digest(n_s, instances, sched, relu, bias, device,
+                                        None if scale is None else scale.tolist())
+    with torch_threads(None if cuda else 1), WorkerPool(n_workers) as workers:
         return _train_bucket(n_s, instances, sched, relu, device, desc, bias, scale, workers,
                              ckpt, name)
 
