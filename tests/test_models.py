@@ -35,9 +35,13 @@ def _assert_matches_autograd(model, xs, grad, loss):
         torch.testing.assert_close(grad[2 * D + k], g_b, rtol=1e-5, atol=1e-7)
 
 
-@pytest.mark.parametrize("relu,bias", [(True, True), (False, True), (True, False)])
-def test_hand_written_gradients_match_autograd(relu, bias):
-    # five instances, the first three sharing their inputs (one group), then two alone
+@pytest.mark.parametrize("relu,bias,sparse", [(True, True, False), (False, True, False),
+                                              (True, False, False), (True, True, True),
+                                              (True, False, True)])
+def test_hand_written_gradients_match_autograd(relu, bias, sparse, monkeypatch):
+    # five instances, the first three sharing their inputs (one group), then two alone;
+    # sparse: every group's products with x through x as a CSR matrix
+    monkeypatch.setattr(models, "sparse_pays", lambda width, p: sparse)
     n_d = [5, 9, 12, 3, 7]
     gens = data.generators(range(5))
     model = init_ragged(32, n_d, gens, relu, bias)
@@ -51,11 +55,11 @@ def test_hand_written_gradients_match_autograd(relu, bias):
     grad2, loss2 = torch.full_like(model.flat, float("nan")), torch.empty(5)
     with torch_threads(1):
         loss_and_grads(model, groups, lambda g, rows, out: out.copy_(xg[g][rows]), 64, grad,
-                       loss)
+                       loss, density=[0.1, 0.3, 0.9])
         # the groups dealt to two threads: the very same numbers
         with WorkerPool(2) as pool:
             loss_and_grads(model, groups, lambda g, rows, out: out.copy_(xg[g][rows]), 64,
-                           grad2, loss2, pool)
+                           grad2, loss2, pool, [0.1, 0.3, 0.9])
     assert torch.equal(grad, grad2) and torch.equal(loss, loss2)
     _assert_matches_autograd(model, [xg[0]] * 3 + xg[1:], grad, loss)
 
@@ -71,8 +75,10 @@ def test_batch_pieces_cover_the_batch_and_grow_with_the_work(monkeypatch):
     assert len(models.batch_pieces(870, 256, 1024)) == models.MAX_PIECES
 
 
-def test_a_lone_model_in_pieces_matches_autograd_for_any_number_of_workers(monkeypatch):
+@pytest.mark.parametrize("sparse", [False, True])
+def test_a_lone_model_in_pieces_matches_autograd_for_any_number_of_workers(sparse, monkeypatch):
     # tiny pieces forced: one model, one group, its batch of 96 cut in three
+    monkeypatch.setattr(models, "sparse_pays", lambda width, p: sparse)
     monkeypatch.setattr(models, "PIECE_FLOPS", 1.0)
     monkeypatch.setattr(models, "MIN_PIECE_ROWS", 32)
     monkeypatch.setattr(models, "MAX_PIECES", 3)
@@ -87,11 +93,19 @@ def test_a_lone_model_in_pieces_matches_autograd_for_any_number_of_workers(monke
             grad, loss = torch.full_like(model.flat, float("nan")), torch.empty(2)
             with WorkerPool(n) as pool:
                 loss_and_grads(model, [(0, 2)], lambda g, rows, o: o.copy_(x[rows]), 96, grad,
-                               loss, pool)
+                               loss, pool, [0.2])
             out.append((grad, loss))
     for grad, loss in out[1:]:                   # the same bytes whatever the thread count
         assert torch.equal(grad, out[0][0]) and torch.equal(loss, out[0][1])
     _assert_matches_autograd(model, [x, x], *out[0])
+
+
+def test_sparse_products_only_for_wide_groups_at_small_p():
+    # the bench grid's groups at n_s 512 (width 1737) and p ≤ 0.032; never the default
+    # profile's (width ≤ 326) nor the fig. 3 model (n_d 130)
+    assert models.sparse_pays(1737, 0.01) and models.sparse_pays(3478, 0.032)
+    assert not models.sparse_pays(1737, 0.058) and not models.sparse_pays(866, 0.01)
+    assert not models.sparse_pays(326, 0.001) and not models.sparse_pays(130, 0.001)
 
 
 def test_worker_pool_rejects_no_threads():

@@ -157,9 +157,12 @@ def test_plan_rejects_a_budget_below_one_model():
     assert len(plan_chunks(12, [Instance(0.3, 6, 0, 1e-2, 0)] * 3, sched, 1.1 * one)) == 3
 
 
-def test_groups_in_batch_pieces_train_alike_on_any_thread_count_and_chunking(monkeypatch):
-    # every group cut into four pieces of its batch: the trained bytes depend neither on the
-    # number of worker threads nor on the chunking of the grid
+@pytest.mark.parametrize("sparse", [False, True])
+def test_groups_in_batch_pieces_train_alike_on_any_thread_count_and_chunking(sparse,
+                                                                            monkeypatch):
+    # every group cut into four pieces of its batch, its products with x dense or sparse:
+    # the trained bytes depend neither on the number of worker threads nor on the chunking
+    monkeypatch.setattr(models, "sparse_pays", lambda width, p: sparse)
     monkeypatch.setattr(models, "PIECE_FLOPS", 1.0)
     monkeypatch.setattr(models, "MIN_PIECE_ROWS", 8)
     monkeypatch.setattr(models, "MAX_PIECES", 4)

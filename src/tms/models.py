@@ -14,12 +14,16 @@ linear one is the notes' bias-free autoencoder x ↦ ABx with A = W_out, B = W_i
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from collections.abc import Callable, Sequence
 
 import torch
 
 from tms.threads import SERIAL, WorkerPool
+
+# torch warns on every first use of a CSR tensor; the sparse products here are tested
+warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
 
 
 @dataclass
@@ -180,6 +184,21 @@ def batch_pieces(width: int, n_s: int, batch: int) -> list[slice]:
     return [slice(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
 
 
+#: On CPU, the two products with a group's sparse inputs (W_in x and ∂hᵀ x) go through x as a
+#: CSR matrix where that pays: groups of total width ≥ SPARSE_MIN_WIDTH at p ≤ SPARSE_MAX_P.
+#: Measured by bench/sparse_input.py on whole training steps: 1.1–1.3× there (the grid of
+#: bench/throughput.py at n_s 512 and 1024), none or a loss on narrower groups or at larger p
+#: (the conversion to CSR, and a sparse kernel far slower per nonzero than a dense matmul).
+SPARSE_MIN_WIDTH = 1500
+SPARSE_MAX_P = 0.035
+
+
+def sparse_pays(width: int, p: float) -> bool:
+    """Whether a group of total hidden width ``width`` whose inputs have a fraction p of
+    nonzero entries computes W_in x and ∂hᵀ x with x sparse (on CPU; see above)."""
+    return width >= SPARSE_MIN_WIDTH and p <= SPARSE_MAX_P
+
+
 def _balanced(cost: Sequence[int], workers: int) -> list[list[int]]:
     """Indices of ``cost`` dealt to at most ``workers`` lists, largest first to the least
     loaded."""
@@ -194,8 +213,8 @@ def _balanced(cost: Sequence[int], workers: int) -> list[list[int]]:
 
 def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
                    x_of: Callable[[int, slice, torch.Tensor], torch.Tensor], batch: int,
-                   grad: torch.Tensor, loss: torch.Tensor,
-                   workers: WorkerPool = SERIAL) -> None:
+                   grad: torch.Tensor, loss: torch.Tensor, workers: WorkerPool = SERIAL,
+                   density: Sequence[float] | None = None) -> None:
     """Per-instance per-feature MSE of reconstructing x, and its gradients, in place.
 
     Instances a ≤ k < b of each group (a, b) of ``groups`` see the same inputs, a batch of
@@ -207,7 +226,9 @@ def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
     err² (REFERENCE.md: the authors' normalisation), dz = 2·err·[z > 0]/(batch·n_s),
     ∂W_out = dzᵀh, ∂h = dz W_out, ∂W_in = ∂hᵀx, ∂b = Σ_batch dz (zero for a bias-free stack).
     A wide group is computed in pieces of the batch (:func:`batch_pieces`), whose sums are
-    added piece after piece.
+    added piece after piece. density: the fraction of nonzero inputs of each group (its p);
+    on CPU the groups where :func:`sparse_pays` compute W_in x and ∂hᵀ x from x as a sparse
+    matrix (equal to the dense products up to rounding). None: every product dense.
 
     grad: a tensor shaped like ``model.flat``, overwritten with the gradients in the same
     layout. loss: (I,), overwritten. workers: the pieces are dealt to its threads (the default
@@ -221,6 +242,8 @@ def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
     off = model.offsets
     widths = [off[b] - off[a] for a, b in groups]
     pieces = [batch_pieces(w, n_s, batch) for w in widths]
+    sparse = [dev.type == "cpu" and density is not None and sparse_pays(w, q)
+              for w, q in zip(widths, density or widths)]
     items = [(g, j) for g, cuts in enumerate(pieces) for j in range(len(cuts))]
     # piece 0 of a group writes into grad and loss, piece j > 0 into its own partial sums
     # (rows: ∂W_in, ∂W_outᵀ, ∂b; and the losses), added to them in order below
@@ -247,7 +270,11 @@ def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
                 g_in, g_out, g_b = part[:w], part[w:2 * w], part[2 * w:]
             x = x_of(g, cut, x_buf[:n * n_s].view(n, n_s))
             z, on = z_buf[:n * n_s].view(n, n_s), on_buf[:n * n_s].view(n, n_s)
-            hT = torch.mm(model.flat[r0:r1], x.T, out=hT_buf[:w * n].view(w, n))
+            if sparse[g]:
+                xs = x.to_sparse_csr()
+                hT = torch.mm(xs, model.flat[r0:r1].T, out=hT_buf[:w * n].view(n, w)).T
+            else:
+                hT = torch.mm(model.flat[r0:r1], x.T, out=hT_buf[:w * n].view(w, n))
             dhT = dhT_buf[:w * n].view(w, n)
             for k in range(a, b):
                 s0, s1 = off[k] - r0, off[k + 1] - r0
@@ -267,7 +294,10 @@ def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
                 torch.mm(W_out_T, err.T, out=dhT[s0:s1])
                 if model.bias:
                     torch.sum(err, 0, out=g_b[k - a])
-            torch.mm(dhT, x, out=g_in)
+            if sparse[g]:                   # xᵀ is x's CSR read as CSC: ∂W_inᵀ = xᵀ ∂h
+                g_in.copy_(torch.sparse.mm(xs.t(), dhT.T).T)
+            else:
+                torch.mm(dhT, x, out=g_in)
 
     if not model.bias:
         grad[2 * D:].zero_()

@@ -222,7 +222,8 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
     while live and step < sched.max_steps:
         for key in dict.fromkeys(keys):      # the streams still in use, each drawn once
             uniforms[key].uniform_(0.0, 1.0, generator=streams[key])
-        loss_and_grads(model, groups, x_of, sched.batch_size, grad, loss[:len(live)], workers)
+        loss_and_grads(model, groups, x_of, sched.batch_size, grad, loss[:len(live)], workers,
+                       [insts[live[a]].p for a, _ in groups])
         opt.step([model.flat], [grad], workers)
         pending.append(loss[:len(live)].clone())
         step += 1
@@ -266,12 +267,13 @@ def stack_bytes(n_s: int, n_d: Sequence[int], widest_group: int, streams: int, b
     (weights, gradients, Adam's two moments, the optimiser's temporaries, the copies made
     when stopped instances leave the stack, and the partial sums of the batch pieces of
     tms.models.loss_and_grads); a worker has scratch for a group's hidden activations and
-    their gradients, 2·widest_group·batch, and three (batch, n_s) buffers (counted once:
-    each further CPU worker thread adds as much); each data
-    stream one (batch, n_s) buffer of uniforms; the loss history is I·max_steps floats.
+    their gradients, 2·widest_group·batch, three (batch, n_s) buffers and, for the sparse
+    products, x as a CSR matrix (under one more) and ∂W_inᵀ of a group, widest_group·n_s
+    (counted once: each further CPU worker thread adds as much); each data stream one
+    (batch, n_s) buffer of uniforms; the loss history is I·max_steps floats.
     """
     params = (2 * sum(n_d) + len(n_d)) * n_s
-    scratch = 2 * widest_group * batch + 3 * batch * n_s
+    scratch = 2 * widest_group * batch + 4 * batch * n_s + widest_group * n_s
     copies = 10 + MAX_PIECES
     return 4 * (copies * params + scratch + streams * batch * n_s + len(n_d) * max_steps)
 
