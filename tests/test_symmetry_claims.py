@@ -62,3 +62,18 @@ def test_scaling_claims_on_the_theory_and_a_source_without_points():
     assert rows.loc["L ∝ 1/r at fixed p (theory, the paper's form)", "verdict"] == "not reproduced"
     trained = rows.loc["the same law for the trained (n_s = 16)"]
     assert "not fitted (0 points" in trained.ours and trained.verdict == "not reproduced"
+
+
+def test_medians_by_n_s_take_seed_means_then_the_median_over_the_grid():
+    t = _stats({32: 1.0, 128: 0.5})
+    t.loc[t.seed_index == 1, "bound_ratio"] = 9.0       # a column outside SYMMETRY
+    t = pd.concat([t, t.assign(model="linear", diag_var=1e6)])   # linear rows are left out
+    med = claims_scaling.medians_by_n_s(t, ["diag_var", "bound_ratio"])
+    assert list(med.columns) == ["diag_var", "bound_ratio"] and list(med.index) == [32, 128]
+    # six cells (2 ratios × 3 p), seed mean f·(1 + 10p)·1.005: the median of p ∈ {0.01, 0.1,
+    # 0.5} twice is the mean of the two middle values, both at p = 0.1
+    assert med.loc[128, "diag_var"] == pytest.approx(0.5 * 2 * 1.005)
+    assert med.loc[32, "bound_ratio"] == pytest.approx((1 + 2 * 1.0 + 9.0) / 2)
+    assert list(claims_scaling.medians_by_n_s(t).columns) == list(claims_scaling.SYMMETRY)
+    with pytest.raises(KeyError):
+        claims_scaling.medians_by_n_s(t, ["no_such_statistic"])

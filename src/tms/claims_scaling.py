@@ -8,6 +8,8 @@ grid and the fits (tms.scaling), and the trained tables averaged over seeds (tms
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -18,11 +20,13 @@ from tms.claims import COLUMNS, _verdict
 SYMMETRY = {"diag_var": "fig. 4", "bias_var": "fig. 5", "dvar_nu": "fig. 6", "lyapunov": "fig. 7"}
 
 
-def medians_by_n_s(stats: pd.DataFrame) -> pd.DataFrame:
-    """Median over the (p, ratio) grid of each symmetry statistic (means over seeds first), one row
-    per n_s (index), one column per statistic of :data:`SYMMETRY`; ReLU models only."""
+def medians_by_n_s(stats: pd.DataFrame, columns: Sequence[str] = tuple(SYMMETRY)
+                   ) -> pd.DataFrame:
+    """Median over the (p, ratio) grid of each statistic of ``columns`` (default: those of
+    :data:`SYMMETRY`; means over seeds first), one row per n_s (index), one column per
+    statistic; ReLU models only. Raises KeyError on a column ``stats`` lacks."""
     relu = stats[stats.model == "relu"]
-    cells = relu.groupby(["n_s", "ratio_target", "p"])[list(SYMMETRY)].mean()
+    cells = relu.groupby(["n_s", "ratio_target", "p"])[list(columns)].mean()
     return cells.groupby("n_s").median()
 
 
