@@ -174,14 +174,18 @@ MAX_PIECES = 2
 MIN_PIECE_ROWS = 256
 
 
+def _near_equal(n: int, k: int) -> list[slice]:
+    """``range(n)`` cut into k consecutive near-equal slices (k ≥ 1)."""
+    cuts = [n * j // k for j in range(k + 1)]
+    return [slice(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
+
+
 def batch_pieces(width: int, n_s: int, batch: int) -> list[slice]:
     """The row ranges of the batch that a group of total hidden width ``width`` is computed in:
     k near-equal ranges, k = floor(10·batch·n_s·width / PIECE_FLOPS) clipped to
     [1, min(MAX_PIECES, batch // MIN_PIECE_ROWS)]."""
     k = int(10 * batch * n_s * width // PIECE_FLOPS)
-    k = max(1, min(k, MAX_PIECES, batch // MIN_PIECE_ROWS))
-    cuts = [batch * j // k for j in range(k + 1)]
-    return [slice(a, b) for a, b in zip(cuts[:-1], cuts[1:])]
+    return _near_equal(batch, max(1, min(k, MAX_PIECES, batch // MIN_PIECE_ROWS)))
 
 
 #: On CPU, the two products with a group's sparse inputs (W_in x and ∂hᵀ x) go through x as a
@@ -197,6 +201,20 @@ def sparse_pays(width: int, p: float) -> bool:
     """Whether a group of total hidden width ``width`` whose inputs have a fraction p of
     nonzero entries computes W_in x and ∂hᵀ x with x sparse (on CPU; see above)."""
     return width >= SPARSE_MIN_WIDTH and p <= SPARSE_MAX_P
+
+
+def _step_plan(widths: Sequence[int], sizes: Sequence[int], n_s: int, batch: int,
+               workers: int) -> tuple[list[list[slice]], list[tuple[int, int]], list[list[int]]]:
+    """How a step of groups of total widths ``widths`` and ``sizes`` instances is shared out:
+    the batch pieces of each group, the pieces of work (group, piece), and the indices of those
+    dealt to each worker. A function of the shapes alone (a few microseconds a step)."""
+    pieces = [batch_pieces(w, n_s, batch) for w in widths]
+    items = [(g, j) for g, cuts in enumerate(pieces) for j in range(len(cuts))]
+    # cost of a piece: its matmuls (∝ its group's total width) and per instance a few passes
+    # over (rows, n_s), worth about ten hidden units each; all ∝ its rows
+    cost = [(widths[g] + 10 * sizes[g]) * (pieces[g][j].stop - pieces[g][j].start)
+            for g, j in items]
+    return pieces, items, _balanced(cost, workers)
 
 
 def _balanced(cost: Sequence[int], workers: int) -> list[list[int]]:
@@ -241,10 +259,12 @@ def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
     n_s, D, dev = model.flat.shape[1], model.hidden, model.flat.device
     off = model.offsets
     widths = [off[b] - off[a] for a, b in groups]
-    pieces = [batch_pieces(w, n_s, batch) for w in widths]
-    sparse = [dev.type == "cpu" and density is not None and sparse_pays(w, q)
-              for w, q in zip(widths, density or widths)]
-    items = [(g, j) for g, cuts in enumerate(pieces) for j in range(len(cuts))]
+    pieces, items, shares = _step_plan(widths, [b - a for a, b in groups], n_s, batch,
+                                       workers.n)
+    if density is None or dev.type != "cpu":
+        sparse = [False] * len(groups)
+    else:
+        sparse = [sparse_pays(w, q) for w, q in zip(widths, density)]
     # piece 0 of a group writes into grad and loss, piece j > 0 into its own partial sums
     # (rows: ∂W_in, ∂W_outᵀ, ∂b; and the losses), added to them in order below
     partial = {(g, j): (torch.empty(2 * widths[g] + b - a, n_s, device=dev),
@@ -301,12 +321,7 @@ def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
 
     if not model.bias:
         grad[2 * D:].zero_()
-    # cost of a piece: its matmuls (∝ its group's total width) and per instance a few passes
-    # over (rows, n_s), worth about ten hidden units each; all ∝ its rows
-    cost = [(widths[g] + 10 * (groups[g][1] - groups[g][0])) * (pieces[g][j].stop
-                                                               - pieces[g][j].start)
-            for g, j in items]
-    workers.map(run, _balanced(cost, workers.n))
+    workers.map(run, shares)
     for (g, j), (part, ls) in partial.items():          # pieces in order: fixed sums
         a, b = groups[g]
         r0, r1 = off[a], off[b]
@@ -342,11 +357,9 @@ class BatchedAdam:
         self.t += 1
         for k, (p, g) in enumerate(zip(params, grads)):
             lr = self.lr.reshape(-1, *([1] * (p.dim() - 1)))
-            cuts = torch.linspace(0, p.shape[0], max(1, min(workers.n, p.shape[0])) + 1).long()
-            parts = [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
             tensors = (p, g, self.m[k], self.v[k], lr)
-            workers.map(
-                lambda ab: self._update(*(t[ab[0]:ab[1]] for t in tensors)), parts)
+            workers.map(lambda rows: self._update(*(t[rows] for t in tensors)),
+                        _near_equal(p.shape[0], max(1, min(workers.n, p.shape[0]))))
 
     def _update(self, p: torch.Tensor, g: torch.Tensor, m: torch.Tensor, v: torch.Tensor,
                 lr: torch.Tensor) -> None:

@@ -29,9 +29,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from tms import checkpoint, data
-from tms.models import (MAX_PIECES, AutoencoderStack, BatchedAdam, forward, init_ragged,
-                        loss_and_grads)
+from tms import checkpoint, data, models
+from tms.models import AutoencoderStack, BatchedAdam, forward, init_ragged, loss_and_grads
 from tms.threads import SERIAL, WorkerPool, torch_threads
 
 
@@ -152,19 +151,21 @@ def _stack_order(insts: Sequence[Instance]) -> list[int]:
 
 
 def _groups(insts: Sequence[Instance], rows: Sequence[int]
-            ) -> tuple[list[tuple[int, int]], list[tuple[str, int]]]:
+            ) -> tuple[list[tuple[int, int]], list[tuple[str, int]], list[float]]:
     """The (start, stop) ranges of consecutive rows with identical inputs at every step (same
-    stream and p), and the stream of each range."""
+    stream and p), and the stream and the p of each range."""
     groups: list[tuple[int, int]] = []
     keys: list[tuple[str, int]] = []
+    ps: list[float] = []
     for r, k in enumerate(rows):
         key = _stream(insts, k)
-        if groups and keys[-1] == key and insts[rows[r - 1]].p == insts[k].p:
+        if groups and keys[-1] == key and ps[-1] == insts[k].p:
             groups[-1] = (groups[-1][0], r + 1)
         else:
             groups.append((r, r + 1))
             keys.append(key)
-    return groups, keys
+            ps.append(insts[k].p)
+    return groups, keys, ps
 
 
 def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bool,
@@ -175,7 +176,7 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
     if state is not None and state["done"]:
         return state["results"]
     order = _stack_order(insts)
-    groups, keys = _groups(insts, order)
+    groups, keys, group_p = _groups(insts, order)
     gens = data.generators([i.seed for i in insts], device)
     model = init_ragged(n_s, [insts[k].n_d for k in order], [gens[k] for k in order], relu, bias)
     streams = {key: (gens[key[1]] if key[0] == "own" else data.stream_generator(key[1], device))
@@ -195,8 +196,7 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
     def x_of(g: int, rows: slice, out: torch.Tensor) -> torch.Tensor:
         """Rows ``rows`` of the inputs of group g this step: its stream's uniforms turned
         sparse with its p."""
-        x = data.sparse_from_uniform(uniforms[keys[g]][rows], insts[live[groups[g][0]]].p,
-                                     out=out)
+        x = data.sparse_from_uniform(uniforms[keys[g]][rows], group_p[g], out=out)
         return _scaled(x, scale)
 
     def finish(rows: list[int], step: int, stopped: bool, diverged: bool = False) -> None:
@@ -216,14 +216,14 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
         step, live, model, opt, results = checkpoint.unpack(state, losses, generators)
         saved = step
         grad = torch.empty_like(model.flat)
-        groups, keys = _groups(insts, live)
+        groups, keys, group_p = _groups(insts, live)
         bar.write(f"{desc}: resuming from the checkpoint at step {step}")
         bar.update(step)
     while live and step < sched.max_steps:
         for key in dict.fromkeys(keys):      # the streams still in use, each drawn once
             uniforms[key].uniform_(0.0, 1.0, generator=streams[key])
         loss_and_grads(model, groups, x_of, sched.batch_size, grad, loss[:len(live)], workers,
-                       [insts[live[a]].p for a, _ in groups])
+                       group_p)
         opt.step([model.flat], [grad], workers)
         pending.append(loss[:len(live)].clone())
         step += 1
@@ -246,7 +246,7 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
                 model = model.select(keep)
                 grad = torch.empty_like(model.flat)
                 live = [live[r] for r in keep]
-                groups, keys = _groups(insts, live)
+                groups, keys, group_p = _groups(insts, live)
             bar.set_postfix(active=len(live))
             if ckpt and live and ckpt.due(saved, step):
                 ckpt.save(name, checkpoint.pack(step, live, model, opt, losses, results,
@@ -274,7 +274,7 @@ def stack_bytes(n_s: int, n_d: Sequence[int], widest_group: int, streams: int, b
     """
     params = (2 * sum(n_d) + len(n_d)) * n_s
     scratch = 2 * widest_group * batch + 4 * batch * n_s + widest_group * n_s
-    copies = 10 + MAX_PIECES
+    copies = 10 + models.MAX_PIECES
     return 4 * (copies * params + scratch + streams * batch * n_s + len(n_d) * max_steps)
 
 
@@ -292,7 +292,7 @@ def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
     """
     budget = memory_budget_mb * 2 ** 20
     order = _stack_order(instances)
-    groups, _ = _groups(instances, order)
+    groups, _, _ = _groups(instances, order)
     pieces: list[list[int]] = []
     for a, b in groups:
         rows = order[a:b]
@@ -320,7 +320,7 @@ def _chunk_bytes(n_s: int, instances: Sequence[Instance], chunk: Sequence[int],
     """:func:`stack_bytes` of the stack of ``instances[chunk]``."""
     insts = [instances[k] for k in chunk]
     order = _stack_order(insts)
-    groups, keys = _groups(insts, order)
+    groups, keys, _ = _groups(insts, order)
     widest = max(sum(insts[r].n_d for r in order[a:b]) for a, b in groups)
     return stack_bytes(n_s, [i.n_d for i in insts], widest, len(set(keys)), sched.batch_size,
                        sched.max_steps)
