@@ -15,6 +15,7 @@ import pandas as pd
 
 from tms import bounds, theory
 from tms.claims import COLUMNS, _verdict
+from tms.stats import cell_means
 
 #: Statistics whose median over the grid must fall as n_s grows (figs. 4–7).
 SYMMETRY = {"diag_var": "fig. 4", "bias_var": "fig. 5", "dvar_nu": "fig. 6", "lyapunov": "fig. 7"}
@@ -25,19 +26,17 @@ def medians_by_n_s(stats: pd.DataFrame, columns: Sequence[str] = tuple(SYMMETRY)
     """Median over the (p, ratio) grid of each statistic of ``columns`` (default: those of
     :data:`SYMMETRY`; means over seeds first), one row per n_s (index), one column per
     statistic; ReLU models only. Raises KeyError on a column ``stats`` lacks."""
-    relu = stats[stats.model == "relu"]
-    cells = relu.groupby(["n_s", "ratio_target", "p"])[list(columns)].mean()
-    return cells.groupby("n_s").median()
+    return cell_means(stats, columns).groupby("n_s").median()
 
 
 def _falls(values: np.ndarray) -> bool:
     return len(values) >= 2 and bool(np.all(np.diff(values) < 0))
 
 
-def _share_smaller(stats: pd.DataFrame, column: str) -> tuple[float, int]:
-    """Share of grid cells whose statistic at the largest n_s is below that at the smallest."""
-    relu = stats[stats.model == "relu"]
-    cells = relu.groupby(["n_s", "ratio_target", "p"])[column].mean().unstack("n_s")
+def _share_smaller(cells: pd.Series) -> tuple[float, int]:
+    """Share of grid cells whose statistic (``cells``: one statistic of :func:`cell_means`) at
+    the largest n_s is below that at the smallest."""
+    cells = cells.unstack("n_s")
     first, last = cells.columns.min(), cells.columns.max()
     both = cells[[first, last]].dropna()
     return float((both[last] < both[first]).mean()) if len(both) else float("nan"), len(both)
@@ -45,11 +44,12 @@ def _share_smaller(stats: pd.DataFrame, column: str) -> tuple[float, int]:
 
 def symmetry(stats: pd.DataFrame, rug: pd.DataFrame) -> pd.DataFrame:
     """Claims of figs. 4–7 (medians fall as n_s grows) and of eq. 6 (bound, equality for the rug)."""
-    med = medians_by_n_s(stats)
+    means = cell_means(stats, SYMMETRY)
+    med = means.groupby("n_s").median()                  # medians_by_n_s, from the same cells
     sizes = ", ".join(str(n) for n in med.index)
     rows = []
     for col, fig in SYMMETRY.items():
-        share, cells = _share_smaller(stats, col)
+        share, cells = _share_smaller(means[col])
         values = ", ".join(f"{v:.3g}" for v in med[col])
         rows.append([f"{col} falls as n_s grows (median over the grid)", fig,
                      "falls with n_s at all locations",

@@ -12,6 +12,7 @@ import pandas as pd
 from matplotlib.colors import LogNorm, Normalize
 
 from tms.figures import plt
+from tms.stats import cell_means
 
 #: The statistic of each heat-map figure and how the colour bar names it.
 HEATMAPS = {
@@ -39,9 +40,8 @@ def heatmaps(stats: pd.DataFrame, column: str, label: str) -> plt.Figure:
     ``column``); ReLU models only. Cells are labelled with the grid values (rows: ratio, bottom
     to top; columns: p).
     """
-    relu = stats[stats.model == "relu"]
-    cells = relu.groupby(["n_s", "ratio_target", "p"])[column].mean()
-    sizes = sorted(relu.n_s.unique())
+    cells = cell_means(stats, [column])[column]
+    sizes = sorted(cells.index.unique("n_s"))
     norm = _norm(cells.to_numpy(dtype=float))
     fig, axes = plt.subplots(1, len(sizes), figsize=(4.2 * len(sizes) + 1.2, 4.0), squeeze=False)
     for ax, n_s in zip(axes[0], sizes):

@@ -13,10 +13,17 @@ import numpy as np
 import pandas as pd
 import torch
 
+from tms import theory
+
 
 def diagonal(W_in: np.ndarray, W_out: np.ndarray) -> np.ndarray:
     """diag(W) of W = W_out W_in, shape (n_s,), without forming W: W_ii = Σ_k W_out[i,k] W_in[k,i]."""
     return np.einsum("ik,ki->i", W_out.astype(np.float64), W_in.astype(np.float64))
+
+
+def _live(diag: np.ndarray) -> np.ndarray:
+    """The live features: diagonal W_ii at least half the median diagonal (see :func:`summary`)."""
+    return diag >= 0.5 * np.median(diag)
 
 
 def summary(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray) -> dict[str, float]:
@@ -28,7 +35,7 @@ def summary(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray) -> dict[str, flo
     """
     d = diagonal(W_in, W_out)
     b = b.astype(np.float64)
-    live = d >= 0.5 * np.median(d)
+    live = _live(d)
     return {"diag_mean": float(d.mean()), "diag_std": float(d.std()),
             "bias_mean": float(b.mean()), "bias_std": float(b.std()),
             "dead_fraction": float(1.0 - live.mean()),
@@ -66,7 +73,16 @@ def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: flo
         raise ValueError(f"shapes do not match: W_in {W_in.shape}, W_out {W_out.shape}, b {b.shape}")
     if not 0.0 < p <= 1.0:
         raise ValueError(f"p must be in (0, 1], got {p}")
-    var_x = (4 * p - 3 * p * p) / 12
+    return statistics_from_rows(*row_sums(W_in, W_out, block, device), b, p, n_d)
+
+
+def row_sums(W_in: np.ndarray, W_out: np.ndarray, block: int = 1024, device: str = "cpu"
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """diag(W), Σ_{j≠i} W_ij² and Σ_{j≠i} |W_ij|³ per row i of W = W_out W_in, each (n_s,)
+    float64: W formed block of rows by block of rows in float64 on ``device``. The part of
+    :func:`weight_statistics` that does not depend on p (a model's rows for every p at once).
+    """
+    n_s = W_out.shape[0]
     W_in64 = torch.as_tensor(W_in, dtype=torch.float64, device=device)
     W_out64 = torch.as_tensor(W_out, dtype=torch.float64, device=device)
     diag, off2, off3 = (torch.empty(n_s, dtype=torch.float64, device=device) for _ in range(3))
@@ -77,12 +93,20 @@ def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: flo
         rows[idx - lo, idx] = 0.0
         off2[idx] = rows.pow(2).sum(1)
         off3[idx] = rows.abs().pow(3).sum(1)
-    diag, off2, off3 = (t.cpu().numpy() for t in (diag, off2, off3))
+    return tuple(t.cpu().numpy() for t in (diag, off2, off3))
+
+
+def statistics_from_rows(diag: np.ndarray, off2: np.ndarray, off3: np.ndarray, b: np.ndarray,
+                         p: float, n_d: int) -> dict[str, float]:
+    """:func:`weight_statistics` from the :func:`row_sums` of a model of hidden width n_d,
+    its b (n_s,) and p in (0, 1] (p is not checked here)."""
+    n_s = len(diag)
+    var_x = float(theory.var_x(p))
     with np.errstate(divide="ignore", invalid="ignore"):
         lyap = np.where(off2 > 0, off3 / off2 ** 1.5, np.nan)
         lyap_authors = np.where(off2 > 0, off3 / off2, np.nan)
         normalised = var_x * off2 / diag ** 2
-    nonzero, live = diag != 0, diag >= 0.5 * np.median(diag)
+    nonzero, live = diag != 0, _live(diag)
     var_nu_norm = float(np.mean(normalised[nonzero])) if nonzero.any() else np.nan
     var_nu_live = float(np.mean(normalised[live & nonzero])) if (live & nonzero).any() else np.nan
     bound = var_x * (n_s / n_d - 1)
@@ -93,6 +117,14 @@ def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: flo
             "var_nu_normalised": var_nu_norm, "variance_bound": float(bound),
             "bound_ratio": var_nu_norm / bound if bound > 0 else np.nan,
             "bound_ratio_live": var_nu_live / bound if bound > 0 else np.nan}
+
+
+def cell_means(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """Mean over seeds of each of ``columns`` per grid cell (n_s, ratio_target, p) of the ReLU
+    models of ``table`` (tms.stats tables of every n_s concatenated): one row per cell
+    (a MultiIndex in that order), as figs. 4–7 and their claims use them."""
+    relu = table[table.model == "relu"]
+    return relu.groupby(["n_s", "ratio_target", "p"])[list(columns)].mean()
 
 
 def over_seeds(table: pd.DataFrame, values: Sequence[str],
