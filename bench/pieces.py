@@ -11,10 +11,10 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from unittest import mock
 
-from throughput import BATCH, grid
+from throughput import grid, run_engine
 from tms import models
-from tms.train import Instance, Schedule, train_grid
 
 CASES = {"lone model, n_s 512, n_d 130": (512, [(0.044, 130)], 60),
          "8 x 8 grid, n_s 256": (256, grid(256), 8)}
@@ -22,10 +22,8 @@ CASES = {"lone model, n_s 512, n_d 130": (512, [(0.044, 130)], 60),
 
 def step_ms(n_s: int, points: list[tuple[float, int]], steps: int) -> float:
     """Wall milliseconds per training step of the stack of ``points`` (p, n_d)."""
-    insts = [Instance(p, d, k, 3e-3 / n_s ** 0.5, 0) for k, (p, d) in enumerate(points)]
-    sched = Schedule(BATCH, 1e-7, window=steps, check_every=steps, max_steps=steps)
     t = time.perf_counter()
-    train_grid(n_s, insts, sched)
+    run_engine(n_s, steps, "cpu", points)
     return 1e3 * (time.perf_counter() - t) / steps
 
 
@@ -33,22 +31,19 @@ def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeats", type=int, default=3)
     args = ap.parse_args(argv)
-    chosen, rows = models.MAX_PIECES, []
-    try:
-        for name, (n_s, points, steps) in CASES.items():
-            ms = {}
-            for most in (1, 2, 4):
-                models.MAX_PIECES = most
+    rows = []
+    for name, (n_s, points, steps) in CASES.items():
+        ms = {}
+        for most in (1, 2, 4):
+            with mock.patch.object(models, "MAX_PIECES", most):
                 ms[most] = statistics.median(step_ms(n_s, points, steps)
                                              for _ in range(args.repeats))
-            rows.append({"case": name, "ms_per_step": ms})
-            print(f"{name:>30}: ms per step with at most 1 / 2 / 4 pieces "
-                  f"{ms[1]:7.2f} / {ms[2]:7.2f} / {ms[4]:7.2f} "
-                  f"(× {ms[1] / ms[2]:.2f} / {ms[1] / ms[4]:.2f})", flush=True)
-    finally:
-        models.MAX_PIECES = chosen
-    print(f"chosen: MAX_PIECES = {chosen}, PIECE_FLOPS = {models.PIECE_FLOPS:.0e}")
-    return {"max_pieces": chosen, "rows": rows}
+        rows.append({"case": name, "ms_per_step": ms})
+        print(f"{name:>30}: ms per step with at most 1 / 2 / 4 pieces "
+              f"{ms[1]:7.2f} / {ms[2]:7.2f} / {ms[4]:7.2f} "
+              f"(× {ms[1] / ms[2]:.2f} / {ms[1] / ms[4]:.2f})", flush=True)
+    print(f"chosen: MAX_PIECES = {models.MAX_PIECES}, PIECE_FLOPS = {models.PIECE_FLOPS:.0e}")
+    return {"max_pieces": models.MAX_PIECES, "rows": rows}
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
+from unittest import mock
 
 import torch
 
@@ -21,26 +22,29 @@ from tms.models import init_ragged, loss_and_grads
 from tms.threads import torch_threads
 
 
+def group_n_d(n_s: int) -> list[int]:
+    """The hidden widths of one group of the grid: one model per ratio."""
+    return [d for q, d in grid(n_s) if q == P_VALUES[0]]
+
+
 def step_ms(n_s: int, p: float, sparse: bool, repeats: int) -> float:
     """Median milliseconds of one loss-and-gradients step of the group of p (8 models)."""
-    n_d = [d for q, d in grid(n_s) if q == P_VALUES[0]]
+    n_d = group_n_d(n_s)
     model = init_ragged(n_s, n_d, data.generators(range(len(n_d))))
     grad, loss = torch.empty_like(model.flat), torch.empty(len(n_d))
     x = data.sparse_from_uniform(torch.rand(BATCH, n_s, generator=torch.Generator().manual_seed(0)), p)
-    chosen = models.sparse_pays
-    models.sparse_pays = lambda width, q: sparse
-    try:
-        def step():
-            loss_and_grads(model, [(0, len(n_d))], lambda g, rows, out: out.copy_(x[rows]),
-                           BATCH, grad, loss, density=[p])
+
+    def step():
+        loss_and_grads(model, [(0, len(n_d))], lambda g, rows, out: out.copy_(x[rows]),
+                       BATCH, grad, loss, density=[p])
+
+    with mock.patch.object(models, "sparse_pays", lambda width, q: sparse):
         step()
         times = []
         for _ in range(repeats):
             t = time.perf_counter()
             step()
             times.append(time.perf_counter() - t)
-    finally:
-        models.sparse_pays = chosen
     return 1e3 * statistics.median(times)
 
 
@@ -52,7 +56,7 @@ def main(argv: list[str] | None = None) -> dict:
     rows = []
     with torch_threads(1):
         for n_s in args.n_s:
-            width = sum(d for q, d in grid(n_s) if q == P_VALUES[0])
+            width = sum(group_n_d(n_s))
             for p in [q for q in P_VALUES if q < 0.1]:
                 dense, sparse = (step_ms(n_s, p, s, args.repeats) for s in (False, True))
                 pays = models.sparse_pays(width, p)

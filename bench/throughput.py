@@ -22,6 +22,7 @@ less that of a subprocess that only imported), by torch.cuda.max_memory_allocate
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import resource
 import statistics
@@ -77,9 +78,12 @@ def matmul_peak(device: str, reps: int = 5) -> float:
     return 2.0 * n ** 3 / best
 
 
-def run_engine(n_s: int, steps: int, device: str) -> None:
+def run_engine(n_s: int, steps: int, device: str,
+               points: list[tuple[float, int]] | None = None) -> None:
+    """Train ``points`` (p, n_d) (default: the grid) for ``steps`` steps with the engine."""
     # one seed index: every grid point on data stream 0, as tms.grid.train_and_score does
-    insts = [Instance(p, d, k, 3e-3 / n_s ** 0.5, 0) for k, (p, d) in enumerate(grid(n_s))]
+    insts = [Instance(p, d, k, 3e-3 / n_s ** 0.5, 0)
+             for k, (p, d) in enumerate(grid(n_s) if points is None else points)]
     sched = Schedule(BATCH, 1e-7, window=steps, check_every=steps, max_steps=steps)
     train_grid(n_s, insts, sched, device=device)
 
@@ -109,9 +113,15 @@ def peak_memory_mb(kind: str, n_s: int, steps: int, device: str) -> float:
     out = subprocess.run([sys.executable, __file__, "--memory-of", kind, str(n_s), str(steps),
                           "--device", device, "--threads", str(torch.get_num_threads())],
                          check=True, capture_output=True, text=True)
-    idle = subprocess.run([sys.executable, __file__, "--memory-of", "none", str(n_s), "0",
+    return float(out.stdout.split()[-1]) - _idle_mb(device)
+
+
+@functools.lru_cache
+def _idle_mb(device: str) -> float:
+    """Peak resident set (MiB) of a subprocess that only imported (torch itself)."""
+    idle = subprocess.run([sys.executable, __file__, "--memory-of", "none", "0", "0",
                            "--device", device], check=True, capture_output=True, text=True)
-    return float(out.stdout.split()[-1]) - float(idle.stdout.split()[-1])
+    return float(idle.stdout.split()[-1])
 
 
 def memory_child(kind: str, n_s: int, steps: int, device: str) -> None:
