@@ -13,8 +13,6 @@ import numpy as np
 import pandas as pd
 import torch
 
-from tms import theory
-
 
 def diagonal(W_in: np.ndarray, W_out: np.ndarray) -> np.ndarray:
     """diag(W) of W = W_out W_in, shape (n_s,), without forming W: W_ii = Σ_k W_out[i,k] W_in[k,i]."""
@@ -101,7 +99,7 @@ def statistics_from_rows(diag: np.ndarray, off2: np.ndarray, off3: np.ndarray, b
     """:func:`weight_statistics` from the :func:`row_sums` of a model of hidden width n_d,
     its b (n_s,) and p in (0, 1] (p is not checked here)."""
     n_s = len(diag)
-    var_x = float(theory.var_x(p))
+    var_x = (4 * p - 3 * p * p) / 12                      # Var(x), tms.theory.var_x
     with np.errstate(divide="ignore", invalid="ignore"):
         lyap = np.where(off2 > 0, off3 / off2 ** 1.5, np.nan)
         lyap_authors = np.where(off2 > 0, off3 / off2, np.nan)
