@@ -1,12 +1,16 @@
 """Execute a report notebook (papermill) and render it to self-contained HTML (nbconvert).
 
-Volatile notebook metadata (execution times, papermill timings, kernel versions) is
-stripped so an unchanged stage gives the same bytes. The HTML loads no script from the
+Volatile notebook content is stripped or pinned so an unchanged stage gives the same bytes:
+execution times, papermill timings and kernel versions are dropped; the injected-parameters
+cell, pandas Styler tables (random ``T_xxxxx`` ids) and object reprs (``at 0x7f...``) get
+names that depend on the notebook alone. The HTML loads no script from the
 network (no require.js, no MathJax: the reports have no TeX), so it renders offline.
 """
 
 from __future__ import annotations
 
+import itertools
+import re
 import sys
 from pathlib import Path
 
@@ -25,15 +29,34 @@ _OFFLINE = jinja2.DictLoader({"offline.html.j2": """{%- extends 'lab/index.html.
 """})
 
 
+_STYLER_ID = re.compile(r'<table id="T_([0-9a-f]+)"')
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
+
+
+def _pin_html(html: str, tables: itertools.count) -> str:
+    """Each Styler table's random uuid in ``html`` replaced by the next of ``tables``."""
+    for uuid in dict.fromkeys(_STYLER_ID.findall(html)):
+        html = html.replace(f"T_{uuid}", f"T_table{next(tables)}")
+    return html
+
+
 def _strip(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     nb.metadata.pop("papermill", None)
     nb.metadata.pop("widgets", None)
     nb.metadata.get("language_info", {}).pop("version", None)
+    tables = itertools.count()
     for cell in nb.cells:
         cell.metadata.pop("papermill", None)
         cell.metadata.pop("execution", None)
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            cell.id = "injected-parameters"
         for out in cell.get("outputs", []):
             out.get("metadata", {}).pop("execution", None)
+            data = out.get("data", {})
+            if "text/html" in data:
+                data["text/html"] = _pin_html(data["text/html"], tables)
+            if "text/plain" in data:
+                data["text/plain"] = _ADDRESS.sub(">", data["text/plain"])
     return nb
 
 
