@@ -7,6 +7,7 @@ by distinct factors, once per step cap. Writes data/autoencoding_notes/linear.pa
 
 from tms import io, notes_train, stage
 from tms.params import resolve_device
+from tms.train import Schedule
 
 
 def main(params):
@@ -14,7 +15,7 @@ def main(params):
     lin = an.linear
     table = notes_train.linear_table(
         lin.D, lin.d, lin.S, lin.steps, an.scale_min, lin.train.seed, lin.train.lr,
-        notes_train.schedule(lin.train, max(lin.steps)), an.eval.seed, an.eval.n_vectors,
+        Schedule.of(lin.train, max(lin.steps)), an.eval.seed, an.eval.n_vectors,
         resolve_device(an.device))
     io.write_parquet(table, "data/autoencoding_notes/linear.parquet")
 

@@ -7,6 +7,7 @@ data/autoencoding_notes/relu_strata.parquet (the loss on each skeleton Q_l).
 
 from tms import io, notes_train, stage
 from tms.params import resolve_device
+from tms.train import Schedule
 
 
 def main(params):
@@ -14,7 +15,7 @@ def main(params):
     r = an.relu
     table, strata = notes_train.relu_tables(
         r.D, r.d, r.S, r.seeds, r.train.seed, r.train.lr,
-        notes_train.schedule(r.train, r.max_steps), an.eval.seed, an.eval.n_vectors,
+        Schedule.of(r.train, r.max_steps), an.eval.seed, an.eval.n_vectors,
         r.n_per_stratum, r.strata_seed, resolve_device(an.device))
     io.write_parquet(table, "data/autoencoding_notes/relu.parquet")
     io.write_parquet(strata, "data/autoencoding_notes/relu_strata.parquet")

@@ -4,18 +4,15 @@ Writes data/persian_rug/fig3.parquet (one row per seed, columns tms.grid.TRAIN_C
 and data/persian_rug/fig3_weights/ (tms.grid.pack_weights).
 """
 
-import dataclasses
-
 from tms import checkpoint, grid, io, stage
 from tms.params import resolve_device
+from tms.train import Schedule
 
 
 def main(params):
     pr = params.persian_rug
     f3 = pr.fig3
-    sched = stage.schedule(params)
-    if f3.max_steps is not None:
-        sched = dataclasses.replace(sched, max_steps=f3.max_steps)
+    sched = Schedule.of(pr.train, f3.max_steps)   # fig3.max_steps None: train.max_steps
     lr = f3.lr if f3.lr is not None else pr.train.lr_for(f3.n_s)
     device = resolve_device(pr.device)
     ckpt = checkpoint.for_stage("pr_fig3", pr.train.checkpoint_every, device, pr.eval, f3,

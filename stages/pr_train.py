@@ -8,6 +8,7 @@ import pandas as pd
 
 from tms import checkpoint, grid, io, stage
 from tms.params import resolve_device
+from tms.train import Schedule
 
 
 def main(params):
@@ -20,7 +21,7 @@ def main(params):
     tables, results = [], []
     for model in pr.grid.models:
         table, res = grid.train_and_score(
-            n_s, points, pr.train.seed, pr.train.lr_for(n_s), stage.schedule(params),
+            n_s, points, pr.train.seed, pr.train.lr_for(n_s), Schedule.of(pr.train),
             model == "relu", pr.eval.seed, pr.eval.n_vectors, device,
             compute=pr.compute, ckpt=ckpt)
         tables.append(table)

@@ -46,14 +46,6 @@ LINEAR_COLUMNS = {
 }
 
 
-def schedule(train, max_steps: int) -> Schedule:
-    """The engine's schedule (tms.train.Schedule) from a params section with batch_size,
-    adam_eps, window, check_every and diverge_factor (tms.params.NotesTrain), capped at
-    ``max_steps``."""
-    return Schedule(train.batch_size, train.adam_eps, train.window, train.check_every, max_steps,
-                    train.diverge_factor)
-
-
 def _linear_row(A: np.ndarray, B: np.ndarray, sigma: np.ndarray) -> dict[str, float]:
     D, d = A.shape
     U = notes.spectrum(sigma)[1]

@@ -642,11 +642,13 @@ def resolve_device(name: str, key: str = "device") -> str:
     ``key``, if the name is not auto, cpu, cuda or cuda:N, if CUDA is named but absent, or if
     cuda:N names a GPU this machine does not have.
     """
-    import torch
-
     name = os.environ.get("TMS_DEVICE", name)
     if re.fullmatch(DEVICE_PATTERN, name) is None:
         raise ParamsError(f"{key} = {name!r}: must be 'auto', 'cpu', 'cuda' or 'cuda:N'")
+    if name == "cpu":
+        return name                 # without importing torch: stages with no model start fast
+    import torch
+
     if name == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if name.startswith("cuda") and not torch.cuda.is_available():

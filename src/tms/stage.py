@@ -8,7 +8,6 @@ import sys
 from collections.abc import Callable
 
 from tms.params import Params, ParamsError, check_devices, load
-from tms.train import Schedule
 
 PARAMS_FILE = "params.yaml"
 
@@ -35,12 +34,6 @@ def run(main: Callable[[Params], None]) -> None:
 def _terminate(signum, frame) -> None:
     raise SystemExit(128 + signum)
 
-
-def schedule(params: Params) -> Schedule:
-    """The training schedule of the Persian Rug section."""
-    t = params.persian_rug.train
-    return Schedule(t.batch_size, t.adam_eps, t.window, t.check_every, t.max_steps,
-                    t.diverge_factor)
 
 
 def grid_n_s(params: Params, description: str) -> int:

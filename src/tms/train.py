@@ -62,6 +62,15 @@ class Schedule:
     max_steps: int
     diverge_factor: float = math.inf
 
+    @classmethod
+    def of(cls, section, max_steps: int | None = None) -> "Schedule":
+        """The schedule of a params section with batch_size, adam_eps, window, check_every,
+        diverge_factor and (unless ``max_steps`` is given) max_steps: tms.params.Train or
+        tms.params.NotesTrain."""
+        return cls(section.batch_size, section.adam_eps, section.window, section.check_every,
+                   section.max_steps if max_steps is None else max_steps,
+                   section.diverge_factor)
+
 
 @dataclass
 class Result:
