@@ -47,12 +47,6 @@ class AutoencoderStack:
         """The optimised tensors: [W_in, W_out, b], or [W_in, W_out] without bias."""
         return [self.W_in, self.W_out, self.b] if self.bias else [self.W_in, self.W_out]
 
-    def select(self, keep: torch.Tensor) -> "AutoencoderStack":
-        """The sub-stack of the instances indexed by ``keep`` (a long tensor)."""
-        idx = keep.tolist()
-        return AutoencoderStack(self.W_in[keep], self.W_out[keep], self.b[keep],
-                                [self.n_d[i] for i in idx], self.relu, self.bias)
-
 
 def init_stack(n_s: int, n_d: Sequence[int], gens: Sequence[torch.Generator],
                relu: bool = True, bias: bool = True) -> AutoencoderStack:
@@ -135,17 +129,6 @@ class RaggedStack:
         """The sub-stack of the instances ``keep`` (indices, in order)."""
         return RaggedStack(self.flat[self.rows(keep)], [self.n_d[k] for k in keep],
                            self.relu, self.bias)
-
-    def padded(self) -> AutoencoderStack:
-        """The same models as a padded :class:`AutoencoderStack` (a copy)."""
-        n_s, n_h, dev = self.flat.shape[1], max(self.n_d), self.flat.device
-        W_in = torch.zeros(len(self.n_d), n_h, n_s, device=dev)
-        W_out = torch.zeros(len(self.n_d), n_s, n_h, device=dev)
-        for k, d in enumerate(self.n_d):
-            W_in[k, :d] = self.W_in(k)
-            W_out[k, :, :d] = self.W_out_T(k).T
-        b = self.flat[2 * self.hidden:].clone()
-        return AutoencoderStack(W_in, W_out, b, list(self.n_d), self.relu, self.bias)
 
 
 def init_ragged(n_s: int, n_d: Sequence[int], gens: Sequence[torch.Generator],

@@ -42,14 +42,12 @@ def theory_grid(p_values: Sequence[float], ratios: Sequence[float]) -> pd.DataFr
     (tms.theory.initial_loss). All per-feature MSEs. Raises ValueError for p outside (0, 1)
     or a ratio outside (0, 1].
     """
-    rows = []
-    for p in p_values:
-        for r in ratios:
-            rows.append({"p": float(p), "ratio": float(r),
-                         "loss": theory.optimal_symmetric(p, r)["loss"],
-                         "lower": bounds.lower_bound(p, r), "upper": bounds.upper_bound(p, r),
-                         "L0": float(theory.initial_loss(p))})
-    return pd.DataFrame(rows, columns=THEORY_COLUMNS)
+    table = theory.theory_table(p_values, ratios)
+    pairs = list(zip(table.p, table.ratio))
+    table["lower"] = [bounds.lower_bound(p, r) for p, r in pairs]
+    table["upper"] = [bounds.upper_bound(p, r) for p, r in pairs]
+    table["L0"] = [float(theory.initial_loss(p)) for p in table.p]
+    return table[THEORY_COLUMNS]
 
 
 def in_regime(table: pd.DataFrame, max_p_over_r: float) -> pd.Series:
