@@ -55,13 +55,22 @@ def collisions(col: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+#: The most recorded steps per curve of :func:`fourth_norms` (a plot of more shows no more).
+CURVE_POINTS = 500
+
+
 def fourth_norms(noise: pd.DataFrame, steps: np.ndarray, fourth: np.ndarray,
                  m: int) -> pd.DataFrame:
     """Incidental polysemanticity fig. 4 as rows ``series, step, fourth``: the mean over
-    instances of the mean ‖W_i‖₄⁴ per (noise, σ), and a random unit vector's 3/(m + 2).
+    instances of the mean ‖W_i‖₄⁴ per (noise, σ), and a random unit vector's 3/(m + 2), at
+    most :data:`CURVE_POINTS` evenly spaced recorded steps per series, the first and the last
+    among them (the values there are exact; the figure of the report draws every step).
 
     noise: NOISE_COLUMNS, row k ↔ fourth[k]; steps (T,); fourth (I, T).
     """
+    keep = np.unique(np.linspace(0, len(steps) - 1, min(len(steps), CURVE_POINTS)).round()
+                     .astype(int))
+    steps, fourth = steps[keep], fourth[:, keep]
     parts = [pd.DataFrame({"series": f"{kind} σ={sigma:g}", "step": steps,
                            "fourth": fourth[tab.index.to_numpy()].mean(0)})
              for (kind, sigma), tab in noise.groupby(["noise", "sigma"])]
