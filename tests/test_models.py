@@ -1,9 +1,8 @@
 import pytest
 import torch
 
-from tms import data
+from tms import data, models
 from tms.models import BatchedAdam, forward, init_ragged, init_stack, loss_and_grads
-from tms import models
 from tms.threads import WorkerPool, torch_threads
 
 
@@ -64,7 +63,7 @@ def test_hand_written_gradients_match_autograd(relu, bias, sparse, monkeypatch):
     _assert_matches_autograd(model, [xg[0]] * 3 + xg[1:], grad, loss)
 
 
-def test_batch_pieces_cover_the_batch_and_grow_with_the_work(monkeypatch):
+def test_batch_pieces_cover_the_batch_and_grow_with_the_work():
     for width, n_s, batch in [(1, 8, 7), (130, 512, 1024), (870, 256, 1024), (5, 32, 1000)]:
         cuts = models.batch_pieces(width, n_s, batch)
         assert cuts[0].start == 0 and cuts[-1].stop == batch

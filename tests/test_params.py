@@ -30,7 +30,7 @@ def test_a_cpu_stage_validates_without_importing_torch():
             "params.check_devices(params.load('params.yaml')); "
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).parent.parent, env={**os.environ, "TMS_DEVICE": "cpu"})
+                         cwd=ROOT, env={**os.environ, "TMS_DEVICE": "cpu"})
     assert out.stdout.strip() == "False"
 
 

@@ -2,8 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from tms import theory
-from tms import data, models
+from tms import data, models, theory
 from tms.models import forward, init_stack
 from tms.threads import torch_threads
 from tms.train import (Instance, Schedule, heldout_loss, plan_chunks, stack_bytes, stack_of,
