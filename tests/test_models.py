@@ -150,7 +150,8 @@ def test_batched_adam_matches_torch_adam_per_instance():
             torch.testing.assert_close(p[k], r.detach(), rtol=1e-6, atol=1e-7)
 
 
-def test_batched_adam_rows_shared_by_threads_give_the_same_bytes():
+def test_batched_adam_rows_shared_by_threads_give_the_same_bytes(monkeypatch):
+    monkeypatch.setattr(models, "ADAM_BLOCK", 1)       # share even these tiny tensors
     torch.manual_seed(1)
     flat = [torch.randn(7, 5)]
     flat.append(flat[0].clone())
@@ -162,6 +163,24 @@ def test_batched_adam_rows_shared_by_threads_give_the_same_bytes():
             with WorkerPool(3) as pool:
                 opts[1].step([flat[1]], [g], pool)
     assert torch.equal(flat[0], flat[1])
+
+
+def test_batched_adam_shares_a_tensor_in_blocks_of_at_least_adam_block(monkeypatch):
+    class Recorder(WorkerPool):                      # four workers in name, the caller's thread
+        def map(self, fn, items):
+            self.blocks.append(len(items))
+            return [fn(item) for item in items]
+
+    flat = torch.randn(10, 100)
+    opt = BatchedAdam([flat], torch.full((10,), 1e-3), 1e-7)
+    with Recorder(1) as pool:
+        pool.n, pool.blocks = 4, []
+        opt.step([flat], [torch.randn(10, 100)], pool)       # 1000 < ADAM_BLOCK: one block
+        monkeypatch.setattr(models, "ADAM_BLOCK", 300)
+        opt.step([flat], [torch.randn(10, 100)], pool)       # 1000 // 300 = 3 blocks
+        monkeypatch.setattr(models, "ADAM_BLOCK", 1)
+        opt.step([flat], [torch.randn(10, 100)], pool)       # at most one per worker
+    assert pool.blocks == [1, 3, 4]
 
 
 def test_init_rejects_bad_n_d():

@@ -318,6 +318,13 @@ def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
     loss.div_(batch * n_s)
 
 
+#: Adam shares a tensor among the workers in blocks of at least this many elements: handing
+#: work to a thread costs about as much as updating that many. Measured by bench/pieces.py
+#: (2 cores): one thread is faster at 2^18 elements (0.84 against 1.23 ms), two at 2^19
+#: (1.24 against 1.56 ms). Small stacks (a lone fig. 3 model, the n_s 32 grid) stay on one.
+ADAM_BLOCK = 150_000
+
+
 class BatchedAdam:
     """Adam (Kingma & Ba) with one learning rate per instance, in place on stacked params.
 
@@ -336,13 +343,15 @@ class BatchedAdam:
         """One update. Only exactly rounded elementwise operations (no fused multiply-add),
         so every element's update is the same wherever it sits in the tensor: a chunk of a
         stack trains bit for bit as in the whole stack, and the threads of ``workers`` (each
-        with one intra-op torch thread) may share the rows of every tensor."""
+        with one intra-op torch thread) may share the rows of every tensor, in blocks of at
+        least ADAM_BLOCK elements."""
         self.t += 1
         for k, (p, g) in enumerate(zip(params, grads)):
             lr = self.lr.reshape(-1, *([1] * (p.dim() - 1)))
             tensors = (p, g, self.m[k], self.v[k], lr)
+            blocks = max(1, min(workers.n, p.shape[0], p.numel() // ADAM_BLOCK))
             workers.map(lambda rows: self._update(*(t[rows] for t in tensors)),
-                        _near_equal(p.shape[0], max(1, min(workers.n, p.shape[0]))))
+                        _near_equal(p.shape[0], blocks))
 
     def _update(self, p: torch.Tensor, g: torch.Tensor, m: torch.Tensor, v: torch.Tensor,
                 lr: torch.Tensor) -> None:
