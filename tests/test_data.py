@@ -22,6 +22,16 @@ def test_sampler_moments_within_monte_carlo_error():
         assert active.max().item() <= 1.0
 
 
+def test_sparse_from_uniform_is_v_over_p_where_v_below_p_and_plus_zero_elsewhere():
+    v = torch.rand(200, 16, generator=data.generators([7])[0])
+    v[0, :3] = torch.tensor([0.0, 0.25, 0.2500001])       # the boundary: v = p is inactive
+    for p, x in [(0.25, data.sparse_from_uniform(v, 0.25)),
+                 (0.5, data.sparse_from_uniform(v, torch.tensor([0.5, 0.25]))[0])]:
+        assert torch.equal(x, torch.where(v < p, v / p, torch.zeros(())))
+        assert not torch.signbit(x).any()                  # zeros are +0
+    assert data.sparse_from_uniform(v, 0.25)[0, :3].tolist() == [0.0, 0.0, 0.0]
+
+
 def test_seeded_and_independent_per_instance():
     a = data.sparse_features(torch.tensor([0.3, 0.3]), 10, 8, data.generators([5, 6]))
     b = data.sparse_features(torch.tensor([0.3, 0.3]), 10, 8, data.generators([5, 6]))

@@ -63,7 +63,7 @@ def sparse_from_uniform(v: torch.Tensor, p: torch.Tensor | float,
     if isinstance(p, torch.Tensor):
         p = p.to(v.dtype).reshape(-1, 1, 1)
     x = torch.div(v, p, out=out)
-    return x.masked_fill_(v >= p, 0.0)
+    return x.mul_(v < p)   # x ≥ 0 times a bool: x, or +0 where v ≥ p (faster than masked_fill_)
 
 
 def stream_generator(data_seed: int, device: torch.device | str = "cpu") -> torch.Generator:
