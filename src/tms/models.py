@@ -320,8 +320,9 @@ def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
 
 #: Adam shares a tensor among the workers in blocks of at least this many elements: handing
 #: work to a thread costs about as much as updating that many. Measured by bench/pieces.py
-#: (2 cores): one thread is faster at 2^18 elements (0.84 against 1.23 ms), two at 2^19
-#: (1.24 against 1.56 ms). Small stacks (a lone fig. 3 model, the n_s 32 grid) stay on one.
+#: (2 cores, ms per step on one thread against two): 0.73–0.85 against 1.15–1.40 at 2^18
+#: elements, about even at 2^19, 3.8–4.1 against 2.5–2.8 at 2^20. Small stacks (a lone fig. 3
+#: model, the n_s 32 and 64 grids) stay on one thread.
 ADAM_BLOCK = 150_000
 
 
