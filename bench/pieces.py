@@ -16,9 +16,9 @@ import statistics
 import time
 from unittest import mock
 
-from throughput import grid, run_engine
 import torch
 
+from throughput import grid, run_engine
 from tms import models
 from tms.threads import WorkerPool, torch_threads
 

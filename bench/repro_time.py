@@ -38,25 +38,29 @@ def main() -> dict[str, float]:
         subprocess.run(dvc + ["init", "--no-scm", "-q"], cwd=repo, env=env, check=True)
         subprocess.run(dvc + ["config", "core.analytics", "false"], cwd=repo, env=env, check=True)
         print(f"{'stage':<24}{'seconds':>10}")
-        starts: list[tuple[str, float]] = []
+        times: dict[str, float] = {}
+        stage, since = None, 0.0              # the stage running, and since when
+
+        def done(now: float) -> None:
+            times[stage] = now - since
+            print(f"{stage:<24}{times[stage]:>10.1f}", flush=True)
+
         start_all = time.perf_counter()
         with subprocess.Popen(dvc + ["repro"], cwd=repo, env=env, text=True,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT) as run:
             log = []
             for line in run.stdout:
                 log.append(line)
-                stage = RUNNING.match(line)
-                if stage:
+                running = RUNNING.match(line)
+                if running:
                     now = time.perf_counter()
-                    if starts:
-                        print(f"{starts[-1][0]:<24}{now - starts[-1][1]:>10.1f}", flush=True)
-                    starts.append((stage[1], now))
+                    if stage:
+                        done(now)
+                    stage, since = running[1], now
         end = time.perf_counter()
         if run.returncode:
             sys.exit(f"dvc repro failed:\n{''.join(log[-40:])}")
-        print(f"{starts[-1][0]:<24}{end - starts[-1][1]:>10.1f}")
-        ends = [t for _, t in starts[1:]] + [end]
-        times: dict[str, float] = {name: t1 - t0 for (name, t0), t1 in zip(starts, ends)}
+        done(end)
         times["total"] = end - start_all
         for prefix, paper in PAPERS.items():
             times[paper] = sum(v for k, v in times.items() if k.startswith(prefix))

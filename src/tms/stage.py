@@ -35,7 +35,6 @@ def _terminate(signum, frame) -> None:
     raise SystemExit(128 + signum)
 
 
-
 def grid_n_s(params: Params, description: str) -> int:
     """The ``--n-s`` argument of a per-n_s Persian Rug stage (one DVC matrix item).
 
