@@ -40,14 +40,13 @@ browser:
 # After `make repro`: the site and every paper report in headless Chromium (fails on a broken
 # image, link or script error) and a screenshot of the index page, reports/index.png.
 site-check: $(STAMP) browser
-	$(BIN)/python -m tms.browser reports/index.html \
+	$(BIN)/python -m tms.reporting.browser reports/index.html \
 	  $(filter-out reports/index.html,$(wildcard reports/*.html)) --screenshot reports/index.png
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py
 
-# Switch params.yaml to a profile from profiles/ (e.g. `make profile PROFILE=paper`);
-# `git checkout params.yaml` returns to the default CPU profile.
-profile:
-	test -f profiles/$(PROFILE).yaml
-	cp profiles/$(PROFILE).yaml params.yaml
+# Switch params.yaml to a profile of profiles/ (e.g. `make profile PROFILE=paper`): the committed
+# default with the profile's keys over it, validated; `git checkout params.yaml` returns to the default.
+profile: $(STAMP)
+	$(BIN)/python -m tms.pipeline.profiles $(PROFILE)

@@ -1,4 +1,4 @@
-"""Benchmark behind tms.models.MAX_PIECES and tms.models.ADAM_BLOCK.
+"""Benchmark behind tms.engine.models.MAX_PIECES and tms.engine.optim.ADAM_BLOCK.
 
 Pieces: the engine's time per step with every group computed whole (1 piece) or cut into up
 to 2 or 4 pieces of its batch, on a lone model of the fig. 3 shape (n_s 512, n_d 130, p 0.044:
@@ -19,8 +19,8 @@ from unittest import mock
 import torch
 
 from throughput import grid, run_engine
-from tms import models
-from tms.threads import WorkerPool, torch_threads
+from tms.engine import models, optim
+from tms.engine.threads import WorkerPool, torch_threads
 
 CASES = {"lone model, n_s 512, n_d 130": (512, [(0.044, 130)], 60),
          "8 x 8 grid, n_s 256": (256, grid(256), 8)}
@@ -38,7 +38,7 @@ def adam_ms(numel: int, workers: int, steps: int = 50) -> float:
     shared by ``workers`` threads, each with one intra-op thread."""
     flat = torch.randn(numel // 128, 128)
     grad = torch.randn_like(flat)
-    opt = models.BatchedAdam([flat], torch.full((flat.shape[0],), 1e-3), 1e-7)
+    opt = optim.BatchedAdam([flat], torch.full((flat.shape[0],), 1e-3), 1e-7)
     with torch_threads(1), WorkerPool(workers) as pool, \
             mock.patch.object(models, "ADAM_BLOCK", 1):
         opt.step([flat], [grad], pool)
@@ -71,9 +71,9 @@ def main(argv: list[str] | None = None) -> dict:
         adam.append({"parameters": numel, "ms_per_step": ms})
         print(f"Adam, {numel:>8} parameters: ms per step on 1 / 2 threads "
               f"{ms[1]:6.3f} / {ms[2]:6.3f}", flush=True)
-    print(f"chosen: ADAM_BLOCK = {models.ADAM_BLOCK}")
+    print(f"chosen: ADAM_BLOCK = {optim.ADAM_BLOCK}")
     return {"max_pieces": models.MAX_PIECES, "rows": rows,
-            "adam_block": models.ADAM_BLOCK, "adam": adam}
+            "adam_block": optim.ADAM_BLOCK, "adam": adam}
 
 
 if __name__ == "__main__":

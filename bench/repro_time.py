@@ -34,9 +34,13 @@ def main() -> dict[str, float]:
         repo = Path(tmp)
         for item in ["dvc.yaml", "params.yaml", "stages", "src", "reports/templates"]:
             src = ROOT / item
-            (shutil.copytree if src.is_dir() else shutil.copy2)(src, repo / item)
+            if src.is_dir():
+                shutil.copytree(src, repo / item, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy2(src, repo / item)
         subprocess.run(dvc + ["init", "--no-scm", "-q"], cwd=repo, env=env, check=True)
         subprocess.run(dvc + ["config", "core.analytics", "false"], cwd=repo, env=env, check=True)
+        shutil.copy2(ROOT / ".dvcignore", repo / ".dvcignore")     # no __pycache__ in code deps
         print(f"{'stage':<24}{'seconds':>10}")
         times: dict[str, float] = {}
         stage, since = None, 0.0              # the stage running, and since when

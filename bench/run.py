@@ -12,7 +12,7 @@ import pieces
 import repro_time
 import sparse_input
 import throughput
-from tms import io
+from tms.pipeline import io
 
 
 def main() -> None:

@@ -1,8 +1,9 @@
-"""Benchmark behind tms.models.sparse_pays: one training step (tms.models.loss_and_grads) of one
-group of equal inputs, its W_in x and ∂hᵀ x dense or through x as a sparse (CSR) matrix, on
-one thread. The groups are those of the 8 × 8 grid of bench/throughput.py (8 ratios: total
-width Σ n_d) at several n_s, for the small p of that grid. Medians of repeats; a ratio above 1
-means the sparse products pay; the last column is the engine's choice.
+"""Benchmark behind tms.engine.models.sparse_pays: one training step
+(tms.engine.models.loss_and_grads) of one group of equal inputs, its W_in x and ∂hᵀ x dense or
+through x as a sparse (CSR) matrix, on one thread. The groups are those of the 8 × 8 grid of
+bench/throughput.py (8 ratios: total width Σ n_d) at several n_s, for the small p of that grid.
+Medians of repeats; a ratio above 1 means the sparse products pay; the last column is the
+engine's choice.
 
     .venv/bin/python bench/sparse_input.py [--n-s 128 256 512 1024] [--repeats 7]
 """
@@ -17,9 +18,9 @@ from unittest import mock
 import torch
 
 from throughput import BATCH, P_VALUES, grid
-from tms import data, models
-from tms.models import init_ragged, loss_and_grads
-from tms.threads import torch_threads
+from tms.engine import models, sampler
+from tms.engine.models import init_ragged, loss_and_grads
+from tms.engine.threads import torch_threads
 
 
 def group_n_d(n_s: int) -> list[int]:
@@ -30,9 +31,10 @@ def group_n_d(n_s: int) -> list[int]:
 def step_ms(n_s: int, p: float, sparse: bool, repeats: int) -> float:
     """Median milliseconds of one loss-and-gradients step of the group of p (8 models)."""
     n_d = group_n_d(n_s)
-    model = init_ragged(n_s, n_d, data.generators(range(len(n_d))))
+    model = init_ragged(n_s, n_d, sampler.generators(range(len(n_d))))
     grad, loss = torch.empty_like(model.flat), torch.empty(len(n_d))
-    x = data.sparse_from_uniform(torch.rand(BATCH, n_s, generator=torch.Generator().manual_seed(0)), p)
+    x = sampler.sparse_from_uniform(torch.rand(BATCH, n_s,
+                                               generator=torch.Generator().manual_seed(0)), p)
 
     def step():
         loss_and_grads(model, [(0, len(n_d))], lambda g, rows, out: out.copy_(x[rows]),

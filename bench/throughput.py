@@ -9,7 +9,7 @@ parameters · vectors count, 12·B·n_s·n_d, also counts ∂x, which nobody nee
 Padding, sampling, loss and Adam are not counted as useful work.
 
 Every repeat measures, back to back in this process: the matmul peak (large square fp32
-matmul, best of several, torch's thread count), the engine (tms.train.train_grid, stopping
+matmul, best of several, torch's thread count), the engine (tms.engine.train.train_grid, stopping
 rule off, a fixed step count) and the per-model loop on the same grid and step count, with
 torch's thread count and with one thread (its best is the fair baseline: on a loaded
 machine a loop of small multi-threaded operations waits at every barrier). Medians over
@@ -35,10 +35,10 @@ import numpy as np
 import torch
 
 import baseline
-from tms import io
-from tms.grid import n_d_of
-from tms.threads import torch_threads
-from tms.train import Instance, Schedule, train_grid
+from tms.engine.threads import torch_threads
+from tms.engine.train import Instance, Schedule, train_grid
+from tms.persian_rug.training import n_d_of
+from tms.pipeline import io
 
 P_VALUES = [float(p) for p in np.geomspace(0.01, 0.6, 8)]
 RATIOS = [float(r) for r in np.linspace(0.05, 0.8, 8)]
@@ -81,7 +81,8 @@ def matmul_peak(device: str, reps: int = 5) -> float:
 def run_engine(n_s: int, steps: int, device: str,
                points: list[tuple[float, int]] | None = None) -> None:
     """Train ``points`` (p, n_d) (default: the grid) for ``steps`` steps with the engine."""
-    # one seed index: every grid point on data stream 0, as tms.grid.train_and_score does
+    # one seed index: every grid point on data stream 0, as
+    # tms.persian_rug.training.train_and_score does
     insts = [Instance(p, d, k, 3e-3 / n_s ** 0.5, 0)
              for k, (p, d) in enumerate(grid(n_s) if points is None else points)]
     sched = Schedule(BATCH, 1e-7, window=steps, check_every=steps, max_steps=steps)

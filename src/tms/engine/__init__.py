@@ -1,0 +1,11 @@
+"""The batched training engine: many small models trained in lockstep; it knows no paper.
+
+- sampler: the sparse feature data (x = c·u, c ~ Bernoulli(p), u ~ U[0, 1]) and the generators.
+- models: instance-stacked ReLU-output / linear autoencoders (padded and ragged), hand-written
+  loss and gradients, the work split into pieces for the CPU's threads.
+- optim: batched Adam, AdamW and SGD, one learning rate per instance.
+- train: the trainer (stopping rule, divergence, chunks within a memory budget, held-out loss).
+- tied: the tied-weight autoencoder with l1 and hidden-layer noise, and its trainer.
+- checkpoint, executor, threads, divergence: resuming a killed run, in-process or Ray chunks,
+  worker threads, diverged models out of tables.
+"""

@@ -1,0 +1,116 @@
+"""Checkpoints of long training runs, so a killed stage resumes where it stopped.
+
+A stage's checkpoints live in ``.checkpoints/<stage>/<key>/`` beside the repository's
+``dvc.yaml`` — outside every DVC out, since DVC deletes a stage's outs before running it. The
+key is a hash of the params the stage reads (and its arguments), so a checkpoint is only ever
+resumed by a run of the same stage with the same params; checkpoints of other params of the
+same stage are deleted when a run starts. Each checkpoint file is written
+atomically (tms.pipeline.io.atomic_path) and the stage removes the whole directory after its
+outputs are written.
+
+The trainer (tms.engine.train) saves one file per stack of models: the full training state every
+``every`` steps (at the next stopping-rule check), and the final results once the stack is
+done, so that a resumed run gives the same bytes as an uninterrupted one on CPU.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+from pydantic import BaseModel
+
+from tms.pipeline.io import atomic_path
+
+ROOT = Path(".checkpoints")
+
+
+def digest(*parts: object) -> str:
+    """A short stable hash of ``parts`` (pydantic models as their JSON, others as repr)."""
+    text = json.dumps([p.model_dump(mode="json") if isinstance(p, BaseModel) else repr(p)
+                       for p in parts], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Checkpoints:
+    """Where the checkpoints of one stage run go and how often they are written.
+
+    directory: ``.checkpoints/<stage>/<key>``; every: steps between checkpoints (≥ 1).
+    """
+
+    directory: Path
+    every: int
+
+    def path(self, name: str) -> Path:
+        return self.directory / f"{name}.pt"
+
+    def load(self, name: str, device: str = "cpu") -> dict | None:
+        """The state saved under ``name`` with its tensors on ``device``, or None if there is
+        none."""
+        path = self.path(name)
+        return torch.load(path, map_location=device, weights_only=False) if path.exists() else None
+
+    def save(self, name: str, state: dict) -> None:
+        """Write ``state`` (tensors, numpy arrays, plain values) under ``name``, atomically."""
+        with atomic_path(self.path(name)) as tmp:
+            torch.save(state, tmp)
+
+    def due(self, last: int, step: int) -> bool:
+        """Whether a checkpoint is due at ``step`` when the last one was taken at ``last``."""
+        return step // self.every > last // self.every
+
+    def clear(self) -> None:
+        """Remove this run's checkpoints (after the stage's outputs are written)."""
+        shutil.rmtree(self.directory, ignore_errors=True)
+        for parent in (self.directory.parent, self.directory.parent.parent):
+            if parent.is_dir() and not any(parent.iterdir()):
+                parent.rmdir()
+
+
+def for_stage(stage: str, every: int, *params: object, root: Path = ROOT) -> Checkpoints | None:
+    """The checkpoints of one run of ``stage`` keyed by the params it reads (``params``:
+    sections and arguments), or None when ``every`` is 0 (checkpointing off).
+
+    Checkpoints of the same stage under other params are deleted: no run can resume them.
+    Raises ValueError for a negative ``every``.
+    """
+    if every < 0:
+        raise ValueError(f"checkpoint_every must be >= 0, got {every}")
+    if every == 0:
+        return None
+    directory = (root / stage / digest(*params)).absolute()    # the same path in Ray tasks
+    if directory.parent.is_dir():
+        for other in directory.parent.iterdir():
+            if other != directory:
+                shutil.rmtree(other, ignore_errors=True)
+    directory.mkdir(parents=True, exist_ok=True)
+    return Checkpoints(directory, every)
+
+
+
+def pack(step: int, live: list[int], model: object, opt: object, losses: np.ndarray,
+         results: dict, generators: dict[str, torch.Generator]) -> dict:
+    """The full state of a stack in training (tms.engine.train) after ``step`` steps: the live rows,
+    the model and its optimiser (weights, Adam's moments, step count, learning rates), every
+    loss so far (losses[:, :step]), the finished results and each named generator's state."""
+    return {"done": False, "step": step, "live": list(live), "model": model, "opt": opt,
+            "losses": losses[:, :step].copy(), "results": dict(results),
+            "generators": {k: g.get_state().cpu().numpy().tobytes()
+                           for k, g in generators.items()}}
+
+
+def unpack(state: dict, losses: np.ndarray, generators: dict[str, torch.Generator]
+           ) -> tuple[int, list[int], object, object, dict]:
+    """Restore a state written by :func:`pack`: fills ``losses`` and sets each generator's
+    state in place; returns (step, live, model, opt, results)."""
+    step = state["step"]
+    losses[:, :step] = state["losses"]
+    for k, g in generators.items():
+        g.set_state(torch.frombuffer(bytearray(state["generators"][k]), dtype=torch.uint8))
+    return step, state["live"], state["model"], state["opt"], state["results"]

@@ -1,0 +1,53 @@
+"""Where the chunks of a trained grid run: in this process, or as Ray tasks on a cluster.
+
+An executor is a callable ``executor(fn, chunks)`` returning ``[fn(c) for c in chunks]`` in
+order (tms.engine.train.train_grid calls it with tms.engine.train.train_chunk). Results never depend
+on the executor: a chunk trains with the same numbers in any process, on any thread count
+(tms.engine.train.train_chunk).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+
+import torch
+
+from tms.engine.threads import torch_threads
+from tms.engine.train import local_map
+from tms.pipeline.params import Compute
+
+#: torch threads of one Ray task (its ``num_cpus``): pinned, whatever OMP_NUM_THREADS says.
+RAY_TASK_CPUS = 1
+
+
+def _in_task(fn: Callable, chunk: Sequence, threads: int):
+    with torch_threads(threads):
+        return fn(chunk)
+
+
+def ray_map(device: str, address: str | None = None) -> Callable:
+    """An executor that sends every chunk to a Ray task, one GPU each when ``device`` is
+    CUDA, RAY_TASK_CPUS CPUs (and as many torch threads) each otherwise.
+
+    Connects to ``address``, else to ``RAY_ADDRESS`` in the environment, else starts a local
+    Ray instance; an already initialised Ray is used as it is. Raises ImportError when Ray
+    is not installed.
+    """
+    import ray
+
+    def run(fn: Callable, chunks: list) -> list:
+        if not ray.is_initialized():
+            ray.init(address=address or os.environ.get("RAY_ADDRESS"))
+        cuda = torch.device(device).type == "cuda"
+        task = ray.remote(num_gpus=1 if cuda else 0, num_cpus=RAY_TASK_CPUS)(_in_task)
+        return ray.get([task.remote(fn, chunk, RAY_TASK_CPUS) for chunk in chunks])
+
+    return run
+
+
+def from_params(compute: Compute, device: str) -> Callable:
+    """The executor named by ``persian_rug.compute`` (local or ray) for ``device``."""
+    if compute.executor == "ray":
+        return ray_map(device, compute.ray_address)
+    return local_map

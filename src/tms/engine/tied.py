@@ -1,0 +1,195 @@
+"""Tied-weight autoencoders of *Incidental polysemanticity*, instance-stacked (sections 2–4).
+
+Symbols are the paper's: n features (inputs and outputs; the project's n_s), m neurons (the
+hidden width; the project's n_d), W (n × m) the tied weight, its row W_i the *encoding* of
+feature i, λ the l1 coefficient, σ the scale of the hidden-layer noise ξ ∈ R^m.
+
+The model (section 2, section 3.1; docs/paper-gaps.md for what the authors' code does): the data are
+the n basis vectors e_i, all of them every step; for e_i the hidden vector is h_i = W_i + ξ and
+the output is ReLU(W h_i) ∈ R^n; there is no bias. The loss of one instance is
+
+    L = Σ_i ‖ReLU(W h_i) − e_i‖² + λ Σ_ik |W_ik|,
+
+squared errors summed over inputs and outputs (λ‖W‖₁ equals an l1 penalty on the hidden
+activations, since the activation for e_i is W_i). The noise ξ is one vector per step shared by
+the n inputs (the authors' code): bipolar (ξ_k = ±σ with equal probability, excess kurtosis −2)
+or normal (ξ_k = σ·N(0, 1), excess kurtosis 0).
+
+Every tensor carries a leading instance axis I: W is (I, n, m) and one batched matmul serves all
+instances. Each instance has its own λ, σ, noise kind and seed; instances of one stack share n,
+m, the optimiser and its learning rate. Same code on CPU and CUDA: the device is that of W.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from tms.engine.optim import make_optimizer
+from tms.engine.sampler import generators
+from tms.engine.threads import torch_threads
+
+#: Noise kinds accepted by :class:`HiddenNoise` (params: ``noise``).
+NOISES = ("bipolar", "normal")
+#: Noise is drawn this many steps at a time per instance (a fixed constant, so the draws of an
+#: instance depend on its seed only, never on the stack it is trained in).
+NOISE_BLOCK = 256
+#: Below this many weights per stack a CPU step is short enough that a second thread costs more
+#: in synchronisation than it saves (measured on a shared 2-core machine: 2–10× slower with two
+#: threads up to 16 × 32 × 512): such stacks train on one thread.
+SMALL_STACK = 1 << 20
+
+
+def init_weights(n: int, m: int, gens: Sequence[torch.Generator]) -> torch.Tensor:
+    """W of shape (I, n, m) with W_ik ~ N(0, 1/m) i.i.d. (docs/paper-gaps.md), instance k from
+    gens[k].
+
+    The encodings W_i then start with squared length ≈ 1 (section 2's assumption). Raises
+    ValueError if n or m is below 1.
+    """
+    if n < 1 or m < 1:
+        raise ValueError(f"n and m must be >= 1, got n = {n}, m = {m}")
+    W = torch.empty(len(gens), n, m, device=gens[0].device)
+    for k, g in enumerate(gens):
+        W[k].normal_(0.0, 1.0 / math.sqrt(m), generator=g)
+    return W
+
+
+def loss_and_grad(W: torch.Tensor, lam: torch.Tensor, xi: torch.Tensor | None = None,
+                  with_loss: bool = True) -> tuple[torch.Tensor | None, torch.Tensor]:
+    """The loss L (I,) of every instance and its gradient dL/dW (I, n, m), written out by hand.
+
+    W: (I, n, m); lam: (I,) the l1 coefficients λ; xi: (I, m) this step's hidden noise, or None
+    for none. With Z = H Wᵀ, H = W + ξ (rows h_i), E = ReLU(Z) − 1 and dZ = 2E·[Z > 0]:
+    dL/dW = dZ W + dZᵀ H + λ sign(W) (tied weights: W is both decoder and encoder). Without
+    noise H = W and the two products are one, (dZ + dZᵀ) W. The subgradient of |·| at 0 is 0.
+    Without noise, −dL/dW_i is section 2's 4(1 − ‖W_i‖²)W_i − 4Σ_{j≠i} ReLU(W_i·W_j)W_j
+    − λ sign(W_i) wherever the ReLUs are on. The loss is a sum (not a mean) of squared errors.
+    ``with_loss=False`` skips the loss (None is returned in its place).
+    """
+    H = W if xi is None else W + xi.unsqueeze(1)
+    Z = torch.bmm(H, W.transpose(1, 2))
+    err = torch.relu(Z)
+    err.diagonal(dim1=1, dim2=2).sub_(1.0)
+    loss = None
+    if with_loss:
+        loss = err.pow(2).sum(dim=(1, 2)) + lam * W.abs().sum(dim=(1, 2))
+    dZ = err.mul_(Z > 0).mul_(2.0)
+    if xi is None:
+        grad = torch.bmm(dZ + dZ.transpose(1, 2), W)
+    else:
+        grad = torch.bmm(dZ, W).add_(torch.bmm(dZ.transpose(1, 2), H))
+    return loss, grad.add_(torch.sign(W).mul_(lam.reshape(-1, 1, 1)))
+
+
+class HiddenNoise:
+    """The hidden-layer noise ξ of section 3: one vector (I, m) per call, instance k from gens[k].
+
+    sigma: (I,) scales σ ≥ 0; bipolar: (I,) bool, True for ±σ and False for σ·N(0, 1).
+    Draws :data:`NOISE_BLOCK` steps at a time per instance. Raises ValueError on a negative σ.
+    """
+
+    def __init__(self, gens: Sequence[torch.Generator], m: int, sigma: torch.Tensor,
+                 bipolar: torch.Tensor):
+        if bool((sigma < 0).any()):
+            raise ValueError(f"every sigma must be >= 0, got {sigma.tolist()}")
+        self.gens, self.m, self.bipolar = list(gens), m, bipolar.tolist()
+        self.scale = sigma.reshape(-1, 1, 1)
+        self.at = NOISE_BLOCK
+
+    def __call__(self) -> torch.Tensor:
+        if self.at == NOISE_BLOCK:
+            self.block = torch.empty(len(self.gens), NOISE_BLOCK, self.m, device=self.scale.device)
+            for k, (g, bip) in enumerate(zip(self.gens, self.bipolar)):
+                if bip:
+                    torch.randint(0, 2, (NOISE_BLOCK, self.m), generator=g, device=g.device,
+                                  out=self.block[k]).mul_(2).sub_(1)
+                else:
+                    self.block[k].normal_(generator=g)
+            self.block.mul_(self.scale)
+            self.at = 0
+        self.at += 1
+        return self.block[:, self.at - 1]
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One instance: its seed, l1 coefficient λ ≥ 0, noise scale σ ≥ 0 and noise kind (which
+    does not matter when σ = 0)."""
+
+    seed: int
+    lam: float = 0.0
+    sigma: float = 0.0
+    noise: str = "bipolar"
+
+
+@dataclass(frozen=True)
+class Optim:
+    """The optimiser of a stack: name (adam, adamw, sgd), learning rate, AdamW weight decay."""
+
+    name: str
+    lr: float
+    weight_decay: float = 0.0
+
+
+@dataclass
+class Trace:
+    """A trained stack: final W (I, n, m); the recorded steps (T,); the statistic ``record`` of
+    :func:`train` at those steps (I, T, …); the final loss (I,) without noise (reconstruction +
+    λ‖W‖₁). float32 numpy arrays (steps: int64)."""
+
+    W: np.ndarray
+    steps: np.ndarray
+    recorded: np.ndarray
+    loss: np.ndarray
+
+
+def train(n: int, m: int, settings: Sequence[Setting], optim: Optim, steps: int,
+          record_every: int, record: Callable[[torch.Tensor], torch.Tensor],
+          device: torch.device | str = "cpu") -> Trace:
+    """Train one stack of tied autoencoders (n features, m neurons) for ``steps`` steps.
+
+    Instance k has ``settings[k]``: W is drawn by :func:`init_weights` from its seed, then its
+    noise (if σ > 0) from the same generator. ``record(W)`` (W: (I, n, m); a statistic with the
+    instance axis first, e.g. the fourth norms of figs. 4–6) is recorded at step 0, every
+    ``record_every`` steps and after the last step. Raises ValueError on an empty stack, an
+    unknown noise kind or optimiser, a negative λ or σ, or steps/record_every below 1.
+    """
+    if not settings:
+        raise ValueError("the stack is empty: nothing to train")
+    if steps < 1 or record_every < 1:
+        raise ValueError(f"steps and record_every must be >= 1, got {steps}, {record_every}")
+    bad = [s.noise for s in settings if s.noise not in NOISES]
+    if bad:
+        raise ValueError(f"noise must be one of {NOISES}, got {bad[0]!r}")
+    if any(s.lam < 0 or s.sigma < 0 for s in settings):
+        raise ValueError(f"every lam and sigma must be >= 0, got "
+                         f"{[(s.lam, s.sigma) for s in settings]}")
+    device = torch.device(device)
+    gens = generators([s.seed for s in settings], device)
+    W = init_weights(n, m, gens)
+    lam = torch.tensor([s.lam for s in settings], device=device)
+    sigma = torch.tensor([s.sigma for s in settings], device=device)
+    noise = (HiddenNoise(gens, m, sigma, torch.tensor([s.noise == "bipolar" for s in settings]))
+             if bool((sigma > 0).any()) else None)
+    opt = make_optimizer(optim.name, [W], torch.full((len(settings),), optim.lr, device=device),
+                         optim.weight_decay)
+    marks = sorted(set(range(0, steps, record_every)) | {steps})
+    at = set(marks)
+    recorded = [record(W)]
+    with torch_threads(1 if device.type == "cpu" and W.numel() < SMALL_STACK else None):
+        for step in tqdm(range(1, steps + 1), desc=f"tied autoencoders n={n} m={m} "
+                         f"x{len(settings)} instances", unit="step", mininterval=2.0,
+                         leave=False, disable=None):   # no bar when stderr is not a terminal
+            _, grad = loss_and_grad(W, lam, noise() if noise else None, with_loss=False)
+            opt.step([W], [grad])
+            if step in at:
+                recorded.append(record(W))
+        loss, _ = loss_and_grad(W, lam)
+    return Trace(W.cpu().numpy(), np.array(marks), torch.stack(recorded, 1).cpu().numpy(),
+                 loss.cpu().numpy())

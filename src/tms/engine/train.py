@@ -1,0 +1,412 @@
+"""The batched trainer: a whole grid of one n_s trained in lockstep.
+
+Instances (each with its own p, n_d, seed, data stream and learning rate) form one ragged
+stack (tms.engine.models.RaggedStack: no padding of n_d), trained together in lockstep with fresh
+data every step. Instances that share a data stream and p see the same inputs, so their
+W_in x is one matmul over their concatenated W_in; the Persian Rug grids give every grid
+point of one seed index the same stream (common random numbers across p and ratio).
+The stopping rule (:func:`window_says_stop`) is checked per instance every
+``check_every`` steps; a stopped instance is dropped from the stack. So is a diverged one
+(:func:`diverged`: a non-finite minibatch loss, or one above ``diverge_factor`` times its first),
+flagged ``Result.diverged``; the other instances of the stack train on unaffected. With
+``ckpt`` the stack's whole state is saved every ``ckpt.every`` steps and a rerun resumes from
+it (tms.engine.checkpoint). Every final model is
+scored on the fixed held-out sample (:func:`heldout_loss`), never on its last minibatch.
+
+Two options serve the notes on toy autoencoding: ``bias=False`` trains bias-free stacks
+(b ≡ 0, not optimised), and ``scale`` (one factor s_i per feature, shared by every instance)
+multiplies every sampled x, training and held-out alike, so model and target see s ⊙ x.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from tms.engine import checkpoint, models, sampler
+from tms.engine.models import AutoencoderStack, forward, init_ragged, loss_and_grads
+from tms.engine.optim import BatchedAdam
+from tms.engine.threads import SERIAL, WorkerPool, torch_threads
+
+
+@dataclass(frozen=True)
+class Instance:
+    """One model of a grid: feature probability p, hidden width n_d, seed (initialisation),
+    learning rate, and data_seed: the training-data stream. Instances with the same data_seed
+    draw the same uniforms v every step (common random numbers; each turns them into its own
+    x = (v/p)·[v < p]), from a generator seeded by tms.engine.sampler.stream_generator(data_seed);
+    None: the instance's own stream, its init generator continued after the init draws."""
+
+    p: float
+    n_d: int
+    seed: int
+    lr: float
+    data_seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Batch size, Adam eps, stopping-rule window and check interval, step cap, and the
+    divergence bound: a minibatch loss above ``diverge_factor`` times the instance's first
+    one (inf: only non-finite losses count as divergence)."""
+
+    batch_size: int
+    adam_eps: float
+    window: int
+    check_every: int
+    max_steps: int
+    diverge_factor: float = math.inf
+
+    @classmethod
+    def of(cls, section, max_steps: int | None = None) -> "Schedule":
+        """The schedule of a params section with batch_size, adam_eps, window, check_every,
+        diverge_factor and (unless ``max_steps`` is given) max_steps: tms.pipeline.params.Train or
+        tms.pipeline.params.NotesTrain."""
+        return cls(section.batch_size, section.adam_eps, section.window, section.check_every,
+                   section.max_steps if max_steps is None else max_steps,
+                   section.diverge_factor)
+
+
+@dataclass
+class Result:
+    """A trained instance: weights (W_in (n_d, n_s), W_out (n_s, n_d), b (n_s)) as float32
+    numpy arrays, the number of steps taken, whether the stopping rule fired (False: the
+    step cap ended it), the training loss of every step (per-feature MSE, minibatch), and
+    whether training diverged (:func:`diverged`; then the weights are those at that check)."""
+
+    W_in: np.ndarray
+    W_out: np.ndarray
+    b: np.ndarray
+    steps: int
+    stopped: bool
+    train_losses: np.ndarray
+    diverged: bool = False
+
+
+def window_says_stop(losses: np.ndarray, window: int) -> bool:
+    """The stopping rule: stop once more than 2·window losses exist and the mean of the last
+    window is not below the mean of the window before it, i.e.
+    log10(mean previous) − log10(mean last) ≤ 0 (docs/paper-gaps.md; paper: window 100)."""
+    if len(losses) <= 2 * window:
+        return False
+    prev = float(np.mean(losses[-2 * window:-window]))
+    last = float(np.mean(losses[-window:]))
+    return math.log10(prev) - math.log10(last) <= 0
+
+
+def diverged(block: np.ndarray, first: np.ndarray, factor: float) -> np.ndarray:
+    """Which instances diverged: block (steps, I) holds the minibatch losses since the last
+    check, first (I,) each instance's first loss. True where some loss is NaN or ±inf or
+    exceeds ``factor`` · first. Returns a boolean array (I,)."""
+    return ~np.isfinite(block).all(axis=0) | (block.max(axis=0, initial=-np.inf) > factor * first)
+
+
+def _as_scale(scale: Sequence[float] | torch.Tensor | None, n_s: int, device
+              ) -> torch.Tensor | None:
+    """Per-feature factors as a float32 tensor (n_s,) on ``device`` (None stays None).
+    Raises ValueError unless they are n_s positive finite numbers."""
+    if scale is None:
+        return None
+    scale = torch.as_tensor(scale, dtype=torch.float32, device=device)
+    if scale.shape != (n_s,) or not bool(torch.all(torch.isfinite(scale) & (scale > 0))):
+        raise ValueError(f"scale must be {n_s} positive finite factors, got {scale.tolist()}")
+    return scale
+
+
+def _scaled(x: torch.Tensor, scale: torch.Tensor | None) -> torch.Tensor:
+    """x (I, B, n_s) times the per-feature factors ``scale`` (n_s,), in place; x if None."""
+    return x if scale is None else x.mul_(scale)
+
+
+def heldout_loss(model: AutoencoderStack, p: torch.Tensor, seed: int, n_vectors: int,
+                 max_elements: int = 1 << 26,
+                 scale: Sequence[float] | torch.Tensor | None = None) -> np.ndarray:
+    """Per-feature MSE (I,) of each instance on the fixed held-out sample.
+
+    The sample is ``n_vectors`` vectors drawn with ``seed`` (tms.engine.sampler.heldout_uniform),
+    the same uniforms for every instance, each turned into x with its own p (and multiplied by
+    ``scale``, shape (n_s,), when given). Averaged over vectors and features; accumulated in
+    float64. ``max_elements`` bounds the size of one chunk of inputs (instances × vectors × n_s).
+    Raises ValueError for a scale that is not n_s positive finite factors.
+    """
+    total = torch.zeros(len(p), dtype=torch.float64, device=p.device)
+    n_s = model.W_in.shape[2]
+    scale = _as_scale(scale, n_s, p.device)
+    chunk = int(min(8192, max(256, max_elements // (len(p) * n_s))))
+    with torch.no_grad():
+        for v in sampler.heldout_uniform(seed, n_vectors, n_s, chunk, device=p.device):
+            x = _scaled(sampler.sparse_from_uniform(v, p), scale)
+            _, y = forward(model, x)
+            total += (y - x).pow(2).sum(dim=(1, 2), dtype=torch.float64)
+    return (total / (n_vectors * n_s)).cpu().numpy()
+
+
+def _stream(insts: Sequence[Instance], k: int) -> tuple[str, int]:
+    """The training-data stream of instance k: ("shared", data_seed), or ("own", k) for an
+    instance without a data_seed (it draws from its own generator, after its init)."""
+    s = insts[k].data_seed
+    return ("own", k) if s is None else ("shared", s)
+
+
+def _stack_order(insts: Sequence[Instance]) -> list[int]:
+    """Stack rows (indices into insts) with the instances of equal inputs (same stream, same
+    p) next to each other."""
+    return sorted(range(len(insts)), key=lambda k: (_stream(insts, k), insts[k].p, k))
+
+
+def _groups(insts: Sequence[Instance], rows: Sequence[int]
+            ) -> tuple[list[tuple[int, int]], list[tuple[str, int]], list[float]]:
+    """The (start, stop) ranges of consecutive rows with identical inputs at every step (same
+    stream and p), and the stream and the p of each range."""
+    groups: list[tuple[int, int]] = []
+    keys: list[tuple[str, int]] = []
+    ps: list[float] = []
+    for r, k in enumerate(rows):
+        key = _stream(insts, k)
+        if groups and keys[-1] == key and ps[-1] == insts[k].p:
+            groups[-1] = (groups[-1][0], r + 1)
+        else:
+            groups.append((r, r + 1))
+            keys.append(key)
+            ps.append(insts[k].p)
+    return groups, keys, ps
+
+
+def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bool,
+                  device: str, desc: str, bias: bool, scale: torch.Tensor | None,
+                  workers: WorkerPool = SERIAL, ckpt: checkpoint.Checkpoints | None = None,
+                  name: str = "") -> list[Result]:
+    state = ckpt.load(name, device) if ckpt else None
+    if state is not None and state["done"]:
+        return state["results"]
+    order = _stack_order(insts)
+    groups, keys, group_p = _groups(insts, order)
+    gens = sampler.generators([i.seed for i in insts], device)
+    model = init_ragged(n_s, [insts[k].n_d for k in order], [gens[k] for k in order], relu, bias)
+    streams = {key: (gens[key[1]] if key[0] == "own" else sampler.stream_generator(key[1], device))
+               for key in keys}
+    lr = [insts[k].lr for k in order]
+    opt = BatchedAdam([model.flat], torch.tensor(
+        [lr[k] for k in range(len(order)) for _ in range(model.n_d[k])] * 2 + lr,
+        device=device), sched.adam_eps)
+    live = list(order)                       # original index of each stack row
+    losses = np.empty((len(insts), sched.max_steps), dtype=np.float32)   # minibatch losses
+    results: dict[int, Result] = {}
+    pending: list[torch.Tensor] = []
+    uniforms = {key: torch.empty(sched.batch_size, n_s, device=device) for key in streams}
+    grad = torch.empty_like(model.flat)
+    loss = torch.empty(len(insts), device=device)
+
+    def x_of(g: int, rows: slice, out: torch.Tensor) -> torch.Tensor:
+        """Rows ``rows`` of the inputs of group g this step: its stream's uniforms turned
+        sparse with its p."""
+        x = sampler.sparse_from_uniform(uniforms[keys[g]][rows], group_p[g], out=out)
+        return _scaled(x, scale)
+
+    def finish(rows: list[int], step: int, stopped: bool, diverged: bool = False) -> None:
+        for r in rows:
+            k = live[r]
+            results[k] = Result(model.W_in(r).cpu().numpy().copy(),
+                                model.W_out_T(r).T.cpu().numpy().copy(),
+                                model.b(r).cpu().numpy().copy(), step, stopped,
+                                losses[k, :step].copy(), diverged)
+
+    bar = tqdm(total=sched.max_steps, desc=desc, unit="step", mininterval=2.0, leave=False,
+               disable=None)               # no bar when stderr is not a terminal
+    step = saved = 0
+    generators = {**{f"init {k}": g for k, g in enumerate(gens)},
+                  **{f"stream {key[1]}": g for key, g in streams.items() if key[0] == "shared"}}
+    if state is not None:
+        step, live, model, opt, results = checkpoint.unpack(state, losses, generators)
+        saved = step
+        grad = torch.empty_like(model.flat)
+        groups, keys, group_p = _groups(insts, live)
+        bar.write(f"{desc}: resuming from the checkpoint at step {step}")
+        bar.update(step)
+    while live and step < sched.max_steps:
+        for key in dict.fromkeys(keys):      # the streams still in use, each drawn once
+            uniforms[key].uniform_(0.0, 1.0, generator=streams[key])
+        loss_and_grads(model, groups, x_of, sched.batch_size, grad, loss[:len(live)], workers,
+                       group_p)
+        opt.step([model.flat], [grad], workers)
+        pending.append(loss[:len(live)].clone())
+        step += 1
+        bar.update(1)
+        if step % sched.check_every == 0 or step == sched.max_steps:
+            block = torch.stack(pending).cpu().numpy()      # (steps since last check, live)
+            pending.clear()
+            losses[live, step - len(block):step] = block.T   # live instances share the step
+            bad = np.flatnonzero(diverged(block, losses[live, 0], sched.diverge_factor)).tolist()
+            finish(bad, step, False, diverged=True)
+            stop = [r for r, k in enumerate(live)
+                    if r not in bad and window_says_stop(losses[k, :step], sched.window)]
+            if step == sched.max_steps:
+                finish([r for r in range(len(live)) if r not in stop + bad], step, False)
+            finish(stop, step, True)
+            stop += bad
+            if stop:
+                keep = [r for r in range(len(live)) if r not in stop]
+                opt.select(model.rows(keep))
+                model = model.select(keep)
+                grad = torch.empty_like(model.flat)
+                live = [live[r] for r in keep]
+                groups, keys, group_p = _groups(insts, live)
+            bar.set_postfix(active=len(live))
+            if ckpt and live and ckpt.due(saved, step):
+                ckpt.save(name, checkpoint.pack(step, live, model, opt, losses, results,
+                                                generators))
+                saved = step
+    bar.close()
+    out = [results[k] for k in range(len(insts))]
+    if ckpt:
+        ckpt.save(name, {"done": True, "results": out})
+    return out
+
+
+def stack_bytes(n_s: int, n_d: Sequence[int], widest_group: int, streams: int, batch: int,
+                max_steps: int) -> int:
+    """An upper estimate of the memory (bytes, float32) of training one ragged stack.
+
+    The parameters (2·Σn_d + I)·n_s floats live in 11 + MAX_PIECES − 1 copies at most
+    (weights, gradients, Adam's two moments, the optimiser's temporaries, the copies made
+    when stopped instances leave the stack, and the partial sums of the batch pieces of
+    tms.engine.models.loss_and_grads); a worker has scratch for a group's hidden activations and
+    their gradients, 2·widest_group·batch, three (batch, n_s) buffers and, for the sparse
+    products, x as a CSR matrix (under one more) and ∂W_inᵀ of a group, widest_group·n_s
+    (counted once: each further CPU worker thread adds as much); each data stream one
+    (batch, n_s) buffer of uniforms; the loss history is I·max_steps floats.
+    """
+    params = (2 * sum(n_d) + len(n_d)) * n_s
+    scratch = 2 * widest_group * batch + 4 * batch * n_s + widest_group * n_s
+    copies = 10 + models.MAX_PIECES
+    return 4 * (copies * params + scratch + streams * batch * n_s + len(n_d) * max_steps)
+
+
+def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
+                memory_budget_mb: float) -> list[list[int]]:
+    """Split a grid into stacks that each fit ``memory_budget_mb`` MiB (by :func:`stack_bytes`
+    with one worker: the plan depends on params alone; each further CPU worker thread adds
+    its scratch).
+
+    Chunks are cut between groups of equal inputs (same data stream and p), in stack order,
+    so every instance trains bit for bit as in the whole grid; a group too large for the
+    budget alone is cut between its instances (equal up to rounding then). Returns lists of
+    indices into ``instances``, every index exactly once. Raises ValueError if a single
+    model does not fit the budget.
+    """
+    budget = memory_budget_mb * 2 ** 20
+    order = _stack_order(instances)
+    groups, _, _ = _groups(instances, order)
+    pieces: list[list[int]] = []
+    for a, b in groups:
+        rows = order[a:b]
+        if _chunk_bytes(n_s, instances, rows, sched) <= budget:
+            pieces.append(rows)
+            continue
+        for k in rows:
+            if _chunk_bytes(n_s, instances, [k], sched) > budget:
+                need = _chunk_bytes(n_s, instances, [k], sched) / 2 ** 20
+                raise ValueError(f"{memory_budget_mb} MiB is too small for one model of "
+                                 f"n_s = {n_s}, n_d = {instances[k].n_d} (needs about "
+                                 f"{need:.3g} MiB)")
+            pieces.append([k])
+    chunks: list[list[int]] = []
+    for piece in pieces:
+        if chunks and _chunk_bytes(n_s, instances, chunks[-1] + piece, sched) <= budget:
+            chunks[-1] = chunks[-1] + piece
+        else:
+            chunks.append(piece)
+    return chunks
+
+
+def _chunk_bytes(n_s: int, instances: Sequence[Instance], chunk: Sequence[int],
+                 sched: Schedule) -> int:
+    """:func:`stack_bytes` of the stack of ``instances[chunk]``."""
+    insts = [instances[k] for k in chunk]
+    order = _stack_order(insts)
+    groups, keys, _ = _groups(insts, order)
+    widest = max(sum(insts[r].n_d for r in order[a:b]) for a, b in groups)
+    return stack_bytes(n_s, [i.n_d for i in insts], widest, len(set(keys)), sched.batch_size,
+                       sched.max_steps)
+
+
+def train_chunk(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
+                device: str = "cpu", label: str = "", bias: bool = True,
+                scale: Sequence[float] | None = None,
+                ckpt: checkpoint.Checkpoints | None = None) -> list[Result]:
+    """Train ``instances`` as one ragged stack, in this process (no chunking); results in
+    their order. Arguments as :func:`train_grid`. On CPU, torch's thread count becomes that
+    many worker threads, kept for the whole stack, each running whole pieces of work (a group
+    of instances on a piece of the batch, tms.engine.models.loss_and_grads) on one intra-op thread
+    (no barrier per small operation), so the numbers never depend on the thread count; on
+    CUDA one worker."""
+    scale = _as_scale(scale, n_s, device)
+    desc = (f"{label}n_s={n_s} {'relu' if relu else 'linear'} ({len(instances)} models, "
+            f"n_d≤{max(i.n_d for i in instances)})")
+    cuda = torch.device(device).type == "cuda"
+    n_workers = 1 if cuda else torch.get_num_threads()
+    name = "stack-" + checkpoint.digest(n_s, instances, sched, relu, bias, device,
+                                        None if scale is None else scale.tolist())
+    with torch_threads(None if cuda else 1), WorkerPool(n_workers) as workers:
+        return _train_bucket(n_s, instances, sched, relu, device, desc, bias, scale, workers,
+                             ckpt, name)
+
+
+def local_map(fn: Callable[[list[Instance]], list[Result]], chunks: list[list[Instance]]
+              ) -> list[list[Result]]:
+    """The in-process executor: the chunks one after another."""
+    return [fn(chunk) for chunk in chunks]
+
+
+def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
+               device: str = "cpu", label: str = "", bias: bool = True,
+               scale: Sequence[float] | None = None, memory_budget_mb: float | None = None,
+               executor: Callable = local_map,
+               ckpt: checkpoint.Checkpoints | None = None) -> list[Result]:
+    """Train every instance of a grid of one n_s; results in the order of ``instances``.
+
+    The instances form ragged stacks (no padding of n_d): one, or with ``memory_budget_mb``
+    as many as :func:`plan_chunks` needs, trained by ``executor(fn, chunks)`` (which returns
+    fn(chunk) for every chunk, in order: :func:`local_map`, or tms.engine.executor.ray_map for Ray
+    tasks); the results do not depend on the chunking. Same code on CPU and CUDA
+    (``device`` comes from params). ``bias=False``: bias-free models (Result.b is zero).
+    ``scale``: n_s positive factors multiplying every sampled feature vector (the data is
+    s ⊙ x). ``ckpt``: where each stack saves its state every ``ckpt.every`` steps and resumes
+    from it (tms.engine.checkpoint); the results are the same bytes as without. Raises ValueError on
+    an empty grid, an n_d outside [1, n_s], a scale that is not n_s positive finite numbers,
+    or a budget too small for one model.
+    """
+    if not instances:
+        raise ValueError("the grid is empty: nothing to train")
+    _as_scale(scale, n_s, "cpu")
+    chunks = ([list(range(len(instances)))] if memory_budget_mb is None
+              else plan_chunks(n_s, instances, sched, memory_budget_mb))
+    fn = functools.partial(train_chunk, n_s, sched=sched, relu=relu, device=device,
+                           label=label, bias=bias,
+                           scale=None if scale is None else list(map(float, scale)), ckpt=ckpt)
+    out: list[Result | None] = [None] * len(instances)
+    for chunk, results in zip(chunks, executor(fn, [[instances[k] for k in c] for c in chunks])):
+        for k, res in zip(chunk, results):
+            out[k] = res
+    return out  # type: ignore[return-value]
+
+
+def stack_of(results: Sequence[Result], n_s: int, relu: bool, device: str = "cpu",
+             bias: bool = True) -> AutoencoderStack:
+    """Rebuild a padded stack from trained results (for held-out scoring or statistics);
+    ``bias=False`` for results of a bias-free run."""
+    n_d = [r.W_in.shape[0] for r in results]
+    n_h = max(n_d)
+    W_in = torch.zeros(len(results), n_h, n_s, device=device)
+    W_out = torch.zeros(len(results), n_s, n_h, device=device)
+    for k, r in enumerate(results):
+        W_in[k, :n_d[k]] = torch.from_numpy(r.W_in)
+        W_out[k, :, :n_d[k]] = torch.from_numpy(r.W_out)
+    b = torch.from_numpy(np.stack([r.b for r in results])).to(device)
+    return AutoencoderStack(W_in, W_out, b, n_d, relu, bias)

@@ -1,0 +1,98 @@
+"""Statistics of trained tied weights (*Incidental polysemanticity*, figs. 3–6) and the fig. 3 fit.
+
+W is (…, n, m): n features (the project's n_s), m neurons (the hidden width), any leading axes
+(instances first). Works on numpy arrays; :func:`fourth_norms` also on torch tensors.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy.stats import norm
+
+#: A weight counts as *representing* its feature when BAND[0] <= |W_ik| <= BAND[1]
+#: (docs/paper-gaps.md).
+BAND = (0.8, 1.2)
+
+#: Columns of :func:`stuck_encodings`.
+STUCK_COLUMNS = {
+    "instance": "index of the instance in its stack",
+    "feature": "i, the stuck encoding W_i",
+    "fourth": "its final fourth norm ‖W_i‖₄⁴",
+    "coords": "its significant coordinates (|W_ik| ≥ half its largest)",
+    "owned_by_others": "how many of those neurons another encoding owns (has their largest |W_·k|)",
+    "opposite_sign": "how many of those carry the sign opposite to the owner's weight",
+}
+
+
+def fourth_norms(W):
+    """‖W_i‖₄⁴ = Σ_k W_ik⁴ of every encoding: shape (…, n) for W (…, n, m) (numpy or torch)."""
+    return (W ** 4).sum(-1)
+
+
+def polysemantic_neurons(W: np.ndarray, band: tuple[float, float] = BAND) -> np.ndarray:
+    """Number of polysemantic neurons, shape (…,) for W (…, n, m): neurons k (columns) on which
+    at least two features i have band[0] <= |W_ik| <= band[1] (docs/paper-gaps.md; fig. 3)."""
+    a = np.abs(W)
+    held = ((a >= band[0]) & (a <= band[1])).sum(-2)
+    return (held >= 2).sum(-1)
+
+
+def benign_pairs(W: np.ndarray) -> np.ndarray:
+    """Pairs of features whose largest |weight| sits on the same neuron with opposite signs —
+    the benign collisions of section 2.1 (probability 1/(2m) per pair at a random init).
+
+    W: (…, n, m); returns (…,) integer counts.
+    """
+    top = np.abs(W).argmax(-1)                                    # (…, n)
+    sign = np.sign(np.take_along_axis(W, top[..., None], -1)[..., 0])
+    same = top[..., :, None] == top[..., None, :]
+    opposite = sign[..., :, None] * sign[..., None, :] < 0
+    return np.triu(same & opposite, k=1).sum((-2, -1))
+
+
+def stuck_encodings(W: np.ndarray, stuck_below: float) -> pd.DataFrame:
+    """Encodings stuck the way fig. 6 describes, one row per encoding (:data:`STUCK_COLUMNS`).
+
+    W: (I, n, m) final weights. Encoding i of an instance is stuck when its fourth norm is below
+    ``stuck_below`` while it has at least two significant coordinates (|W_ik| ≥ ½ max_k |W_ik|)
+    and most of them sit on neurons owned by other encodings: it compromises between those
+    neurons instead of taking one (the paper: one encoding below 0.2, spread over the 7 neurons
+    of the others, with signs opposite to theirs).
+    """
+    rows = []
+    owner = np.abs(W).argmax(-2)                                  # (I, m) owner of each neuron
+    f4 = fourth_norms(W)
+    for k, i in zip(*np.nonzero(f4 < stuck_below)):
+        a = np.abs(W[k, i])
+        coords = np.flatnonzero(a >= 0.5 * a.max())
+        others = coords[owner[k, coords] != i]
+        if len(coords) < 2 or 2 * len(others) <= len(coords):
+            continue
+        opposite = int((np.sign(W[k, i, others]) != np.sign(W[k, owner[k, others], others])).sum())
+        rows.append([int(k), int(i), float(f4[k, i]), len(coords), len(others), opposite])
+    return pd.DataFrame(rows, columns=list(STUCK_COLUMNS))
+
+
+def collision_constant(counts: np.ndarray, n: int, m: np.ndarray, level: float = 0.95
+                       ) -> dict[str, float]:
+    """Fit count ≈ c·n²/m (section 2.1: c = 1/4) with a confidence interval.
+
+    counts: (N,) polysemantic neurons of N models; m: (N,) their neuron counts; n features.
+    ĉ = Σcounts / Σ(n²/m) is the Poisson maximum-likelihood estimate; its interval is the Wald
+    interval ĉ ± z·√(φ ĉ / Σ(n²/m)) with dispersion φ = max(1, Pearson χ²/(N − 1)) (quasi-Poisson:
+    never narrower than Poisson). Returns c, lo, hi, dispersion, n_models. Raises ValueError when
+    N < 2 or level is not in (0, 1).
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    x = n * n / np.asarray(m, dtype=np.float64)
+    if len(counts) < 2 or not 0 < level < 1:
+        raise ValueError(f"need >= 2 models and level in (0, 1), got {len(counts)}, {level}")
+    c = counts.sum() / x.sum()
+    mu = c * x
+    with np.errstate(divide="ignore", invalid="ignore"):
+        chi2 = float(np.where(mu > 0, (counts - mu) ** 2 / mu, 0.0).sum())
+    phi = max(1.0, chi2 / (len(counts) - 1))
+    half = norm.ppf(0.5 + level / 2) * np.sqrt(phi * c / x.sum())
+    return {"c": float(c), "lo": float(c - half), "hi": float(c + half), "dispersion": phi,
+            "n_models": float(len(counts))}

@@ -1,0 +1,124 @@
+"""The trained experiments of *Incidental polysemanticity* (figs. 3–6): stacks built from a params
+section, trained by :func:`tms.engine.tied.train`, summarised into tables and arrays.
+
+Instance k of an experiment (in the nesting order each function states) is seeded with the
+section's ``seed`` + k. n features ↔ the project's n_s, m neurons ↔ the hidden width.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pandas as pd
+
+from tms.engine.sampler import generators
+from tms.engine.tied import Optim, Setting, init_weights, train
+from tms.incidental.stats import (BAND, benign_pairs, fourth_norms, polysemantic_neurons,
+                                  stuck_encodings)
+from tms.pipeline.params import IpCollisions, IpNoise, IpOptimizer, IpSingle, IpSweep
+
+#: Columns of the fig. 3 table, one row per model.
+COLLISION_COLUMNS = {
+    "n": "features",
+    "m": "neurons",
+    "instance": "index over (m, repeat), m outermost; the seed is collisions.seed + instance",
+    "seed": "torch seed (init)",
+    "polysemantic":
+        "neurons with >= 2 features in the band 0.8 <= |W_ik| <= 1.2 (docs/paper-gaps.md)",
+    "benign_pairs_init": "feature pairs whose largest |W_ik(0)| share a neuron with opposite signs",
+    "represented": "share of features with exactly one weight in the band",
+    "fourth": "mean over features of the final ‖W_i‖₄⁴",
+    "loss": "final loss (squared error summed over inputs and outputs + λ‖W‖₁)",
+}
+
+#: Columns of the fig. 4 table, one row per model.
+NOISE_COLUMNS = {
+    "instance": "index over (noise, sigma, repeat), noise outermost; seed = noise.seed + instance",
+    "noise": "bipolar or normal",
+    "sigma": "noise scale σ",
+    "seed": "torch seed (init and noise)",
+    "fourth": "mean over features of the final ‖W_i‖₄⁴",
+    "loss": "final loss without noise",
+}
+
+#: Columns of the fig. 5 table, one row per model.
+SWEEP_COLUMNS = {
+    "instance": "index over baseline repeats, then (lam, repeat), then (sigma, repeat)",
+    "kind": "baseline (λ = σ = 0), l1 (λ > 0, no noise) or noise (σ > 0, λ = 0)",
+    "lam": "l1 coefficient λ",
+    "sigma": "noise scale σ",
+    "seed": "torch seed (init and noise)",
+    "fourth": "mean over features of the final ‖W_i‖₄⁴",
+    "l2sq": "mean over features of the final ‖W_i‖²",
+    "loss": "final loss without noise",
+}
+
+
+def optim(o: IpOptimizer) -> Optim:
+    """The training optimiser of a params ``optimizer`` block."""
+    return Optim(o.name, o.lr, o.weight_decay)
+
+
+def collisions(cfg: IpCollisions, device: str = "cpu") -> pd.DataFrame:
+    """Fig. 3: for every m, ``instances`` models with l1 (no noise) trained for ``steps``; the
+    table has :data:`COLLISION_COLUMNS`. One stack per m."""
+    rows = []
+    for j, m in enumerate(cfg.m):
+        index = range(j * cfg.instances, (j + 1) * cfg.instances)
+        settings = [Setting(cfg.seed + k, lam=cfg.lam) for k in index]
+        trace = train(cfg.n, m, settings, optim(cfg.optimizer), cfg.steps, cfg.steps,
+                      fourth_norms, device)
+        W0 = init_weights(cfg.n, m, generators([s.seed for s in settings], device)).cpu().numpy()
+        a = np.abs(trace.W)
+        represented = (((a >= BAND[0]) & (a <= BAND[1])).sum(-1) == 1).mean(-1)
+        for r, k in enumerate(index):
+            rows.append([cfg.n, m, k, settings[r].seed, int(polysemantic_neurons(trace.W[r])),
+                         int(benign_pairs(W0[r])), float(represented[r]),
+                         float(fourth_norms(trace.W[r]).mean()), float(trace.loss[r])])
+    return pd.DataFrame(rows, columns=list(COLLISION_COLUMNS))
+
+
+def noise_runs(cfg: IpNoise, device: str = "cpu") -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """Fig. 4: one stack over noise kinds × σ × repeats, no l1. Returns the table
+    (:data:`NOISE_COLUMNS`) and arrays ``steps`` (T,) and ``fourth`` (I, T), the mean over
+    features of ‖W_i‖₄⁴ at the recorded steps."""
+    grid = list(itertools.product(cfg.noise, cfg.sigma, range(cfg.instances)))
+    settings = [Setting(cfg.seed + k, sigma=s, noise=kind) for k, (kind, s, _) in enumerate(grid)]
+    trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.record_every,
+                  fourth_norms, device)
+    fourth = trace.recorded.mean(-1)
+    table = pd.DataFrame([[k, st.noise, st.sigma, st.seed, float(fourth[k, -1]),
+                           float(trace.loss[k])] for k, st in enumerate(settings)],
+                         columns=list(NOISE_COLUMNS))
+    return table, {"steps": trace.steps, "fourth": fourth}
+
+
+def sweep(cfg: IpSweep, device: str = "cpu") -> pd.DataFrame:
+    """Fig. 5: one stack of baseline, λ-sweep and σ-sweep models, the same step budget for all;
+    the table has :data:`SWEEP_COLUMNS` (final values only)."""
+    reps = range(cfg.instances)
+    grid = ([("baseline", 0.0, 0.0)] * cfg.instances + [("l1", lam, 0.0) for lam in cfg.lam
+                                                         for _ in reps]
+            + [("noise", 0.0, s) for s in cfg.sigma for _ in reps])
+    settings = [Setting(cfg.seed + k, lam=lam, sigma=s, noise=cfg.noise)
+                for k, (_, lam, s) in enumerate(grid)]
+    trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.steps,
+                  fourth_norms, device)
+    fourth = fourth_norms(trace.W).mean(-1)
+    l2sq = (trace.W ** 2).sum(-1).mean(-1)
+    return pd.DataFrame([[k, kind, lam, s, settings[k].seed, float(fourth[k]), float(l2sq[k]),
+                          float(trace.loss[k])] for k, (kind, lam, s) in enumerate(grid)],
+                        columns=list(SWEEP_COLUMNS))
+
+
+def single(cfg: IpSingle, device: str = "cpu") -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """Fig. 6: ``candidates`` models under ``noise`` at σ, no l1. Returns the stuck encodings
+    (:data:`tms.incidental.stats.STUCK_COLUMNS`, rule of :func:`stuck_encodings`) and arrays
+    ``steps`` (T,), ``fourth`` (C, T, n) per-encoding fourth norms, ``W`` (C, n, m) final."""
+    settings = [Setting(cfg.seed + k, sigma=cfg.sigma, noise=cfg.noise)
+                for k in range(cfg.candidates)]
+    trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.record_every,
+                  fourth_norms, device)
+    return (stuck_encodings(trace.W, cfg.stuck_below),
+            {"steps": trace.steps, "fourth": trace.recorded, "W": trace.W})

@@ -1,0 +1,141 @@
+"""Notes on toy autoencoding: the models trained by the batched engine (tms.engine.train).
+
+Symbols as in tms.notes.theory: D = n_s features, d = n_d hidden units, p = 1 − S, A = W_out,
+B = W_in. Instance k of a grid is trained with seed ``seed + k`` (init and data).
+
+- Proposition 1 / Corollary 2 (:func:`linear_table`): bias-free linear autoencoders x ↦ ABx
+  on the sparse data ("sparse": Σ with one large and D − 1 equal eigenvalues) and on the same
+  data with feature i scaled by s_i ("scaled": distinct eigenvalues,
+  tms.notes.theory.scale_factors), over d × S, each trained afresh to every step count of a ladder
+  (same seeds, so each rung is the same run stopped earlier).
+- Section 3 (:func:`relu_tables`): ReLU-output models ReLU(W_out W_in x + b) over S, their loss
+  split by the number of active features (tms.notes.data).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+
+from tms.engine.threads import torch_threads
+from tms.engine.train import Instance, Schedule, heldout_loss, stack_of, train_grid
+from tms.notes import data, theory
+
+#: Columns of data/autoencoding_notes/linear.parquet.
+LINEAR_COLUMNS = {
+    "spectrum": "'sparse' (Σ of the notes' data) or 'scaled' (features times distinct s_i)",
+    "S": "sparsity (p = 1 − S)", "D": "features (n_s)", "d": "hidden units (n_d)",
+    "seed": "torch seed of the model (init and data)",
+    "steps_cap": "step cap of this rung of the ladder", "steps": "optimiser steps taken",
+    "stopped": "True if the stopping rule ended training",
+    "diverged": "True if training diverged (NaN/inf loss, or above diverge_factor times the "
+                "first): excluded from claims and figures",
+    "loss": "exact expected per-feature loss tr((I − AB)Σ(I − AB)ᵀ)/D of the trained A, B",
+    "loss_min": "(tr Σ − Σ_{i≤d} λ_i)/D, Corollary 2, per feature",
+    "gap": "loss / loss_min − 1",
+    "loss_heldout": "per-feature MSE on the fixed held-out sample (Monte Carlo, tms.engine.train)",
+    "angle_top_deg": "largest principal angle between col(A) and the top-d eigenvectors of Σ "
+                     "(numpy's basis: arbitrary within a degenerate eigenspace), degrees",
+    "angle_u1_deg": "angle between the top eigenvector u_1 and col(A), degrees",
+    "commutator": "‖ΣP_A − P_AΣ‖_F/‖Σ‖_F: 0 iff col(A) is spanned by eigenvectors (eq. 7)",
+    "projection_residual": "‖AB − P_A‖_F: 0 iff AB is the projection onto col(A) (eq. 5)",
+}
+
+
+def _linear_row(A: np.ndarray, B: np.ndarray, sigma: np.ndarray) -> dict[str, float]:
+    D, d = A.shape
+    U = theory.spectrum(sigma)[1]
+    L, L_min = theory.loss(A, B, sigma) / D, theory.min_loss(sigma, d) / D
+    return {"loss": L, "loss_min": L_min, "gap": L / L_min - 1,
+            "angle_top_deg": float(np.degrees(theory.largest_angle(A, U[:, :d]))),
+            "angle_u1_deg": float(np.degrees(theory.angle_to_vector(A, U[:, 0]))),
+            "commutator": theory.commutator(A, sigma),
+            "projection_residual": theory.projection_residual(A, B)}
+
+
+@torch_threads(1)
+def linear_table(D: int, d_values: Sequence[int], S_values: Sequence[float],
+                 steps: Sequence[int], scale_min: float, seed: int, lr: float, sched: Schedule,
+                 eval_seed: int, n_eval: int, device: str = "cpu") -> pd.DataFrame:
+    """Trained linear autoencoders x ↦ ABx (no bias) against Proposition 1 / Corollary 2.
+
+    Grid d × S (S fastest; instance k has seed seed + k) for each spectrum ('sparse', then
+    'scaled' with tms.notes.theory.scale_factors(D, scale_min)) and each step cap in ``steps``
+    (replacing sched.max_steps). Returns one row per (spectrum, cap, instance), columns
+    :data:`LINEAR_COLUMNS`. Raises ValueError if some d is not in [1, D).
+    """
+    if any(not 1 <= d < D for d in d_values):
+        raise ValueError(f"every d must be in [1, D = {D}), got {list(d_values)}")
+    grid = [(d, float(S)) for d in d_values for S in S_values]
+    insts = [Instance(1.0 - S, d, seed + k, lr) for k, (d, S) in enumerate(grid)]
+    p = torch.tensor([i.p for i in insts], device=device)
+    rows = []
+    for spectrum, scale in (("sparse", None), ("scaled", theory.scale_factors(D, scale_min))):
+        for cap in steps:
+            results = train_grid(D, insts, dataclasses.replace(sched, max_steps=cap), relu=False,
+                                 device=device, label=f"notes {spectrum} ", bias=False,
+                                 scale=None if scale is None else scale.tolist())
+            held = heldout_loss(stack_of(results, D, False, device, bias=False), p, eval_seed,
+                                n_eval, scale=None if scale is None else scale.tolist())
+            for (d, S), inst, res, h in zip(grid, insts, results, held):
+                sigma = theory.sparse_sigma(S, D, scale)
+                A, B = res.W_out.astype(np.float64), res.W_in.astype(np.float64)
+                rows.append({"spectrum": spectrum, "S": S, "D": D, "d": d, "seed": inst.seed,
+                             "steps_cap": cap, "steps": res.steps, "stopped": res.stopped,
+                             "diverged": res.diverged,
+                             **_linear_row(A, B, sigma), "loss_heldout": float(h)})
+    return pd.DataFrame(rows, columns=list(LINEAR_COLUMNS))
+
+
+#: Columns of data/autoencoding_notes/relu.parquet.
+RELU_COLUMNS = {
+    "S": "sparsity (p = 1 − S)", "D": "features (n_s)", "d": "hidden units (n_d)",
+    "seed_index": "which model at this S (0-based)", "seed": "torch seed of the model",
+    "steps": "optimiser steps taken", "stopped": "True if the stopping rule ended training",
+    "diverged": "True if training diverged (as in LINEAR_COLUMNS): excluded from claims and "
+                "figures",
+    "loss_heldout": "per-feature MSE on the fixed held-out sample (tms.engine.train)",
+    "loss": "per-feature loss Σ_l μ(Q_l) m_l / D from the strata",
+    "loss_ci": "95% half-width of loss",
+    "share_ge2": "share of the loss from inputs with ≥ 2 active features (strata)",
+    "share_ci": "95% half-width of share_ge2 (delta method)",
+    "mass_ge2": "μ(∪_{l≥2} Q_l), exact",
+}
+
+
+@torch_threads(1)
+def relu_tables(D: int, d: int, S_values: Sequence[float], seeds: int, seed: int, lr: float,
+                sched: Schedule, eval_seed: int, n_eval: int, n_per_stratum: int,
+                strata_seed: int, device: str = "cpu") -> tuple[pd.DataFrame, pd.DataFrame]:
+    """ReLU-output models trained on the grid seeds × S (S fastest, instance k seed seed + k),
+    their held-out loss and the share of it from inputs with ≥ 2 active features.
+
+    Returns (table with columns :data:`RELU_COLUMNS`, strata table with columns S,
+    seed_index, l, mu (μ(Q_l)), m (mean per-sample loss on Q_l), se, contribution
+    (μ_l m_l / Σ_l μ_l m_l)). Raises ValueError unless 1 ≤ d < D.
+    """
+    if not 1 <= d < D:
+        raise ValueError(f"need 1 <= d < D, got d={d}, D={D}")
+    grid = [(si, float(S)) for si in range(seeds) for S in S_values]
+    insts = [Instance(1.0 - S, d, seed + k, lr) for k, (_, S) in enumerate(grid)]
+    results = train_grid(D, insts, sched, relu=True, device=device, label="notes relu ")
+    model = stack_of(results, D, True, device)
+    held = heldout_loss(model, torch.tensor([i.p for i in insts], device=device), eval_seed,
+                        n_eval)
+    m, se = data.loss_by_active_count(model, n_per_stratum, strata_seed)
+    rows, strata = [], []
+    for k, ((si, S), inst, res) in enumerate(zip(grid, insts, results)):
+        share = data.loss_share(m[k], se[k], S)
+        rows.append({"S": S, "D": D, "d": d, "seed_index": si, "seed": inst.seed,
+                     "steps": res.steps, "stopped": res.stopped, "diverged": res.diverged,
+                     "loss_heldout": float(held[k]), **share})
+        mu = data.skeleton_mass(S, D)
+        for l in range(D + 1):
+            strata.append({"S": S, "seed_index": si, "l": l, "mu": float(mu[l]),
+                           "m": float(m[k, l]), "se": float(se[k, l]),
+                           "contribution": float(mu[l] * m[k, l] / (mu @ m[k]))})
+    return pd.DataFrame(rows, columns=list(RELU_COLUMNS)), pd.DataFrame(strata)

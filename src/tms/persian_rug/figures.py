@@ -1,0 +1,262 @@
+"""The Persian Rug paper's figures, one function each: tables or arrays in, matplotlib figure out.
+
+- Figs. 1–3: the Persian rug matrix, the loss against the compression ratio, one trained model's
+  weights.
+- Figs. 4–7 (section 3): the statistical permutation symmetry that emerges as n_s grows, as heat
+  maps, and the interference-variance bound of eq. 6 / appendix C (tables of
+  :mod:`tms.persian_rug.stats`: one row per model, several n_s).
+- Section 4.3 and appendix D: the initial loss L0(p), and the upper and lower bounds of the loss
+  in the regime p/r ≪ 1 against theory, rug and trained losses.
+
+All losses are per-feature MSEs (averaged over features). The report notebook saves each figure
+with :func:`tms.pipeline.savefig.save` (byte-stable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from matplotlib.colors import LogNorm, Normalize, TwoSlopeNorm
+
+from tms.persian_rug import bounds, theory
+from tms.persian_rug.stats import cell_means
+from tms.pipeline.savefig import plt
+
+
+def fig1_rug(W: np.ndarray, n_d: int) -> plt.Figure:
+    """Fig. 1: the Persian rug matrix W (n_s × n_s), diverging colours centred on 0."""
+    n_s = W.shape[0]
+    fig, ax = plt.subplots(figsize=(6, 5.2))
+    im = ax.imshow(W, cmap="RdBu_r", norm=TwoSlopeNorm(0.0, W.min(), W.max()),
+                   interpolation="nearest")
+    fig.colorbar(im, ax=ax, shrink=0.85, label="$W_{ij}$")
+    ax.set_title(f"Persian rug $W = W_{{out}} W_{{in}}$ ($n_s$ = {n_s}, $n_d$ = {n_d})")
+    ax.set_xlabel("j")
+    ax.set_ylabel("i")
+    return fig
+
+
+def nearest(values: Sequence[float], target: float) -> float:
+    """The element of ``values`` nearest to ``target`` (the authors' choice of grid p for fig. 2)."""
+    values = np.asarray(sorted(set(values)), dtype=float)
+    return float(values[np.argmin(np.abs(values - target))])
+
+
+def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory: pd.DataFrame,
+              p_targets: Sequence[float]) -> plt.Figure:
+    """Fig. 2: per-feature loss against the ratio n_d/n_s, one colour per p.
+
+    trained: columns model, p, ratio, loss, seed_index (mean ± standard error over seeds is
+    drawn; relu models only, the grid p nearest each target); rug: p, ratio, loss; theory:
+    p, ratio, loss, loss_linear. Left: per-feature loss (log scale); right: the same divided by
+    p/3, the loss of the all-zero output.
+    """
+    relu = trained[trained.model == "relu"]
+    colors = plt.cm.viridis(np.linspace(0, 0.9, len(p_targets)))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
+    for p, c in zip(p_targets, colors):
+        th = theory[np.isclose(theory.p, p)].sort_values("ratio")
+        rg = rug[np.isclose(rug.p, p)].sort_values("ratio")
+        p_tr = nearest(relu.p, p) if len(relu) else None
+        tr = (relu[np.isclose(relu.p, p_tr)].groupby("ratio").loss.agg(["mean", "sem", "size"])
+              .reset_index() if p_tr is not None else pd.DataFrame())
+        th = th[th.loss > 0]                      # ratio 1 has loss 0: off a log axis
+        for ax, scale in zip(axes, (1.0, 3.0 / p)):
+            ax.plot(th.ratio, th.loss * scale, "-", color=c, lw=1.5,
+                    label=f"p = {p:g}: theory")
+            ax.plot(th.ratio, th.loss_linear * scale, ":", color=c, lw=1.2,
+                    label="optimal linear")
+            ax.plot(rg.ratio, rg.loss * scale, "s--", color=c, ms=4, lw=0.8, mfc="none",
+                    label="Persian rug")
+            if len(tr):
+                err = tr["sem"].fillna(0.0) * scale
+                ax.errorbar(tr.ratio, tr["mean"] * scale, yerr=err, fmt="o", color=c, ms=5,
+                            label=f"trained (grid p = {p_tr:.3g})")
+    axes[0].set_yscale("log")
+    axes[0].set_ylabel("per-feature loss (MSE averaged over features)")
+    axes[1].set_ylabel("per-feature loss / (p/3)")
+    for ax in axes:
+        ax.set_xlabel("ratio $n_d/n_s$")
+        ax.set_xlim(0, 1.02)
+    axes[1].set_ylim(0, 1.1)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def fig3_weights(W_block: np.ndarray, b_block: np.ndarray) -> plt.Figure:
+    """Fig. 3: a k×k block of W = W_out W_in and the matching k components of the bias b."""
+    k = W_block.shape[0]
+    fig, (ax, axb) = plt.subplots(1, 2, figsize=(7.5, 6), width_ratios=[k, 1])
+    lim = float(np.abs(W_block).max())
+    im = ax.imshow(W_block, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
+    ax.set_title(f"W (first {k}×{k})")
+    ax.set_xlabel("j")
+    ax.set_ylabel("i")
+    blim = float(np.abs(b_block).max())
+    axb.imshow(b_block.reshape(-1, 1), cmap="RdBu_r", vmin=-max(lim, blim),
+               vmax=max(lim, blim), interpolation="nearest")
+    axb.set_title("b")
+    axb.set_xticks([])
+    axb.set_yticks([])
+    fig.colorbar(im, ax=[ax, axb], shrink=0.8)
+    return fig
+
+
+#: The statistic of each heat-map figure and how the colour bar names it.
+HEATMAPS = {
+    "fig4": ("diag_var", "variance of diag(W) over features"),
+    "fig5": ("bias_var", "variance of b over features"),
+    "fig6": ("dvar_nu", r"$\Delta$var($\nu$): variance over rows of Var($\nu_i$)"),
+    "fig7": ("lyapunov", r"Lyapunov $\Lambda$ = max$_i$ $\sum_{j\neq i}|W_{ij}|^3/"
+             r"(\sum_{j\neq i}W_{ij}^2)^{3/2}$"),
+}
+
+
+def _norm(values: np.ndarray):
+    """LogNorm when the positive values span more than a decade, else a linear Normalize."""
+    v = values[np.isfinite(values)]
+    if len(v) and v.min() > 0 and v.max() / v.min() > 10:
+        return LogNorm(v.min(), v.max())
+    return Normalize(v.min() if len(v) else 0.0, v.max() if len(v) else 1.0)
+
+
+def heatmaps(stats: pd.DataFrame, column: str, label: str) -> plt.Figure:
+    """One heat map per n_s of ``column`` (mean over seeds) over (p, target ratio), one shared
+    colour scale (logarithmic when the values span more than a decade), as the paper's figs. 4–7.
+
+    stats: tms.persian_rug.stats tables of every n_s concatenated (columns n_s, p, ratio_target,
+    model, ``column``); ReLU models only. Cells are labelled with the grid values (rows: ratio,
+    bottom to top; columns: p).
+    """
+    cells = cell_means(stats, [column])[column]
+    sizes = sorted(cells.index.unique("n_s"))
+    norm = _norm(cells.to_numpy(dtype=float))
+    fig, axes = plt.subplots(1, len(sizes), figsize=(4.2 * len(sizes) + 1.2, 4.0), squeeze=False)
+    for ax, n_s in zip(axes[0], sizes):
+        grid = cells.loc[n_s].unstack("p").sort_index()
+        im = ax.imshow(grid.to_numpy(dtype=float), origin="lower", aspect="auto", cmap="viridis",
+                       norm=norm, interpolation="nearest")
+        ax.set_xticks(range(grid.shape[1]), [f"{p:.3g}" for p in grid.columns], rotation=60,
+                      fontsize=7)
+        ax.set_yticks(range(grid.shape[0]), [f"{r:.2f}" for r in grid.index], fontsize=7)
+        ax.set_xlabel("p")
+        ax.set_title(f"$n_s$ = {n_s}")
+    axes[0][0].set_ylabel("ratio $n_d/n_s$ (grid value)")
+    fig.colorbar(im, ax=axes[0].tolist(), label=label, shrink=0.9)
+    return fig
+
+
+def variance_bound(stats: pd.DataFrame, rug: pd.DataFrame) -> plt.Figure:
+    """Eq. 6 / appendix C: mean_i Var(ν_i) (each row's diagonal normalised to 1) against the bound
+    Var(x)(n_s/n_d − 1), for every trained ReLU model (colour: n_s) and every Persian rug.
+
+    Left: measured against bound, log–log, with the equality line; right: measured / bound
+    against the ratio n_d/n_s (≥ 1 always; = 1 for the rug), filled over every row with
+    W_ii ≠ 0, open over the live rows only (bound_ratio_live). stats: tms.persian_rug.stats tables
+    (columns model, n_s, ratio, var_nu_normalised, variance_bound, bound_ratio,
+    bound_ratio_live); rug: the pr_rug table (ratio, var_nu_normalised, variance_bound,
+    bound_ratio).
+    """
+    relu = stats[(stats.model == "relu") & np.isfinite(stats.bound_ratio)]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
+    sizes = sorted(relu.n_s.unique())
+    colors = plt.cm.viridis(np.linspace(0, 0.85, max(len(sizes), 1)))
+    for n_s, c in zip(sizes, colors):
+        t = relu[relu.n_s == n_s]
+        axes[0].loglog(t.variance_bound, t.var_nu_normalised, "o", color=c, ms=4, alpha=0.8,
+                       label=f"trained, $n_s$ = {n_s}")
+        axes[1].semilogy(t.ratio, t.bound_ratio, "o", color=c, ms=4, alpha=0.8)
+        axes[1].semilogy(t.ratio, t.bound_ratio_live, "o", color=c, ms=5, mfc="none")
+    n_rug = int(rug.n_s.iloc[0]) if len(rug) else 0
+    axes[0].loglog(rug.variance_bound, rug.var_nu_normalised, "k+", ms=8,
+                   label=f"Persian rug, $n_s$ = {n_rug}")
+    axes[1].semilogy(rug.ratio, rug.bound_ratio, "k+", ms=8)
+    lo = min(relu.variance_bound.min(), rug.variance_bound.min())
+    hi = max(relu.variance_bound.max(), rug.variance_bound.max())
+    axes[0].loglog([lo, hi], [lo, hi], "k--", lw=0.8, label="equality (eq. 6)")
+    axes[1].axhline(1.0, color="k", ls="--", lw=0.8)
+    axes[0].set_xlabel(r"bound Var(x)$(n_s/n_d - 1)$")
+    axes[0].set_ylabel(r"mean$_i$ Var($\nu_i$), diagonal normalised to 1")
+    axes[1].set_xlabel("ratio $n_d/n_s$")
+    axes[1].set_ylabel("measured / bound (open: live features only)")
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def initial_loss(trained: pd.DataFrame) -> plt.Figure:
+    """Section 4.3.1: the trained ReLU models' loss at the smallest ratio of each n_s against p,
+    beside L0(p) = Var(x) = p/3 − p²/4 (the ratio → 0 limit) and the paper's printed bound
+    p/3 − p²/9 (an erratum: L0 lies below it).
+
+    trained: mean-over-seeds table (tms.persian_rug.stats.over_seeds of the trained tables: columns
+    model, n_s, ratio, p, loss, loss_se). Left: loss; right: loss / L0(p).
+    """
+    relu = trained[trained.model == "relu"]
+    p = np.geomspace(relu.p.min(), relu.p.max(), 200)
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
+    sizes = sorted(relu.n_s.unique())
+    colors = plt.cm.viridis(np.linspace(0, 0.85, max(len(sizes), 1)))
+    for n_s, c in zip(sizes, colors):
+        t = relu[relu.n_s == n_s]
+        t = t[np.isclose(t.ratio, t.ratio.min())].sort_values("p")
+        l0 = theory.initial_loss(t.p.to_numpy())
+        label = f"trained, $n_s$ = {n_s}, ratio {t.ratio.iloc[0]:.3f}"
+        for ax, scale in zip(axes, (1.0, 1 / l0)):
+            ax.errorbar(t.p, t.loss * scale, yerr=t.loss_se.fillna(0.0) * scale, fmt="o",
+                        color=c, ms=5, label=label)
+    l0 = theory.initial_loss(p)
+    for ax, scale in zip(axes, (1.0, 1 / l0)):
+        ax.plot(p, l0 * scale, "k-", label="$L_0(p)$ = p/3 − p²/4")
+        ax.plot(p, bounds.paper_initial_bound(p) * scale, "r--",
+                label="paper's bound p/3 − p²/9 (erratum)")
+        ax.set_xscale("log")
+        ax.set_xlabel("p")
+    axes[0].set_yscale("log")
+    axes[0].set_ylabel("per-feature loss")
+    axes[1].set_ylabel("loss / $L_0(p)$")
+    axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def bounds_panels(theory_grid: pd.DataFrame, rug: pd.DataFrame, trained: pd.DataFrame,
+                  max_p_over_r: float, p_values) -> plt.Figure:
+    """Section 4.3.2–4.3.3 and appendix D: loss against the ratio r on log–log axes, one panel per
+    p of ``p_values``: the optimal symmetric loss, the lower bound p·mmse(σ) and the upper-bound
+    construction (tms.persian_rug.bounds), the Persian rug and the trained ReLU models (mean ± s.e.
+    over seeds, colour: n_s). The shaded band is the fits' regime p/r ≤ max_p_over_r.
+
+    theory_grid: tms.persian_rug.scaling.THEORY_COLUMNS; rug: p, ratio, loss; trained:
+    tms.persian_rug.stats.over_seeds of the trained tables (model, n_s, ratio, p, loss, loss_se).
+    A p absent from a table simply has none of its points.
+    """
+    p_values = list(p_values)
+    fig, axes = plt.subplots(1, len(p_values), figsize=(4.6 * len(p_values), 4.2), squeeze=False)
+    relu = trained[trained.model == "relu"]
+    sizes = sorted(relu.n_s.unique())
+    colors = plt.cm.viridis(np.linspace(0, 0.85, max(len(sizes), 1)))
+    for ax, p in zip(axes[0], p_values):
+        th = theory_grid[np.isclose(theory_grid.p, p)].sort_values("ratio")
+        ax.plot(th.ratio, th.loss, "k-", label="theory (optimal symmetric)")
+        ax.plot(th.ratio, th.upper, "C3--", label=r"upper: $a=1$, $b=-\sigma\sqrt{2\log 1/p}$")
+        ax.plot(th.ratio, th.lower, "C0--", label=r"lower: $p\cdot$mmse($\sigma$)")
+        rg = rug[np.isclose(rug.p, p)].sort_values("ratio")
+        ax.plot(rg.ratio, rg.loss, "ks", mfc="none", ms=5, label="Persian rug")
+        for n_s, c in zip(sizes, colors):
+            t = relu[(relu.n_s == n_s) & np.isclose(relu.p, p)].sort_values("ratio")
+            ax.errorbar(t.ratio, t.loss, yerr=t.loss_se.fillna(0.0), fmt="o", color=c, ms=4,
+                        label=f"trained, $n_s$ = {n_s}")
+        ax.axvspan(min(p / max_p_over_r, 1.0), 1.0, color="0.9", zorder=0)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("ratio $r = n_d/n_s$")
+        ax.set_title(f"p = {p:g}")
+    axes[0][0].set_ylabel("per-feature loss")
+    axes[0][-1].legend(fontsize=7)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,85 @@
+"""The loss scalings of the Persian Rug paper's section 4.3, fitted (tms.persian_rug.fits) and
+bounded (tms.persian_rug.bounds).
+
+In the regime p/r ≪ 1 (r = n_d/n_s) the paper finds L ~ p²/r up to logarithms (eq. 13 and 31,
+stated for r ≪ 1). Two laws are fitted by least squares in logs, each with bootstrap 95%
+intervals, on the points with p/r ≤ ``max_p_over_r`` (and r < 1):
+
+- ``p, r``: log L = α log p + β log r + c (the paper's form; exponents 2 and −1);
+- ``p, n_s/n_d − 1``: log L = α′ log p + β′ log(n_s/n_d − 1) + c′ (the same law with the exact
+  σ² = Var(x)(n_s/n_d − 1) of eq. 6, valid up to r = 1; exponents 2 and +1).
+
+β differs from −1 by the factor (1 − r) that the first form leaves out (d log(1 − r)/d log r =
+−r/(1 − r), large near r = 1), and α from 2 by the log(1/p) of eq. 13.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from tms.persian_rug import bounds, fits, theory
+
+#: The paper's exponents, by term of the two laws.
+PAPER_EXPONENTS = {"p": 2.0, "r": -1.0, "n_s/n_d − 1": 1.0}
+
+#: Fewest points in the regime for a fit of three coefficients
+#: (tms.persian_rug.fits.power_law needs 4).
+MIN_POINTS = 4
+
+#: Columns of the fit table (data/persian_rug/scaling_fits.parquet).
+FIT_COLUMNS = ["source", "law", "term", "estimate", "low", "high", "paper", "points"]
+
+#: Columns of the theory-and-bounds table (data/persian_rug/scaling_theory.parquet).
+THEORY_COLUMNS = ["p", "ratio", "loss", "lower", "upper", "L0"]
+
+
+def theory_grid(p_values: Sequence[float], ratios: Sequence[float]) -> pd.DataFrame:
+    """Optimal symmetric loss and the bounds of section 4.3 on the grid p_values × ratios.
+
+    One row per (p, ratio), p slowest; columns :data:`THEORY_COLUMNS`: ``loss``
+    (tms.persian_rug.theory.optimal_symmetric), ``lower`` and ``upper`` (tms.persian_rug.bounds),
+    ``L0`` = Var(x) (tms.persian_rug.theory.initial_loss). All per-feature MSEs. Raises ValueError
+    for p outside (0, 1) or a ratio outside (0, 1].
+    """
+    table = theory.theory_table(p_values, ratios)
+    pairs = list(zip(table.p, table.ratio))
+    table["lower"] = [bounds.lower_bound(p, r) for p, r in pairs]
+    table["upper"] = [bounds.upper_bound(p, r) for p, r in pairs]
+    table["L0"] = [float(theory.initial_loss(p)) for p in table.p]
+    return table[THEORY_COLUMNS]
+
+
+def in_regime(table: pd.DataFrame, max_p_over_r: float) -> pd.Series:
+    """Boolean mask of the rows with p/ratio ≤ max_p_over_r and ratio < 1 (the fits' regime)."""
+    return (table.p / table.ratio <= max_p_over_r) & (table.ratio < 1)
+
+
+def fit_laws(table: pd.DataFrame, source: str, max_p_over_r: float, n_boot: int,
+             seed: int, loss: str = "loss") -> pd.DataFrame:
+    """Fit both laws to the positive losses of ``table`` in the regime (one point per row).
+
+    table: columns p, ratio and ``loss`` (per-feature MSE; one row per grid point, e.g. means
+    over seeds). Returns rows of :data:`FIT_COLUMNS`: one per law and term (p, r or
+    n_s/n_d − 1, const) with the estimate, its bootstrap 95% interval, the paper's exponent
+    (NaN for const) and the number of points. With fewer than :data:`MIN_POINTS` points in the
+    regime nothing is fitted: estimate, low and high are NaN.
+    """
+    sel = table[in_regime(table, max_p_over_r) & (table[loss] > 0)]
+    p, r, y = sel.p.to_numpy(), sel.ratio.to_numpy(), sel[loss].to_numpy()
+    out = []
+    for law, regressors in (("p, r", {"p": p, "r": r}),
+                            ("p, n_s/n_d − 1", {"p": p, "n_s/n_d − 1": 1 / r - 1})):
+        if len(sel) >= MIN_POINTS:
+            fit = fits.power_law(y, regressors, n_boot=n_boot, seed=seed)
+        else:
+            fit = pd.DataFrame({"term": list(regressors) + ["const"], "estimate": np.nan,
+                                "low": np.nan, "high": np.nan})
+        fit.insert(0, "law", law)
+        fit.insert(0, "source", source)
+        fit["paper"] = [PAPER_EXPONENTS.get(t, np.nan) for t in fit.term]
+        fit["points"] = len(sel)
+        out.append(fit)
+    return pd.concat(out, ignore_index=True)[FIT_COLUMNS]

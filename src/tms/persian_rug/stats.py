@@ -1,0 +1,169 @@
+"""Statistics of trained weights (Persian Rug paper, section 3 and figs. 3–7).
+
+The per-model functions take one model's W_in (n_d × n_s), W_out (n_s × n_d) and b (n_s), as
+numpy arrays, and never form more than they need; :func:`over_seeds` aggregates a table of models
+over independent seeds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+
+
+def diagonal(W_in: np.ndarray, W_out: np.ndarray) -> np.ndarray:
+    """diag(W) of W = W_out W_in, shape (n_s,), without forming W: W_ii = Σ_k W_out[i,k] W_in[k,i]."""
+    return np.einsum("ik,ki->i", W_out.astype(np.float64), W_in.astype(np.float64))
+
+
+def _live(diag: np.ndarray) -> np.ndarray:
+    """The live features: diagonal W_ii at least half the median diagonal (see :func:`summary`)."""
+    return diag >= 0.5 * np.median(diag)
+
+
+def summary(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray) -> dict[str, float]:
+    """Mean and standard deviation (ddof 0) over features of diag(W) and of b (fig. 3 caption),
+    and the same for diag(W) over live features only.
+
+    A feature is *dead* when its diagonal W_ii is below half the median diagonal: the model
+    has given it up (its output stays off). ``dead_fraction`` is their share of the n_s features.
+    """
+    d = diagonal(W_in, W_out)
+    b = b.astype(np.float64)
+    live = _live(d)
+    return {"diag_mean": float(d.mean()), "diag_std": float(d.std()),
+            "bias_mean": float(b.mean()), "bias_std": float(b.std()),
+            "dead_fraction": float(1.0 - live.mean()),
+            "diag_live_mean": float(d[live].mean()), "diag_live_std": float(d[live].std())}
+
+
+def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: float,
+                      block: int = 1024, device: str = "cpu") -> dict[str, float]:
+    """The statistics of the Persian Rug paper's figs. 4–7 and eq. 6 for one model.
+
+    W = W_out W_in is formed block of rows by block of rows (never all at once), in float64 on
+    ``device`` (a GPU makes n_s = 8192 cheap). Var(x) = (4p − 3p²)/12 is the variance of one
+    input feature. Every value is a number per model:
+
+    - ``diag_var``: variance over features of diag(W) (fig. 4).
+    - ``bias_var``: variance over features of b (fig. 5).
+    - ``dvar_nu``: variance over rows of Var(ν_i) = Var(x)·Σ_{j≠i} W_ij² (fig. 6, the paper's
+      definition); ``dvar_nu_authors`` includes the diagonal in the sum (the authors' code).
+    - ``lyapunov``: Λ = max_i Σ_{j≠i}|W_ij|³ / (Σ_{j≠i} W_ij²)^{3/2} (fig. 7, eq. 3);
+      ``lyapunov_authors`` omits the 3/2 power (the authors' code).
+    - ``var_nu_normalised``: mean_i Var(x)·Σ_{j≠i} (W_ij/W_ii)², the interference variance with
+      each row's diagonal normalised to 1 (eq. 4: ν_i = W_ii⁻¹ Σ_{j≠i} W_ij x_j), over the rows
+      with W_ii ≠ 0; ``variance_bound``: Var(x)(n_s/n_d − 1), eq. 6 / appendix C, n_d = rank
+      bound; ``bound_ratio`` = var_nu_normalised / variance_bound. ≥ 1 for every W of rank ≤ n_d
+      with a non-zero diagonal (D⁻¹W has rank ≤ n_d and unit diagonal, so its squared Frobenius
+      norm is ≥ n_s²/n_d by Schur), = 1 for the Persian rug. Nearly dead features (W_ii ≈ 0)
+      make it large; ``bound_ratio_live`` averages over the live rows only (W_ii at least half
+      the median, as in :func:`summary`), which no theorem keeps ≥ 1.
+
+    W_in: (n_d, n_s); W_out: (n_s, n_d); b: (n_s,); p in (0, 1]. Raises ValueError on shape
+    mismatch or p outside (0, 1].
+    """
+    n_d, n_s = W_in.shape
+    if W_out.shape != (n_s, n_d) or b.shape != (n_s,):
+        raise ValueError(f"shapes do not match: W_in {W_in.shape}, W_out {W_out.shape}, b {b.shape}")
+    if not 0.0 < p <= 1.0:
+        raise ValueError(f"p must be in (0, 1], got {p}")
+    return statistics_from_rows(*row_sums(W_in, W_out, block, device), b, p, n_d)
+
+
+def row_sums(W_in: np.ndarray, W_out: np.ndarray, block: int = 1024, device: str = "cpu"
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """diag(W), Σ_{j≠i} W_ij² and Σ_{j≠i} |W_ij|³ per row i of W = W_out W_in, each (n_s,)
+    float64: W formed block of rows by block of rows in float64 on ``device``. The part of
+    :func:`weight_statistics` that does not depend on p (a model's rows for every p at once).
+    """
+    n_s = W_out.shape[0]
+    W_in64 = torch.as_tensor(W_in, dtype=torch.float64, device=device)
+    W_out64 = torch.as_tensor(W_out, dtype=torch.float64, device=device)
+    diag, off2, off3 = (torch.empty(n_s, dtype=torch.float64, device=device) for _ in range(3))
+    for lo in range(0, n_s, block):
+        rows = W_out64[lo:lo + block] @ W_in64                 # (rows, n_s)
+        idx = torch.arange(lo, lo + len(rows), device=device)
+        diag[idx] = rows[idx - lo, idx]
+        rows[idx - lo, idx] = 0.0
+        off2[idx] = rows.pow(2).sum(1)
+        off3[idx] = rows.abs().pow(3).sum(1)
+    return tuple(t.cpu().numpy() for t in (diag, off2, off3))
+
+
+def statistics_from_rows(diag: np.ndarray, off2: np.ndarray, off3: np.ndarray, b: np.ndarray,
+                         p: float, n_d: int) -> dict[str, float]:
+    """:func:`weight_statistics` from the :func:`row_sums` of a model of hidden width n_d,
+    its b (n_s,) and p in (0, 1] (p is not checked here)."""
+    n_s = len(diag)
+    var_x = (4 * p - 3 * p * p) / 12                      # Var(x), tms.persian_rug.theory.var_x
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lyap = np.where(off2 > 0, off3 / off2 ** 1.5, np.nan)
+        lyap_authors = np.where(off2 > 0, off3 / off2, np.nan)
+        normalised = var_x * off2 / diag ** 2
+    nonzero, live = diag != 0, _live(diag)
+    var_nu_norm = float(np.mean(normalised[nonzero])) if nonzero.any() else np.nan
+    var_nu_live = float(np.mean(normalised[live & nonzero])) if (live & nonzero).any() else np.nan
+    bound = var_x * (n_s / n_d - 1)
+    return {"diag_var": float(diag.var()), "bias_var": float(np.asarray(b, np.float64).var()),
+            "dvar_nu": float(np.var(var_x * off2)),
+            "dvar_nu_authors": float(np.var(var_x * (off2 + diag ** 2))),
+            "lyapunov": float(np.nanmax(lyap)), "lyapunov_authors": float(np.nanmax(lyap_authors)),
+            "var_nu_normalised": var_nu_norm, "variance_bound": float(bound),
+            "bound_ratio": var_nu_norm / bound if bound > 0 else np.nan,
+            "bound_ratio_live": var_nu_live / bound if bound > 0 else np.nan}
+
+
+def cell_means(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
+    """Mean over seeds of each of ``columns`` per grid cell (n_s, ratio_target, p) of the ReLU
+    models of ``table`` (tms.persian_rug.stats tables of every n_s concatenated): one row per cell
+    (a MultiIndex in that order), as figs. 4–7 and their claims use them."""
+    relu = table[table.model == "relu"]
+    return relu.groupby(["n_s", "ratio_target", "p"])[list(columns)].mean()
+
+
+def over_seeds(table: pd.DataFrame, values: Sequence[str],
+               keys: Sequence[str] = ("model", "n_s", "n_d", "ratio", "p")) -> pd.DataFrame:
+    """Mean and standard error over seeds of each column of ``values``, per grid point.
+
+    table: one row per model (a seed_index column tells the seeds apart). Returns one row per
+    distinct ``keys`` (in sorted order) with, for each value column v, ``v`` (mean over seeds),
+    ``v_se`` (standard error std/sqrt(K), ddof 1; NaN for a single seed) and ``seeds`` (K).
+    """
+    g = table.groupby(list(keys), sort=True)[list(values)]
+    mean, se = g.mean(), g.sem()
+    out = mean.join(se.add_suffix("_se"))
+    out["seeds"] = g.size()
+    return out.reset_index()
+
+
+#: Columns of the statistics tables (data/persian_rug/stats/n{n_s}.parquet) besides the keys
+#: copied from the trained table; see :func:`weight_statistics`.
+STAT_COLUMNS = ["diag_var", "bias_var", "dvar_nu", "dvar_nu_authors", "lyapunov",
+                "lyapunov_authors", "var_nu_normalised", "variance_bound", "bound_ratio",
+                "bound_ratio_live"]
+
+#: Columns copied from the trained table (tms.persian_rug.training.TRAIN_COLUMNS) into the
+#: statistics table.
+KEY_COLUMNS = ["instance", "model", "n_s", "n_d", "ratio", "ratio_target", "p", "seed_index",
+               "diverged", "loss", "diag_mean", "bias_mean"]
+
+
+def grid_statistics(trained: pd.DataFrame, weights: Sequence[tuple[np.ndarray, np.ndarray,
+                                                                   np.ndarray]],
+                    device: str = "cpu") -> pd.DataFrame:
+    """:func:`weight_statistics` of every model of a trained grid table, one row per model.
+
+    trained: rows of tms.persian_rug.training.TRAIN_COLUMNS; weights: (W_in, W_out, b) per row, in
+    row order (tms.persian_rug.training.unpack_weights). Returns :data:`KEY_COLUMNS` +
+    :data:`STAT_COLUMNS`. Raises ValueError if the two disagree in length or shapes.
+    """
+    if len(trained) != len(weights):
+        raise ValueError(f"{len(trained)} table rows but {len(weights)} weight sets")
+    rows = [weight_statistics(W_in, W_out, b, float(p), device=device)
+            for (W_in, W_out, b), p in zip(weights, trained.p)]
+    stats = pd.DataFrame(rows, columns=STAT_COLUMNS)
+    return pd.concat([trained[KEY_COLUMNS].reset_index(drop=True), stats], axis=1)

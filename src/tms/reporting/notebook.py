@@ -1,0 +1,83 @@
+"""Execute a report notebook (papermill) and render it to self-contained HTML (nbconvert).
+
+Volatile notebook content is stripped or pinned so an unchanged stage gives the same bytes:
+execution times, papermill timings and kernel versions are dropped; the injected-parameters
+cell, pandas Styler tables (random ``T_xxxxx`` ids) and object reprs (``at 0x7f...``) get
+names that depend on the notebook alone. The HTML loads no script from the
+network (no require.js, no MathJax: the reports have no TeX), so it renders offline.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import sys
+from pathlib import Path
+
+import jinja2
+import nbformat
+import papermill
+from nbconvert import HTMLExporter
+
+from tms.pipeline.io import atomic_path
+
+
+# JupyterLab's template without the two scripts it loads from a CDN.
+_OFFLINE = jinja2.DictLoader({"offline.html.j2": """{%- extends 'lab/index.html.j2' -%}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+"""})
+
+
+_STYLER_ID = re.compile(r'<table id="T_([0-9a-f]+)"')
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
+
+
+def _pin_html(html: str, tables: itertools.count) -> str:
+    """Each Styler table's random uuid in ``html`` replaced by the next of ``tables``."""
+    for uuid in dict.fromkeys(_STYLER_ID.findall(html)):
+        html = html.replace(f"T_{uuid}", f"T_table{next(tables)}")
+    return html
+
+
+def _strip(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    nb.metadata.pop("papermill", None)
+    nb.metadata.pop("widgets", None)
+    nb.metadata.get("language_info", {}).pop("version", None)
+    tables = itertools.count()
+    for cell in nb.cells:
+        cell.metadata.pop("papermill", None)
+        cell.metadata.pop("execution", None)
+        if "injected-parameters" in cell.metadata.get("tags", []):
+            cell.id = "injected-parameters"
+        for out in cell.get("outputs", []):
+            out.get("metadata", {}).pop("execution", None)
+            data = out.get("data", {})
+            if "text/html" in data:
+                data["text/html"] = _pin_html(data["text/html"], tables)
+            if "text/plain" in data:
+                data["text/plain"] = _ADDRESS.sub(">", data["text/plain"])
+    return nb
+
+
+def build(name: str, template: Path, out_dir: Path, parameters: dict | None = None) -> Path:
+    """Run ``template`` with ``parameters`` (cwd: the repository root, where ``dvc repro`` runs)
+    and write ``out_dir/name.ipynb`` and ``out_dir/name.html`` atomically. Returns the HTML path.
+
+    Raises papermill.PapermillExecutionError if a cell fails (nothing is written then).
+    """
+    params = {"figures_dir": f"{out_dir}/figures/{name}", **(parameters or {})}
+    Path(params["figures_dir"]).mkdir(parents=True, exist_ok=True)
+    with atomic_path(out_dir / f"{name}.ipynb") as tmp_nb:
+        papermill.execute_notebook(str(template), str(tmp_nb), parameters=params,
+                                   cwd=str(Path.cwd()), kernel_name="python3",
+                                   log_output=False,
+                                   progress_bar=sys.stderr.isatty() and  # none off terminals
+                                   {"desc": f"report {name}", "leave": False})
+        nb = _strip(nbformat.read(tmp_nb, as_version=4))
+        nbformat.write(nb, tmp_nb)
+        html, _ = HTMLExporter(embed_images=True, extra_loaders=[_OFFLINE],
+                               template_file="offline.html.j2").from_notebook_node(nb)
+        with atomic_path(out_dir / f"{name}.html") as tmp_html:
+            tmp_html.write_text(html)
+    return out_dir / f"{name}.html"

@@ -1,0 +1,220 @@
+"""The report site: ``reports/index.html`` and the claims as DVC metrics.
+
+Generic over papers, claims rows and stages: the papers are the files ``reports/claims/*.json``
+that the report notebooks write (tms.pipeline.claim_rows), the stages those of ``dvc dag``. The page
+is self-contained (no script, no network): the DAG is drawn to inline SVG (tms.reporting.dag).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from collections import Counter
+from pathlib import Path
+
+import jinja2
+
+from tms.reporting import dag, errata
+
+VERDICTS = ("reproduced", "not reproduced", "erratum", "caveat", "answered")
+
+
+def load_claims(claims_dir: str | Path) -> list[dict]:
+    """Every paper's claims file (tms.pipeline.claim_rows.export), sorted by paper key.
+    Raises FileNotFoundError if there is none."""
+    files = sorted(Path(claims_dir).glob("*.json"))
+    if not files:
+        raise FileNotFoundError(f"no claims file in {claims_dir}")
+    return [json.loads(f.read_text()) for f in files]
+
+
+def _key(text: str, taken: set[str]) -> str:
+    base = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60].rstrip("_") or "claim"
+    key, i = base, 2
+    while key in taken:
+        key, i = f"{base}_{i}", i + 1
+    taken.add(key)
+    return key
+
+
+def metrics(papers: list[dict]) -> dict:
+    """DVC metrics of the claims: per paper, the count of rows per verdict and, per claim
+    (key: slug of 'source claim'), ``verdict``, ``reproduced`` (1/0 where the verdict is
+    reproduced / not reproduced), ``value`` and ``uncertainty`` where numeric."""
+    out = {}
+    for paper in papers:
+        counts = Counter(r["verdict"] for r in paper["claims"])
+        rows, taken = {}, set()
+        for r in paper["claims"]:
+            rec = {"verdict": r["verdict"]}
+            if r["verdict"] in ("reproduced", "not reproduced"):
+                rec["reproduced"] = int(r["verdict"] == "reproduced")
+            rec.update({k: r[k] for k in ("value", "uncertainty") if r.get(k) is not None})
+            rows[_key(f"{r['source']} {r['claim']}", taken)] = rec
+        out[paper["paper"]] = {"claims_total": len(paper["claims"]),
+                               **{v.replace(" ", "_"): counts.get(v, 0) for v in VERDICTS},
+                               "claims": rows}
+    return out
+
+
+# Tracked files the pipeline itself rewrites: not uncommitted work of the checkout.
+_WRITTEN = ("dvc.lock", "reports/claims.json", "reports/plots")
+
+
+def git_revision(repo: str | Path = ".") -> str:
+    """The commit checked out in ``repo`` at the time of the call, followed by the tracked files
+    that differ from it (other than those the pipeline writes: dvc.lock, the metrics and the
+    plots), or a note when ``repo`` is not a git checkout."""
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True)
+    if head.returncode != 0:
+        return "not a git checkout"
+    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "."]
+                            + [f":(exclude){p}" for p in _WRITTEN], cwd=repo,
+                            capture_output=True, text=True, check=True)
+    changed = sorted(line[3:] for line in status.stdout.splitlines())
+    return head.stdout.strip() + (f" + uncommitted changes to {', '.join(changed)}"
+                                  if changed else "")
+
+
+def stage_table(repo: str | Path = ".") -> list[dict]:
+    """Every stage of the pipeline: ``name``, ``cmd``, ``deps``, ``params``, ``outs`` (from
+    dvc.yaml, matrix stages expanded), sorted by name."""
+    from dvc.repo import Repo
+
+    with Repo(str(repo)) as r:
+        out = []
+        for s in r.index.stages:
+            params = [f"{d.def_path}: {', '.join(sorted(d.params))}" if d.params else d.def_path
+                      for d in s.deps if hasattr(d, "params")]
+            out.append({"name": s.addressing, "cmd": s.cmd,
+                        "deps": [d.def_path for d in s.deps if not hasattr(d, "params")],
+                        "params": params, "outs": [o.def_path for o in s.outs]})
+    return sorted(out, key=lambda s: s["name"])
+
+
+def _check_stages(papers: list[dict], names: set[str]) -> None:
+    known = names | {n.split("@")[0] for n in names}
+    for paper in papers:
+        for r in paper["claims"]:
+            bad = [s for s in r["stages"] if s not in known]
+            if bad:
+                raise ValueError(f"{paper['paper']}: claim {r['claim']!r} names stages {bad} "
+                                 f"that are not in the pipeline")
+
+
+def _anchor(name: str) -> str:
+    return "stage-" + re.sub(r"[^A-Za-z0-9_-]", "-", name.split("@")[0])
+
+
+_TEMPLATE = jinja2.Template("""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<title>tms-repro: reproduction of three papers on toy models of superposition</title>
+<style>
+body { font-family: sans-serif; margin: 1.5em auto; max-width: 110em; padding: 0 1em; }
+table { border-collapse: collapse; font-size: 0.85em; margin-bottom: 1.5em; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; text-align: left; vertical-align: top; }
+th { background: #f0f0f0; }
+td.v-reproduced { background: #dff3df; } td.v-not-reproduced { background: #f8d7d7; }
+td.v-erratum { background: #fff1c9; } td.v-caveat, td.v-answered { background: #e5eefa; }
+img.thumb { width: 120px; border: 1px solid #ddd; }
+pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
+.dag svg { max-width: 100%; height: auto; }
+</style></head><body>
+<h1>Toy models of superposition: what we reproduce</h1>
+<p>Built from git revision <code id="revision">{{ revision }}</code> (the checkout when this
+stage last ran; <code>dvc.lock</code> records the hash of every input) with the params profile
+below. {{ total }} claims: {% for v, n in totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %}.</p>
+
+<h2 id="reports">Paper reports</h2>
+<ul>{% for p in papers %}
+<li><a href="{{ p.report_href }}">{{ p.title }}</a> (stage <a href="#{{ anchor(p.stage) }}">{{ p.stage }}</a>):
+{{ p.claims|length }} claims, {% for v, n in p.totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %}</li>{% endfor %}
+</ul>
+
+<h2 id="claims">Claims</h2>
+<table id="claims-table"><thead><tr><th>paper</th><th>claim</th><th>source</th>
+<th>paper's value</th><th>ours (± uncertainty)</th><th>tolerance</th><th>verdict</th>
+<th>figure</th><th>stages</th></tr></thead><tbody>
+{% for p in papers %}{% for r in p.claims %}<tr>
+<td><a href="{{ p.report_href }}">{{ p.paper }}</a></td><td>{{ r.claim }}</td><td>{{ r.source }}</td>
+<td>{{ r.paper }}</td><td>{{ r.ours }}</td><td>{{ r.tolerance }}</td>
+<td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.verdict }}</td>
+<td>{% if r.figure_href %}<a href="{{ r.figure_href }}"><img class="thumb" src="{{ r.figure_href }}" alt="{{ r.source }}"></a>{% else %}—{% endif %}</td>
+<td>{% for s in r.stages %}<a href="#{{ anchor(s) }}">{{ s }}</a>{% if not loop.last %}, {% endif %}{% endfor %}</td>
+</tr>
+{% endfor %}{% endfor %}</tbody></table>
+
+<h2 id="errata">Errata</h2>
+<p>Every erratum and paper-versus-code difference named in docs/paper-gaps.md (what the papers
+leave out), with the claims rows that bear on it; then the errata our checks found beyond it.</p>
+<table id="errata-table"><thead><tr><th>paper</th><th>where</th><th>printed or coded</th>
+<th>what holds</th><th>our evidence</th></tr></thead><tbody>
+{% for e in errata %}<tr><td>{{ e.paper }}</td><td>{{ e.where }}</td><td>{{ e.printed }}</td>
+<td>{{ e.correct }}</td><td>{% for r in e.rows %}<p>{{ r.source }}, {{ r.verdict }}: {{ r.ours }}
+{% if r.figure_href %}(<a href="{{ r.figure_href }}">figure</a>){% endif %}</p>{% else %}
+<p>no claims row{% if e.note %}; {{ e.note }}{% else %}: not checked by the pipeline yet{% endif %}</p>{% endfor %}</td></tr>
+{% endfor %}{% for r in other_errata %}<tr><td>{{ r.paper_key }}</td><td>{{ r.source }}</td>
+<td>{{ r.claim }}</td><td>{{ r.ours }}</td><td>found by our check{% if r.figure_href %}
+(<a href="{{ r.figure_href }}">figure</a>){% endif %}</td></tr>
+{% endfor %}</tbody></table>
+
+<h2 id="params">Params profile</h2>
+<details><summary><code>params.yaml</code> ({{ params_text.splitlines()|length }} lines)</summary>
+<pre id="params-text">{{ params_text }}</pre></details>
+
+<h2 id="dag">Pipeline</h2>
+<div class="dag">{{ dag_svg|safe }}</div>
+<details><summary><code>dvc dag --mermaid</code></summary><pre id="mermaid">{{ mermaid }}</pre></details>
+<table id="stages-table"><thead><tr><th>stage</th><th>command</th><th>deps</th><th>params</th>
+<th>outs</th></tr></thead><tbody>
+{% for s in stages %}<tr{% if s.id %} id="{{ s.id }}"{% endif %}><td>{{ s.name }}</td><td><code>{{ s.cmd }}</code></td>
+<td>{{ s.deps|join(', ') }}</td><td>{{ s.params|join('; ') }}</td><td>{{ s.outs|join(', ') }}</td></tr>
+{% endfor %}</tbody></table>
+</body></html>
+""", autoescape=True, trim_blocks=False)
+
+
+def _totals(rows: list[dict]) -> list[tuple[str, int]]:
+    """(verdict, count) of ``rows``, most frequent first."""
+    return Counter(r["verdict"] for r in rows).most_common()
+
+
+def _href(path: str | None, base: Path) -> str | None:
+    if path is None:
+        return None
+    return Path(path).relative_to(base).as_posix() if Path(path).is_relative_to(base) else path
+
+
+def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
+           stages: list[dict], base: str | Path = "reports") -> str:
+    """The index page as HTML text. papers: :func:`load_claims`; stages: :func:`stage_table`;
+    links are made relative to ``base`` (the directory of the page).
+
+    Raises ValueError if a claim names a stage that is not in ``stages``.
+    """
+    base = Path(base)
+    _check_stages(papers, {s["name"] for s in stages})
+    view = []
+    for p in papers:
+        rows = [{**r, "figure_href": _href(r["figure"], base)} for r in p["claims"]]
+        view.append({**p, "claims": rows, "report_href": _href(p["report"], base),
+                     "totals": _totals(p["claims"])})
+    by_paper = {p["paper"]: p["claims"] for p in view}
+    listed, errata_view = set(), []
+    for e in errata.ERRATA:
+        rows = errata.evidence(e, by_paper)
+        listed.update(id(r) for r in rows)
+        errata_view.append({**e.__dict__, "rows": rows})
+    other = [{**r, "paper_key": p["paper"]} for p in view for r in p["claims"]
+             if r["verdict"] == "erratum" and id(r) not in listed]
+    seen, stage_rows = set(), []
+    for s in stages:                        # one anchor per stage (matrix stages: the first)
+        sid = _anchor(s["name"])
+        stage_rows.append({**s, "id": sid if sid not in seen else None})
+        seen.add(sid)
+    return _TEMPLATE.render(papers=view, errata=errata_view, other_errata=other,
+                            params_text=params_text, revision=revision, mermaid=mermaid,
+                            dag_svg=dag.svg(dag.parse(mermaid)), stages=stage_rows,
+                            anchor=_anchor, total=sum(len(p["claims"]) for p in papers),
+                            totals=_totals([r for p in papers for r in p["claims"]]))

@@ -1,0 +1,20 @@
+"""Stage: fig. 3 of Incidental polysemanticity (section 2.1): polysemantic neurons against m.
+
+For every m of incidental_polysemanticity.collisions, `instances` tied autoencoders with l1 and
+no noise, trained in one stack. Writes data/incidental_polysemanticity/collisions.parquet
+(columns tms.incidental.training.COLLISION_COLUMNS, one row per model).
+"""
+
+from tms.incidental import training
+from tms.pipeline import io, stage
+from tms.pipeline.params import resolve_device
+
+
+def main(params):
+    ip = params.incidental_polysemanticity
+    io.write_parquet(training.collisions(ip.collisions, resolve_device(ip.device)),
+                     "data/incidental_polysemanticity/collisions.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)

@@ -1,0 +1,30 @@
+"""Stage: figs. 2 and 7 of Incidental polysemanticity (section 2, appendix B).
+
+The single-encoding sparsification ODE (interference off), integrated exactly by the common
+affine map of appendix B for every m of incidental_polysemanticity.sparsification, and its
+direct Euler reference at small m. Writes
+data/incidental_polysemanticity/sparsification.parquet
+(tms.incidental.sparsification.TRAJECTORY_COLUMNS) and data/incidental_polysemanticity/euler.parquet
+(tms.incidental.sparsification.euler_comparison).
+"""
+
+import pandas as pd
+
+from tms.incidental import sparsification
+from tms.pipeline import io, stage
+
+OUT = "data/incidental_polysemanticity"
+
+
+def main(params):
+    cfg = params.incidental_polysemanticity.sparsification
+    table = pd.concat([sparsification.trajectory(m, cfg.lam, cfg.init_std, cfg.seed, cfg.n_times)
+                       for m in cfg.m], ignore_index=True)
+    euler = sparsification.euler_comparison(cfg.euler.m, cfg.euler.lam, cfg.init_std, cfg.seed,
+                                            cfg.euler.dt)
+    io.write_parquet(euler, f"{OUT}/euler.parquet")
+    io.write_parquet(table, f"{OUT}/sparsification.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)

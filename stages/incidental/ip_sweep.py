@@ -1,0 +1,20 @@
+"""Stage: fig. 5 of Incidental polysemanticity (section 4): final fourth norms against λ and σ.
+
+One stack of baseline, λ-sweep and σ-sweep models of incidental_polysemanticity.sweep, the same
+step budget for all. Writes data/incidental_polysemanticity/sweep.parquet
+(tms.incidental.training.SWEEP_COLUMNS, one row per model).
+"""
+
+from tms.incidental import training
+from tms.pipeline import io, stage
+from tms.pipeline.params import resolve_device
+
+
+def main(params):
+    ip = params.incidental_polysemanticity
+    io.write_parquet(training.sweep(ip.sweep, resolve_device(ip.device)),
+                     "data/incidental_polysemanticity/sweep.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)

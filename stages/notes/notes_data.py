@@ -1,0 +1,21 @@
+"""Stage: the sparse data of the notes on toy autoencoding (sections 2.1 and 3.1).
+
+Writes data/autoencoding_notes/moments.parquet (Σ exactly and by Monte Carlo on the grid
+S × D, tms.notes.data.moments_table) and data/autoencoding_notes/skeletons.parquet (the mass
+of ∪_{l≥2} Q_l exactly and by Monte Carlo, tms.notes.data.skeletons_table).
+"""
+
+from tms.notes import data
+from tms.pipeline import io, stage
+
+
+def main(params):
+    m, s = params.autoencoding_notes.moments, params.autoencoding_notes.skeletons
+    io.write_parquet(data.moments_table(m.S, m.D, m.n_vectors, m.seed),
+                     "data/autoencoding_notes/moments.parquet")
+    io.write_parquet(data.skeletons_table(s.S, s.D, s.n_vectors, s.seed),
+                     "data/autoencoding_notes/skeletons.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)

@@ -1,0 +1,27 @@
+"""Stage: gradients and flows of the notes on toy autoencoding (eqs. 19–28).
+
+Writes data/autoencoding_notes/gradients.parquet (closed forms against autograd and each
+other, tms.notes.flows.gradient_checks), flows.parquet (the tied flow of eq. 22 against
+gradient descent on the tied loss for Σ = I, the sparse Σ and the scaled Σ,
+tms.notes.flows.flows_table) and energy.parquet (eq. 28's energy along the flow with Σ = I,
+tms.notes.flows.energy_along_flow).
+"""
+
+from tms.notes import flows
+from tms.pipeline import io, stage
+
+
+def main(params):
+    an = params.autoencoding_notes
+    f = an.flows
+    io.write_parquet(flows.gradient_checks(f.S, f.D, f.d, f.T, f.seed, an.scale_min),
+                     "data/autoencoding_notes/gradients.parquet")
+    io.write_parquet(flows.flows_table(f.S, f.D, f.d, an.scale_min, f.init_std, f.seed,
+                                       f.t_max, f.lr, f.n_t),
+                     "data/autoencoding_notes/flows.parquet")
+    io.write_parquet(flows.energy_along_flow(f.D, f.d, f.init_std, f.seed, f.t_max, f.n_t),
+                     "data/autoencoding_notes/energy.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)

@@ -1,0 +1,25 @@
+"""Stage: Proposition 1 / Corollary 2 of the notes on toy autoencoding, trained by the engine.
+
+Bias-free linear autoencoders x ↦ ABx on the grid d × S, on the sparse data and on it scaled
+by distinct factors, once per step cap. Writes data/autoencoding_notes/linear.parquet
+(columns tms.notes.training.LINEAR_COLUMNS).
+"""
+
+from tms.engine.train import Schedule
+from tms.notes import training
+from tms.pipeline import io, stage
+from tms.pipeline.params import resolve_device
+
+
+def main(params):
+    an = params.autoencoding_notes
+    lin = an.linear
+    table = training.linear_table(
+        lin.D, lin.d, lin.S, lin.steps, an.scale_min, lin.train.seed, lin.train.lr,
+        Schedule.of(lin.train, max(lin.steps)), an.eval.seed, an.eval.n_vectors,
+        resolve_device(an.device))
+    io.write_parquet(table, "data/autoencoding_notes/linear.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)

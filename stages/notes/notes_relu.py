@@ -1,0 +1,26 @@
+"""Stage: section 3 of the notes on toy autoencoding: how much of a trained ReLU-output
+model's loss comes from inputs with at least two active features.
+
+Writes data/autoencoding_notes/relu.parquet (columns tms.notes.training.RELU_COLUMNS) and
+data/autoencoding_notes/relu_strata.parquet (the loss on each skeleton Q_l).
+"""
+
+from tms.engine.train import Schedule
+from tms.notes import training
+from tms.pipeline import io, stage
+from tms.pipeline.params import resolve_device
+
+
+def main(params):
+    an = params.autoencoding_notes
+    r = an.relu
+    table, strata = training.relu_tables(
+        r.D, r.d, r.S, r.seeds, r.train.seed, r.train.lr,
+        Schedule.of(r.train, r.max_steps), an.eval.seed, an.eval.n_vectors,
+        r.n_per_stratum, r.strata_seed, resolve_device(an.device))
+    io.write_parquet(table, "data/autoencoding_notes/relu.parquet")
+    io.write_parquet(strata, "data/autoencoding_notes/relu_strata.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)

@@ -1,0 +1,34 @@
+"""Stage: train the fig. 3 model(s) of the Persian Rug paper (n_s 512, n_d 130, p 0.044).
+
+Writes data/persian_rug/fig3.parquet (one row per seed, columns
+tms.persian_rug.training.TRAIN_COLUMNS) and data/persian_rug/fig3_weights/
+(tms.persian_rug.training.pack_weights).
+"""
+
+from tms.engine import checkpoint
+from tms.engine.train import Schedule
+from tms.persian_rug import training
+from tms.pipeline import io, stage
+from tms.pipeline.params import resolve_device
+
+
+def main(params):
+    pr = params.persian_rug
+    f3 = pr.fig3
+    sched = Schedule.of(pr.train, f3.max_steps)   # fig3.max_steps None: train.max_steps
+    lr = f3.lr if f3.lr is not None else pr.train.lr_for(f3.n_s)
+    device = resolve_device(pr.device)
+    ckpt = checkpoint.for_stage("pr_fig3", pr.train.checkpoint_every, device, pr.eval, f3,
+                                sched, lr)
+    points = [training.Point(k, f3.p, f3.n_d / f3.n_s, f3.n_d, k) for k in range(f3.seeds)]
+    table, results = training.train_and_score(
+        f3.n_s, points, pr.train.seed, lr, sched, True, pr.eval.seed, pr.eval.n_vectors,
+        device, label="fig. 3 ", compute=pr.compute, ckpt=ckpt)
+    io.write_arrays(training.pack_weights(results), "data/persian_rug/fig3_weights")
+    io.write_parquet(table, "data/persian_rug/fig3.parquet")
+    if ckpt:
+        ckpt.clear()
+
+
+if __name__ == "__main__":
+    stage.run(main)

@@ -1,0 +1,37 @@
+"""Stage: the Persian rug model's loss for fig. 2 (section 4.2.2) and its interference variance.
+
+For every ratio of persian_rug.rug and every p of persian_rug.fig2: Hadamard rows, a and b
+fitted on a fit sample, per-feature MSE on the fixed held-out sample, and the eq. 6 statistics
+of the rug W (tms.persian_rug.stats.row_sums once per n_d, then per p: var_nu_normalised,
+variance_bound, bound_ratio).
+Writes data/persian_rug/rug.parquet (columns n_s, n_d, ratio, p, a, b, loss and those three).
+"""
+
+import numpy as np
+
+from tms.persian_rug import rug, stats, training
+from tms.pipeline import io, stage
+from tms.pipeline.params import resolve_device
+
+BOUND_COLUMNS = ["var_nu_normalised", "variance_bound", "bound_ratio"]
+
+
+def main(params):
+    pr = params.persian_rug
+    n_s = pr.rug.n_s
+    device = resolve_device(pr.device)
+    n_ds = sorted({training.n_d_of(n_s, r) for r in pr.rug.ratio_values()})
+    table = rug.rug_losses(n_s, n_ds, pr.fig2.p, seed=pr.rug.seed, fit_seed=pr.rug.fit_seed,
+                           eval_seed=pr.eval.seed, n_fit=pr.rug.n_fit,
+                           n_eval=pr.eval.n_vectors, device=device)
+    rows = {n_d: stats.row_sums(*rug.rug_weights(n_s, rug.rows_for(n_s, n_d, pr.rug.seed)),
+                                device=device) for n_d in n_ds}      # W once per n_d, every p
+    bound = [stats.statistics_from_rows(*rows[n_d], np.zeros(n_s), p, n_d)
+             for n_d, p in zip(table.n_d, table.p)]
+    for col in BOUND_COLUMNS:
+        table[col] = [s[col] for s in bound]
+    io.write_parquet(table, "data/persian_rug/rug.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)

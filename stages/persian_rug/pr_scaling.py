@@ -1,0 +1,34 @@
+"""Stage: the loss limits, bounds and scaling-law fits of section 4.3 and appendix D.
+
+Writes data/persian_rug/scaling_theory.parquet (optimal symmetric loss, lower and upper
+bounds and L0 on scaling.theory_p × scaling.theory_ratio; tms.persian_rug.scaling.THEORY_COLUMNS)
+and data/persian_rug/scaling_fits.parquet (both laws fitted to theory, rug and each trained grid
+in the regime p/ratio ≤ scaling.max_p_over_r; tms.persian_rug.scaling.FIT_COLUMNS). Diverged trained
+models are left out of the fits (tms.engine.divergence.split; the report warns about them).
+"""
+
+import pandas as pd
+
+from tms.engine import divergence
+from tms.persian_rug import scaling, stats
+from tms.pipeline import io, stage
+
+
+def main(params):
+    pr = params.persian_rug
+    sc = pr.scaling
+    th = scaling.theory_grid(sc.theory_p, sc.ratio_values())
+    rug = pd.read_parquet("data/persian_rug/rug.parquet")
+    sources = [("theory", th), (f"Persian rug (n_s = {pr.rug.n_s})", rug)]
+    for n_s in pr.grid.n_s:
+        trained = divergence.split(pd.read_parquet(f"data/persian_rug/train/n{n_s}.parquet"))[0]
+        means = stats.over_seeds(trained[trained.model == "relu"], ["loss"])
+        sources.append((f"trained (n_s = {n_s})", means))
+    fits = pd.concat([scaling.fit_laws(t, name, sc.max_p_over_r, sc.n_boot, sc.seed)
+                      for name, t in sources], ignore_index=True)
+    io.write_parquet(th, "data/persian_rug/scaling_theory.parquet")
+    io.write_parquet(fits, "data/persian_rug/scaling_fits.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)

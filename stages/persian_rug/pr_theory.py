@@ -1,0 +1,19 @@
+"""Stage: thermodynamic-limit theory of section 4 for fig. 2.
+
+Optimal symmetric loss (quadrature, minimised over a and b) and exact optimal linear loss on
+the p values of persian_rug.fig2 and the ratio points of persian_rug.theory.
+Writes data/persian_rug/theory.parquet (columns p, ratio, sigma2, a, b, loss, loss_linear).
+"""
+
+from tms.persian_rug import theory
+from tms.pipeline import io, stage
+
+
+def main(params):
+    pr = params.persian_rug
+    io.write_parquet(theory.theory_table(pr.fig2.p, pr.theory.ratio_values()),
+                     "data/persian_rug/theory.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main)

@@ -1,0 +1,70 @@
+"""Fixtures shared by the test packages: the repository, its params profiles, and a temporary copy
+of the pipeline to run ``dvc repro`` in."""
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tms.pipeline import profiles
+
+ROOT = Path(__file__).resolve().parents[1]
+#: Overlays on the default params.yaml, by name.
+PROFILES = {"paper": ROOT / "profiles/paper.yaml", "tiny": ROOT / "tests/profiles/tiny.yaml"}
+DVC = [sys.executable, "-m", "dvc"]
+
+
+@pytest.fixture(scope="session")
+def root() -> Path:
+    """The repository's root folder."""
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def load_profile() -> Callable[[str], dict]:
+    """``load_profile(name)``: a fresh copy of the params of profile ``name`` ('default' is
+    params.yaml; 'paper' and 'tiny' are overlays on it), validated by the schema."""
+    def load(name: str) -> dict:
+        default = yaml.safe_load((ROOT / "params.yaml").read_text())
+        return default if name == "default" else profiles.profile(default, PROFILES[name])
+    return load
+
+
+@pytest.fixture(scope="session")
+def pipeline_copy() -> Callable[[Path, dict], dict]:
+    """``pipeline_copy(repo, params)``: copy the pipeline (dvc.yaml, stages, library, report
+    templates) into ``repo`` with ``params`` as its params.yaml and run ``dvc init`` there
+    (without git); returns the environment to run dvc and the stages with."""
+    def copy(repo: Path, params: dict) -> dict:
+        for item in ["dvc.yaml", "stages", "src", "reports/templates"]:
+            src, dst = ROOT / item, repo / item
+            if src.is_dir():
+                shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy2(src, dst)
+        (repo / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
+        env = {**os.environ,
+               "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+        env.pop("TMS_DEVICE", None)
+        subprocess.run(DVC + ["init", "--no-scm", "-q"], cwd=repo, env=env, check=True)
+        subprocess.run(DVC + ["config", "core.analytics", "false"], cwd=repo, env=env, check=True)
+        shutil.copy2(ROOT / ".dvcignore", repo / ".dvcignore")
+        return env
+    return copy
+
+
+@pytest.fixture(scope="session")
+def dvc_repro() -> Callable[..., subprocess.CompletedProcess]:
+    """``dvc_repro(repo, env, *targets)``: ``dvc repro [targets]`` in ``repo``; asserts it
+    succeeded and returns the finished process."""
+    def repro(repo: Path, env: dict, *targets: str) -> subprocess.CompletedProcess:
+        run = subprocess.run(DVC + ["repro", *targets], cwd=repo, env=env, capture_output=True,
+                             text=True)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        return run
+    return repro

@@ -1,0 +1,38 @@
+import numpy as np
+import pytest
+import ray
+
+from tms.engine import executor
+from tms.engine.train import Instance, Schedule, plan_chunks, train_grid
+from tms.pipeline import params
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()
+
+
+def test_ray_tasks_give_the_results_of_the_local_executor(local_ray):
+    # two seed indices × three p: six groups of equal inputs, cut into several chunks that
+    # run as Ray tasks (Ray sets one OMP thread in its workers; the driver here has torch's
+    # default): the very same bytes as the in-process run of the whole grid
+    sched = Schedule(batch_size=32, adam_eps=1e-7, window=10, check_every=5, max_steps=30)
+    insts = [Instance(p, d, 10 * s + k, 1e-2, s) for s in (0, 1)
+             for k, (p, d) in enumerate([(p, d) for p in (0.1, 0.3, 0.6) for d in (3, 6)])]
+    budget = 0.03
+    assert len(plan_chunks(12, insts, sched, budget)) >= 2
+    local = train_grid(12, insts, sched)
+    remote = train_grid(12, insts, sched, memory_budget_mb=budget,
+                        executor=executor.ray_map("cpu"))
+    for a, b in zip(local, remote):
+        for name in ("W_in", "W_out", "b", "train_losses"):
+            np.testing.assert_array_equal(getattr(a, name), getattr(b, name))
+        assert (a.steps, a.stopped) == (b.steps, b.stopped)
+
+
+def test_executor_from_params():
+    compute = params.Compute(executor="local")
+    assert executor.from_params(compute, "cpu") is executor.local_map
+    assert executor.from_params(params.Compute(executor="ray"), "cpu") is not executor.local_map

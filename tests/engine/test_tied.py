@@ -1,0 +1,118 @@
+import numpy as np
+import pytest
+import torch
+
+from tms.engine import optim, tied
+from tms.engine.sampler import generators
+
+
+def _fourth(W):
+    """The fourth norms Σ_k W_ik⁴ of every encoding (I, n): the statistic the tests record."""
+    return (W ** 4).sum(-1)
+
+
+def _reference(W, lam, xi):
+    W = W.clone().requires_grad_(True)
+    H = W if xi is None else W + xi[:, None, :]
+    y = torch.relu(torch.bmm(H, W.transpose(1, 2)))
+    eye = torch.eye(W.shape[1])
+    loss = (y - eye).pow(2).sum((1, 2)) + lam * W.abs().sum((1, 2))
+    loss.sum().backward()
+    return loss.detach(), W.grad
+
+
+@pytest.mark.parametrize("noisy", [False, True])
+def test_hand_written_gradient_matches_autograd(noisy):
+    torch.manual_seed(0)
+    W = tied.init_weights(6, 10, generators([1, 2, 3]))
+    lam = torch.tensor([0.0, 1e-2, 0.3])
+    xi = 0.2 * torch.randn(3, 10) if noisy else None
+    ref_loss, ref_grad = _reference(W, lam, xi)
+    loss, grad = tied.loss_and_grad(W, lam, xi)
+    torch.testing.assert_close(loss, ref_loss)
+    torch.testing.assert_close(grad, ref_grad, rtol=1e-5, atol=1e-6)
+
+
+def test_loss_of_a_perfect_monosemantic_solution_is_its_l1_penalty():
+    W = torch.zeros(2, 3, 5)
+    W[:, [0, 1, 2], [4, 0, 2]] = torch.tensor([1.0, -1.0, 1.0])
+    loss, grad = tied.loss_and_grad(W, torch.tensor([0.0, 0.1]))
+    torch.testing.assert_close(loss, torch.tensor([0.0, 0.3]))
+    assert torch.all(grad[0] == 0)
+
+
+def test_init_has_variance_one_over_m():
+    W = tied.init_weights(64, 256, generators([0]))
+    assert W.var().item() == pytest.approx(1 / 256, rel=0.02)
+
+
+def _torch_reference(opt_cls, lrs, steps, **kw):
+    torch.manual_seed(0)
+    p = torch.randn(2, 4, 3)
+    grads = [torch.randn(2, 4, 3) for _ in range(steps)]
+    ref = [p[k].clone().requires_grad_(True) for k in range(2)]
+    opts = [opt_cls([ref[k]], lr=lrs[k], **kw) for k in range(2)]
+    for g in grads:
+        for k in range(2):
+            ref[k].grad = g[k].clone()
+            opts[k].step()
+    return p, grads, torch.stack([r.detach() for r in ref])
+
+
+@pytest.mark.parametrize("name, cls, kw", [
+    ("sgd", torch.optim.SGD, {}),
+    ("adam", torch.optim.Adam, {"eps": optim.ADAM_EPS}),
+    ("adamw", torch.optim.AdamW, {"eps": optim.ADAM_EPS, "weight_decay": 0.05}),
+])
+def test_batched_optimisers_match_torch_per_instance(name, cls, kw):
+    lrs = [1e-2, 3e-3]
+    p, grads, ref = _torch_reference(cls, lrs, 6, **kw)
+    opt = optim.make_optimizer(name, [p], torch.tensor(lrs), kw.get("weight_decay", 0.0))
+    for g in grads:
+        opt.step([p], [g])
+    torch.testing.assert_close(p, ref, rtol=1e-6, atol=1e-7)
+
+
+def test_unknown_optimiser_and_noise_are_rejected():
+    with pytest.raises(ValueError, match="optimizer"):
+        optim.make_optimizer("rmsprop", [torch.zeros(1, 2)], torch.ones(1))
+    with pytest.raises(ValueError, match="noise"):
+        tied.train(2, 4, [tied.Setting(0, sigma=0.1, noise="uniform")], tied.Optim("sgd", 0.1),
+                   1, 1, _fourth)
+    with pytest.raises(ValueError, match="sigma"):
+        tied.train(2, 4, [tied.Setting(0, sigma=-0.1)], tied.Optim("sgd", 0.1), 1, 1,
+                   _fourth)
+
+
+def test_noise_is_bipolar_or_normal_with_the_given_scale():
+    noise = tied.HiddenNoise(generators([0, 1]), 64, torch.tensor([0.3, 0.3]),
+                             torch.tensor([True, False]))
+    xi = torch.stack([noise() for _ in range(600)])            # (steps, I, m)
+    assert torch.all(xi[:, 0].abs() == torch.tensor(0.3))
+    assert xi[:, 0].mean().item() == pytest.approx(0.0, abs=0.01)
+    normal = xi[:, 1].flatten()
+    assert normal.std().item() == pytest.approx(0.3, rel=0.02)
+    kurt = (normal ** 4).mean() / normal.var() ** 2 - 3
+    assert abs(kurt.item()) < 0.1
+    assert not torch.equal(xi[:256], xi[256:512])              # a fresh block every 256 steps
+
+
+def test_an_instance_trains_the_same_alone_or_in_a_stack_and_is_reproducible():
+    settings = [tied.Setting(5, sigma=0.1), tied.Setting(6, lam=1e-2),
+                tied.Setting(7, sigma=0.2, noise="normal")]
+    opt = tied.Optim("sgd", 0.02)
+    stack = tied.train(4, 8, settings, opt, 300, 100, _fourth)
+    again = tied.train(4, 8, settings, opt, 300, 100, _fourth)
+    alone = tied.train(4, 8, settings[2:], opt, 300, 100, _fourth)
+    assert np.array_equal(stack.W, again.W)
+    np.testing.assert_allclose(alone.W[0], stack.W[2], rtol=1e-5, atol=1e-6)
+    assert stack.steps.tolist() == [0, 100, 200, 300]
+    assert stack.recorded.shape == (3, 4, 4) and stack.loss.shape == (3,)
+    np.testing.assert_allclose(stack.recorded[:, -1], (stack.W ** 4).sum(-1), rtol=1e-6)
+
+
+def test_l1_training_makes_encodings_sparse():
+    trace = tied.train(4, 32, [tied.Setting(k, lam=1e-2) for k in range(3)],
+                       tied.Optim("adamw", 1e-2, 0.01), 1500, 1500, _fourth)
+    assert trace.recorded[:, 0].mean() < 0.2                    # dense at init (≈ 3/m)
+    assert trace.recorded[:, -1].mean() > 0.8                   # one weight ≈ 1 per encoding

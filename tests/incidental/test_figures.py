@@ -1,0 +1,78 @@
+import numpy as np
+import pandas as pd
+import pytest
+from matplotlib.colors import to_rgba
+
+from tms.incidental import figures, sparsification
+from tms.pipeline import savefig
+
+
+def test_fig1_is_byte_stable(tmp_path):
+    a = savefig.save(figures.fig1_architecture(), tmp_path / "a")
+    b = savefig.save(figures.fig1_architecture(), tmp_path / "b")
+    assert [x.read_bytes() for x in a] == [y.read_bytes() for y in b]
+
+
+def test_fig2_draws_the_theory_of_section_2():
+    traj = sparsification.trajectory(1000, 1e-3, 0.9, 0, 30)
+    fig = figures.fig2_sparsification(traj)
+    theory = [ln for ln in fig.axes[0].get_lines() if ln.get_label() == "theory"][0]
+    t = traj.t[traj.t > 0].to_numpy()
+    np.testing.assert_allclose(theory.get_ydata(), sparsification.theory_m_prime(t, 1000, 1e-3))
+    assert fig.axes[0].get_xscale() == "log"
+
+
+def test_fig3_draws_the_fit_and_the_prediction():
+    table = pd.DataFrame({"n": 16, "m": np.repeat([16, 32, 64], 2),
+                          "polysemantic": [3, 4, 2, 2, 1, 0],
+                          "benign_pairs_init": [4, 3, 2, 2, 1, 1]})
+    fit = {"c": 0.2, "lo": 0.15, "hi": 0.25}
+    ax = figures.fig3_collisions(table, fit).axes[0]
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    fitted = next(v for k, v in lines.items() if k.startswith("fit"))
+    np.testing.assert_allclose(fitted.get_ydata(), 0.2 * 256 / fitted.get_xdata())
+    pred = lines["$n^2/(4m)$"]
+    np.testing.assert_allclose(pred.get_ydata(), 256 / (4 * pred.get_xdata()))
+    np.testing.assert_allclose(lines["trained (mean)"].get_ydata(), [3.5, 2.0, 0.5])
+    assert list(ax.get_xticks()) == [16, 32, 64]
+
+
+def test_fig4_one_curve_per_noise_and_sigma_and_the_random_reference():
+    table = pd.DataFrame({"noise": ["bipolar", "bipolar", "normal", "normal"],
+                          "sigma": [0.1, 0.1, 0.1, 0.1]})
+    fourth = np.array([[0.2, 0.6], [0.2, 0.8], [0.2, 0.2], [0.2, 0.1]])
+    ax = figures.fig4_fourth_norms(table, np.array([0, 10]), fourth, 16).axes[0]
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    np.testing.assert_allclose(lines["bipolar, σ = 0.1"].get_ydata(), [0.2, 0.7])
+    np.testing.assert_allclose(lines["normal, σ = 0.1"].get_ydata(), [0.2, 0.15])
+    assert lines["3/(m + 2)"].get_ydata()[0] == pytest.approx(3 / 18)
+
+
+def test_fig6_highlights_the_stuck_encoding():
+    W = np.eye(4, 6)
+    fourth = np.tile(np.linspace(0.2, 1.0, 5)[:, None], (1, 4))
+    ax = figures.fig6_single(np.arange(5), fourth, W, 2).axes[0]
+    stuck = [ln for ln in ax.get_lines() if "(stuck)" in ln.get_label()]
+    assert len(stuck) == 1 and stuck[0].get_label() == "$W_{2}$ (stuck)"
+    assert to_rgba(stuck[0].get_color()) == to_rgba("tab:orange")
+    none = figures.fig6_single(np.arange(5), fourth, W, None).axes[0]
+    assert not any("(stuck)" in ln.get_label() for ln in none.get_lines())
+
+
+def test_fig5_draws_the_mean_of_each_sweep():
+    sweep = pd.DataFrame({"kind": ["baseline", "l1", "l1", "noise", "noise"],
+                          "lam": [0, 1e-3, 1e-3, 0, 0], "sigma": [0, 0, 0, 0.1, 0.1],
+                          "fourth": [0.16, 0.8, 0.9, 0.5, 0.7]})
+    fig = figures.fig5_sweep(sweep, 16)
+    for ax, mean in zip(fig.axes, (0.85, 0.6)):
+        line = next(ln for ln in ax.get_lines() if ln.get_label() == "mean")
+        np.testing.assert_allclose(line.get_ydata(), [mean])
+
+
+def test_fig7_draws_the_simulation_between_its_bounds():
+    traj = sparsification.trajectory(1000, 1e-3, 0.9, 0, 30)
+    ax = figures.fig7_relative_variance(traj, 1000).axes[0]
+    keep = (traj.t > 0) & (traj.m_prime >= 2)
+    line = next(ln for ln in ax.get_lines() if ln.get_label() == "simulation")
+    np.testing.assert_allclose(line.get_ydata(), traj.relvar[keep])
+    assert len(ax.get_lines()) == 5

@@ -1,0 +1,92 @@
+"""The incidental-polysemanticity stages and report on the tiny profile, run in-process in a
+temporary directory (tests/pipeline/test_repro.py runs the same stages through `dvc repro`)."""
+
+import hashlib
+import importlib.util
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from tms.pipeline import io, params, stage
+from tms.reporting import notebook
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = "data/incidental_polysemanticity"
+STAGES = ["ip_sparsification", "ip_collisions", "ip_noise", "ip_sweep", "ip_single", "ip_checks"]
+
+
+def _stage(name):
+    spec = importlib.util.spec_from_file_location(name, ROOT / "stages/incidental" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def ip_repo(tmp_path_factory, load_profile):
+    repo = tmp_path_factory.mktemp("ip_repo")
+    (repo / "params.yaml").write_text(yaml.safe_dump(load_profile("tiny")))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(repo)
+        tiny = params.load("params.yaml")
+        for name in STAGES:
+            _stage(name).main(tiny)
+        notebook.build("incidental_polysemanticity",
+                       ROOT / "reports/templates/incidental_polysemanticity.ipynb", Path("reports"))
+    return repo
+
+
+def test_report_has_every_figure_and_the_claims(ip_repo):
+    html = (ip_repo / "reports/incidental_polysemanticity.html").read_text()
+    for k in range(1, 8):
+        assert f"Figure {k}" in html
+        for ext in ("png", "svg"):
+            path = ip_repo / f"reports/figures/incidental_polysemanticity/fig{k}.{ext}"
+            assert path.stat().st_size > 1000
+    for text in ("Claims", "data:image/png;base64", "Fitted", "interval", "reproduced"):
+        assert text in html
+
+
+def test_tables_and_arrays_have_the_grid_shape(ip_repo):
+    col = pd.read_parquet(ip_repo / OUT / "collisions.parquet")
+    assert len(col) == 3 * 4 and col.seed.tolist() == list(range(12))
+    noise = pd.read_parquet(ip_repo / OUT / "noise.parquet")
+    fourth = io.read_arrays(ip_repo / OUT / "noise_fourth")
+    assert len(noise) == 2 * 2 * 2 and fourth["fourth"].shape == (8, 500 // 10 + 1)
+    assert fourth["steps"][[0, -1]].tolist() == [0, 500]
+    sweep = pd.read_parquet(ip_repo / OUT / "sweep.parquet")
+    assert sweep.kind.tolist() == ["baseline", "l1", "l1", "noise", "noise"]
+    single = io.read_arrays(ip_repo / OUT / "single")
+    assert single["W"].shape == (2, 4, 8) and single["fourth"].shape == (2, 51, 4)
+    traj = pd.read_parquet(ip_repo / OUT / "sparsification.parquet")
+    assert len(traj) == 50 and traj.m_prime.iloc[-1] == 1
+
+
+def test_same_params_give_identical_files(ip_repo, monkeypatch):
+    files = [ip_repo / OUT / "noise.parquet", ip_repo / OUT / "noise_fourth/fourth.npy"]
+    before = [hashlib.sha256(f.read_bytes()).hexdigest() for f in files]
+    monkeypatch.chdir(ip_repo)
+    _stage("ip_noise").main(params.load("params.yaml"))
+    assert [hashlib.sha256(f.read_bytes()).hexdigest() for f in files] == before
+
+
+@pytest.mark.parametrize("section, key, value, message", [
+    ("noise", "sigma", [0.1, -0.1], "greater than or equal to 0"),
+    ("collisions", "optimizer", {"name": "rmsprop", "lr": 1e-3}, "'adam', 'adamw' or 'sgd'"),
+    ("single", "noise", "uniform", "'bipolar' or 'normal'"),
+])
+def test_bad_params_stop_an_ip_stage_before_any_output(tmp_path, monkeypatch, capsys,
+                                                       load_profile, section, key, value,
+                                                       message):
+    bad = load_profile("tiny")
+    bad["incidental_polysemanticity"][section][key] = value
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(bad))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_:
+        stage.run(_stage(f"ip_{section}").main)
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert f"incidental_polysemanticity.{section}.{key}" in err and message in err
+    assert not (tmp_path / "data").exists()

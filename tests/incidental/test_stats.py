@@ -1,0 +1,89 @@
+import numpy as np
+import pytest
+from scipy.optimize import minimize_scalar
+from scipy.stats import poisson
+
+from tms.incidental import stats
+
+
+def test_polysemantic_count_on_a_hand_built_W():
+    W = np.zeros((2, 5, 6))
+    # instance 0: neuron 0 holds features 0 and 1 (opposite signs), neuron 2 holds 2 and 3 but
+    # feature 3 is outside the band (0.7), neuron 4 holds 4 alone, neuron 5 holds 0 (1.2) and 4
+    # (−0.8): the band is inclusive.
+    W[0, 0, 0], W[0, 1, 0] = 1.0, -0.95
+    W[0, 2, 2], W[0, 3, 2] = 1.1, -0.7
+    W[0, 4, 4] = 1.0
+    W[0, 0, 5], W[0, 4, 5] = 1.2, -0.8
+    # instance 1: three features on neuron 3 count once; a large weight (1.5) does not count.
+    W[1, :3, 3] = [1.0, -1.0, 0.9]
+    W[1, 3, 1], W[1, 4, 1] = 1.5, 1.0
+    assert stats.polysemantic_neurons(W).tolist() == [2, 1]
+    assert stats.polysemantic_neurons(W[0]) == 2
+
+
+def test_benign_pairs_need_the_same_top_neuron_and_opposite_signs():
+    W = np.array([[0.9, 0.1, 0.0],
+                  [-0.8, 0.2, 0.1],        # top neuron 0, opposite to feature 0: benign
+                  [0.7, 0.0, 0.1],         # top neuron 0, same sign as 0, opposite to 1
+                  [0.0, 0.5, -0.1]])       # alone on neuron 1
+    assert stats.benign_pairs(W) == 2          # (0, 1) and (1, 2)
+    assert stats.benign_pairs(np.stack([W, -W])).tolist() == [2, 2]
+
+
+def test_fourth_norms():
+    W = np.array([[[1.0, 0.0], [0.5, -0.5]]])
+    np.testing.assert_allclose(stats.fourth_norms(W), [[1.0, 0.125]])
+
+
+def test_stuck_encoding_is_found_on_a_hand_built_W():
+    n, m = 4, 6
+    W = np.zeros((2, n, m))
+    for i, k in enumerate([0, 1, 2]):
+        W[:, i, k] = 1.0
+    W[0, 3, :3] = -0.55            # spread over the neurons of encodings 0, 1, 2, opposite signs
+    W[0, 3, 3] = 0.1
+    W[1, 3, 3] = 1.0               # instance 1: encoding 3 took its own neuron
+    stuck = stats.stuck_encodings(W, 0.5)
+    assert len(stuck) == 1
+    row = stuck.iloc[0]
+    assert (row.instance, row.feature, row.coords, row.owned_by_others, row.opposite_sign) == \
+        (0, 3, 3, 3, 3)
+    assert row.fourth == pytest.approx(3 * 0.55 ** 4 + 0.1 ** 4)
+    W[0, 3, :3] = 0.55             # same signs as the owners
+    assert stats.stuck_encodings(W, 0.5).iloc[0].opposite_sign == 0
+
+
+def test_collision_constant_is_the_poisson_maximum_likelihood():
+    rng = np.random.default_rng(0)
+    n, m = 32, np.repeat([32, 64, 128, 256], 8)
+    counts = rng.poisson(0.2 * n * n / m)
+    fit = stats.collision_constant(counts, n, m)
+    nll = lambda c: -poisson.logpmf(counts, c * n * n / m).sum()
+    best = minimize_scalar(nll, bounds=(1e-3, 2.0), method="bounded", options={"xatol": 1e-10})
+    assert fit["c"] == pytest.approx(best.x, rel=1e-6)
+    assert fit["lo"] < fit["c"] < fit["hi"]
+
+
+def test_collision_constant_interval_covers_at_the_nominal_rate():
+    rng = np.random.default_rng(1)
+    n, m = 32, np.repeat([32, 64, 128, 256, 512], 16)
+    hits = 0
+    reps = 400
+    for _ in range(reps):
+        fit = stats.collision_constant(rng.poisson(0.25 * n * n / m), n, m, level=0.9)
+        hits += fit["lo"] <= 0.25 <= fit["hi"]
+    assert 0.86 <= hits / reps <= 0.95          # binomial s.e. of the rate ≈ 0.015
+
+
+def test_collision_constant_widens_for_overdispersed_counts():
+    n, m = 16, np.repeat([16, 32], 20)
+    mean = n * n / m / 4                        # 4 and 2: c = 1/4 exactly
+    calm = mean.astype(int)
+    wild = np.where(np.arange(40) % 2 == 0, 0, 2 * mean).astype(int)
+    a, b = stats.collision_constant(calm, n, m), stats.collision_constant(wild, n, m)
+    assert a["c"] == b["c"] == 0.25
+    assert a["dispersion"] == 1.0 and b["dispersion"] > 2.0
+    assert b["hi"] - b["lo"] > 1.4 * (a["hi"] - a["lo"])
+    with pytest.raises(ValueError):
+        stats.collision_constant([1], n, [16])

@@ -1,0 +1,25 @@
+import pandas as pd
+
+from tms.persian_rug import figures
+
+
+def test_nearest_grid_point():
+    assert figures.nearest([0.002001, 0.044, 0.086], 0.05) == 0.044
+    assert figures.nearest([0.1, 0.5], 0.001) == 0.1
+
+
+def test_fig2_draws_every_series_for_every_p():
+    theory = pd.DataFrame({"p": [0.1] * 3 + [0.5] * 3, "ratio": [0.25, 0.5, 1.0] * 2,
+                           "loss": [0.02, 0.01, 0.0, 0.08, 0.05, 0.0],
+                           "loss_linear": [0.03, 0.02, 0.0, 0.09, 0.06, 0.0]})
+    rug_t = pd.DataFrame({"p": [0.1, 0.5], "ratio": [0.25, 0.25], "loss": [0.02, 0.08]})
+    trained = pd.DataFrame({"model": ["relu"] * 4, "p": [0.1, 0.1, 0.5, 0.5],
+                            "ratio": [0.25, 0.25, 0.25, 0.25], "loss": [0.021, 0.023, 0.08, 0.081],
+                            "seed_index": [0, 1, 0, 1]})
+    fig = figures.fig2_loss(trained, rug_t, theory, [0.1, 0.5])
+    left = fig.axes[0]
+    labels = [line.get_label() for line in left.get_lines()]
+    assert labels.count("Persian rug") == 2 and labels.count("optimal linear") == 2
+    theory_line = next(line for line in left.get_lines() if line.get_label() == "p = 0.1: theory")
+    assert list(theory_line.get_xdata()) == [0.25, 0.5]        # ratio 1 (loss 0) left off log axis
+    assert left.get_yscale() == "log"

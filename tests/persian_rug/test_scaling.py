@@ -1,0 +1,41 @@
+"""Scaling-law fits of section 4.3 (tms.persian_rug.scaling) on synthetic and theory losses."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tms.persian_rug import scaling
+
+
+def _synthetic(law, noise=0.03, seed=0):
+    rng = np.random.default_rng(seed)
+    p, r = np.meshgrid([0.001, 0.002, 0.005, 0.01, 0.02], np.linspace(0.1, 0.9, 9))
+    p, r = p.ravel(), r.ravel()
+    return pd.DataFrame({"p": p, "ratio": r,
+                         "loss": law(p, r) * np.exp(rng.normal(0, noise, p.size))})
+
+
+def test_fit_recovers_the_exact_sigma_law_and_shows_the_one_minus_r_factor():
+    t = _synthetic(lambda p, r: 0.3 * p ** 2 * (1 / r - 1))
+    fit = scaling.fit_laws(t, "synthetic", 0.25, 500, 0).set_index(["law", "term"])
+    exact = fit.loc[("p, n_s/n_d − 1", "n_s/n_d − 1")]
+    assert exact.low <= 1.0 <= exact.high and abs(exact.estimate - 1) < 0.05
+    assert fit.loc[("p, n_s/n_d − 1", "p")].estimate == pytest.approx(2, abs=0.05)
+    # the paper's form fitted to the same data: β is steeper than −1 by the (1 − r) factor
+    assert fit.loc[("p, r", "r")].high < -1.2
+    assert set(fit.paper.dropna()) == {2.0, -1.0, 1.0}
+
+
+def test_regime_selects_small_p_over_r_and_too_few_points_give_no_fit():
+    t = pd.DataFrame({"p": [0.01, 0.1, 0.2, 0.01], "ratio": [0.5, 0.2, 0.9, 1.0],
+                      "loss": [1e-4, 1e-3, 1e-3, 1e-5]})
+    assert scaling.in_regime(t, 0.25).tolist() == [True, False, True, False]
+    fit = scaling.fit_laws(t, "few", 0.25, 100, 0)
+    assert fit.estimate.isna().all() and (fit.points == 2).all()
+
+
+def test_theory_exponent_beta_prime_is_within_0_1_of_one():
+    th = scaling.theory_grid([0.001, 0.005, 0.02, 0.1], np.linspace(0.05, 0.95, 10))
+    assert np.all((th.lower <= th.loss) & (th.loss <= th.upper))
+    fit = scaling.fit_laws(th, "theory", 0.25, 200, 0).set_index(["law", "term"])
+    assert abs(fit.loc[("p, n_s/n_d − 1", "n_s/n_d − 1")].estimate - 1) <= 0.1

@@ -1,0 +1,105 @@
+import numpy as np
+import pandas as pd
+import pytest
+
+from tms.persian_rug import fits, rug, stats
+
+
+def test_statistics_by_hand_on_a_small_matrix():
+    # W = W_out W_in = [[2, 1, 0], [1, 2, -2], [0, 1, 1]] with n_d = 3 (full rank)
+    W = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, -2.0], [0.0, 1.0, 1.0]])
+    s = stats.weight_statistics(np.eye(3), W, np.array([-0.1, -0.3, -0.2]), p=0.5)
+    var_x = (4 * 0.5 - 3 * 0.25) / 12
+    off2 = np.array([1.0, 5.0, 1.0])              # Σ_{j≠i} W_ij²
+    off3 = np.array([1.0, 9.0, 1.0])              # Σ_{j≠i} |W_ij|³
+    assert s["diag_var"] == pytest.approx(np.var([2, 2, 1]))
+    assert s["bias_var"] == pytest.approx(np.var([-0.1, -0.3, -0.2]))
+    assert s["dvar_nu"] == pytest.approx(np.var(var_x * off2))
+    assert s["dvar_nu_authors"] == pytest.approx(np.var(var_x * (off2 + [4, 4, 1])))
+    assert s["lyapunov"] == pytest.approx(max(off3 / off2 ** 1.5))
+    assert s["lyapunov_authors"] == pytest.approx(max(off3 / off2))
+    assert s["var_nu_normalised"] == pytest.approx(np.mean(var_x * off2 / np.array([4, 4, 1])))
+
+
+def test_lyapunov_of_gaussian_rows_falls_like_inverse_sqrt_n():
+    rng = np.random.default_rng(0)
+    values = []
+    for n in (64, 256, 1024, 4096):
+        g = rng.normal(size=(1, n))
+        W_out = np.zeros((n, 1))
+        W_out[0, 0] = 1.0                          # W has one non-zero row: g
+        g[0, 0] = 0.0
+        values.append(stats.weight_statistics(g, W_out, np.zeros(n), 0.1)["lyapunov"])
+    slope = np.polyfit(np.log([64, 256, 1024, 4096]), np.log(values), 1)[0]
+    assert slope == pytest.approx(-0.5, abs=0.05)
+    # E|g|³ / (E g²)^{3/2} = 2·sqrt(2/π)
+    assert values[-1] * np.sqrt(4096) == pytest.approx(2 * np.sqrt(2 / np.pi), rel=0.1)
+
+
+def test_variance_bound_equality_for_the_rug_and_strict_for_random_low_rank():
+    for n_s, n_d in ((64, 16), (256, 40)):
+        W_in, W_out = rug.rug_weights(n_s, rug.choose_rows(n_s, n_d, 1))
+        s = stats.weight_statistics(W_in, W_out, np.zeros(n_s), 0.2)
+        assert s["bound_ratio"] == pytest.approx(1.0, abs=1e-9)
+    rng = np.random.default_rng(3)
+    B = rng.normal(size=(128, 32))
+    s = stats.weight_statistics(B.T.copy(), B, np.zeros(128), 0.2)    # W = B Bᵀ, rank 32
+    assert s["bound_ratio"] > 1.05
+    for seed in range(20):                   # non-symmetric, some diagonals negative: still ≥ 1
+        rng = np.random.default_rng(seed)
+        W_in, W_out = rng.normal(size=(8, 48)), rng.normal(size=(48, 8))
+        assert np.any(np.einsum("ik,ki->i", W_out, W_in) < 0)
+        s = stats.weight_statistics(W_in, W_out, np.zeros(48), 0.3)
+        assert s["bound_ratio"] >= 1.0
+
+
+def test_power_law_fit_recovers_known_exponents_with_noise():
+    rng = np.random.default_rng(0)
+    p = rng.uniform(0.001, 0.05, 200)
+    r = rng.uniform(0.05, 0.5, 200)
+    y = 0.7 * p ** 2 / r * np.exp(rng.normal(0, 0.05, 200))
+    fit = fits.power_law(y, {"p": p, "r": r}, n_boot=500, seed=1).set_index("term")
+    for term, truth in (("p", 2.0), ("r", -1.0), ("const", np.log(0.7))):
+        row = fit.loc[term]
+        assert row.low < truth < row.high
+        assert abs(row.estimate - truth) < 0.05
+    assert fit.loc["p", "high"] - fit.loc["p", "low"] < 0.1
+
+
+def test_power_law_rejects_non_positive_values():
+    with pytest.raises(ValueError, match="positive"):
+        fits.power_law(np.array([1.0, 0.0, 2.0, 3.0]), {"p": np.ones(4)})
+
+
+def test_over_seeds_gives_mean_and_standard_error_by_hand():
+    t = pd.DataFrame({"model": "relu", "n_s": 8, "n_d": [2, 2, 2, 4], "ratio": [.25, .25, .25, .5],
+                      "p": 0.1, "seed_index": [0, 1, 2, 0], "loss": [1.0, 2.0, 4.0, 3.0]})
+    out = stats.over_seeds(t, ["loss"]).set_index("n_d")
+    assert out.loc[2, "loss"] == pytest.approx(7 / 3)
+    assert out.loc[2, "loss_se"] == pytest.approx(np.std([1, 2, 4], ddof=1) / np.sqrt(3))
+    assert out.loc[2, "seeds"] == 3
+    assert np.isnan(out.loc[4, "loss_se"]) and out.loc[4, "seeds"] == 1
+
+
+def test_grid_statistics_rows_match_the_per_model_function():
+    rng = np.random.default_rng(5)
+    n_s, n_ds, ps = 16, [3, 6], [0.1, 0.3]
+    weights = [(rng.normal(size=(d, n_s)), rng.normal(size=(n_s, d)), rng.normal(size=n_s))
+               for d in n_ds]
+    trained = pd.DataFrame({c: 0 for c in stats.KEY_COLUMNS}, index=[0, 1])
+    trained["n_d"], trained["p"], trained["model"] = n_ds, ps, "relu"
+    table = stats.grid_statistics(trained, weights)
+    assert list(table.columns) == stats.KEY_COLUMNS + stats.STAT_COLUMNS
+    for k, (w, p) in enumerate(zip(weights, ps)):
+        expect = stats.weight_statistics(*w, p)
+        for col in stats.STAT_COLUMNS:
+            assert table.loc[k, col] == pytest.approx(expect[col], rel=1e-12)
+    with pytest.raises(ValueError, match="weight sets"):
+        stats.grid_statistics(trained, weights[:1])
+
+
+def test_weight_statistics_rejects_bad_input():
+    with pytest.raises(ValueError, match="shapes"):
+        stats.weight_statistics(np.ones((2, 4)), np.ones((4, 3)), np.zeros(4), 0.1)
+    with pytest.raises(ValueError, match="p must be"):
+        stats.weight_statistics(np.ones((2, 4)), np.ones((4, 2)), np.zeros(4), 1.5)

@@ -1,0 +1,234 @@
+"""Invalid params files: each stops with one message naming the dotted key, the bad value and
+what is allowed, and a real stage given one exits 2 before touching any file."""
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+import yaml
+
+from tms.pipeline import params
+
+PR, AN, IP = "persian_rug", "autoencoding_notes", "incidental_polysemanticity"
+#: As a value in the tables below: the key is removed.
+DELETE = object()
+
+
+def _with_value(raw: dict, path: str, value) -> dict:
+    """``raw`` with the dotted ``path`` set to ``value`` (removed, for :data:`DELETE`)."""
+    *parents, last = path.split(".")
+    node = raw
+    for key in parents:
+        node = node[key]
+    if value is DELETE:
+        del node[last]
+    else:
+        node[last] = value
+    return raw
+
+# (dotted key, bad value, text of the value in the message, what is allowed)
+BAD = [
+    # out-of-range p and ratio, empty grids
+    (f"{PR}.grid.p", [0.1, 1.5], "1.5", "(0, 1]"),
+    (f"{PR}.grid.p", [0.0], "0.0", "(0, 1]"),
+    (f"{PR}.grid.p", [], "[]", "empty"),
+    (f"{PR}.grid.ratio", [0.5, 1.2], "1.2", "(0, 1]"),
+    (f"{PR}.grid.ratio", {"start": 0.1, "stop": 2.0, "num": 3}, "2.0", "(0, 1]"),
+    (f"{PR}.grid.n_s", [], "[]", "at least 1 item"),
+    (f"{PR}.grid.models", [], "[]", "at least 1 item"),
+    (f"{PR}.grid.models", ["relu", "tanh"], "tanh", "'relu' or 'linear'"),
+    (f"{PR}.fig3.p", 0.0, "0.0", "greater than 0"),
+    (f"{AN}.moments.S", [0.5, 1.0], "1.0", "less than 1"),
+    (f"{AN}.scale_min", 1.5, "1.5", "less than 1"),
+    # learning rates
+    (f"{PR}.train.lr", 0.0, "0.0", "greater than 0"),
+    (f"{PR}.train.lr", -1e-3, "-0.001", "greater than 0"),
+    (f"{AN}.relu.train.lr", 0, "0", "greater than 0"),
+    # σ and λ
+    (f"{IP}.single.sigma", -0.1, "-0.1", "greater than 0"),
+    (f"{IP}.checks.sigma", 0.0, "0.0", "greater than 0"),
+    (f"{IP}.sparsification.lam", 0.0, "0.0", "greater than 0"),
+    # wrong types
+    (f"{PR}.train.lr_scale", "fast", "'fast'", "valid number"),
+    (f"{PR}.train.max_steps", 10.5, "10.5", "valid integer"),
+    (f"{PR}.grid.seeds", 1.5, "1.5", "valid integer"),
+    (f"{IP}.collisions.lam", "1e-3", "'1e-3'", "valid number"),
+    (f"{PR}.train.batch_size", 0, "0", "greater than or equal to 1"),
+    (f"{PR}.eval.n_vectors", 1000, "1000", "greater than or equal to 65536"),
+    (f"{PR}.train.checkpoint_every", -100, "-100", "greater than or equal to 0"),
+    (f"{PR}.train.checkpoint_every", 2.5, "2.5", "valid integer"),
+    (f"{PR}.train.diverge_factor", 0.5, "0.5", "greater than 1"),
+    (f"{PR}.compute.memory_budget_mb", 0, "0", "greater than 0"),
+    (f"{PR}.compute.executor", "dask", "'dask'", "'local' or 'ray'"),
+    (f"{AN}.linear.train.diverge_factor", "big", "'big'", "valid number"),
+    # the rug needs a power of two; shapes that do not fit
+    (f"{PR}.rug.n_s", 1000, "1000", "power of two"),
+    (f"{PR}.fig1.n_s", 100, "100", "power of two"),
+    (f"{PR}.fig1.n_d", 300, "300", "must be <= n_s"),
+    (f"{PR}.fig2.n_s", 48, "48", "must be one of grid.n_s"),
+    (f"{AN}.linear.d", [1, 16], "16", "must be < D"),
+    (f"{AN}.linear.steps", [300, 100], "[300, 100]", "strictly increasing"),
+    # negative seeds
+    (f"{PR}.train.seed", -1, "-1", "greater than or equal to 0"),
+    (f"{PR}.eval.seed", -5, "-5", "greater than or equal to 0"),
+    (f"{AN}.saddle.seed", -1, "-1", "greater than or equal to 0"),
+    (f"{IP}.collisions.seed", -3, "-3", "greater than or equal to 0"),
+    # unknown and misspelt keys (the message lists the allowed keys, the closest first)
+    (f"{PR}.train.windw", 3, "3", "did you mean 'window'"),
+    (f"{AN}.relu.max_step", 30, "30", "did you mean 'max_steps'"),
+    ("persian_rugg", {}, "{}", "did you mean 'persian_rug'"),
+    (f"{IP}.sweep.optimiser", {"name": "sgd"}, "'sgd'", "allowed keys here: n, m, instances"),
+    # missing sections
+    (f"{PR}.fig3", DELETE, None, "missing; this key is required"),
+    (f"{AN}.flows", DELETE, None, "missing; this key is required"),
+    # devices that do not exist
+    (f"{PR}.device", "tpu", "'tpu'", "auto|cpu|cuda"),
+    (f"{AN}.device", "cuda:x", "'cuda:x'", "auto|cpu|cuda"),
+]
+
+
+@pytest.mark.parametrize("key, value, shown, allowed", BAD,
+                         ids=[f"{k}={v!r}"[:60] for k, v, *_ in BAD])
+def test_bad_params_name_key_value_and_rule(load_profile, key, value, shown, allowed):
+    with pytest.raises(params.ParamsError) as err:
+        params.parse(_with_value(load_profile("default"), key, value), "params.yaml")
+    msg = str(err.value)
+    assert msg.startswith("params.yaml: invalid parameters")
+    lines = [line for line in msg.splitlines()[1:] if line.strip().startswith(key)]
+    assert lines, msg                                    # the dotted key, in full
+    assert any(allowed in line for line in lines), msg   # what is allowed
+    if shown is not None:
+        assert any(shown in line for line in lines), msg  # the bad value
+
+
+@pytest.mark.parametrize("count, name, allowed", [
+    (0, "cuda", "CUDA is not available"),
+    (0, "cuda:3", "CUDA is not available"),
+    (1, "cuda:3", "1 CUDA device(s), cuda:0 to cuda:0"),
+    (1, "tpu", "'auto', 'cpu', 'cuda' or 'cuda:N'"),
+])
+def test_missing_device_is_a_params_error(monkeypatch, count, name, allowed):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: count > 0)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: count)
+    monkeypatch.delenv("TMS_DEVICE", raising=False)
+    with pytest.raises(params.ParamsError) as err:
+        params.resolve_device(name)
+    assert f"device = {name!r}" in str(err.value) and allowed in str(err.value)
+    assert params.resolve_device("auto") == ("cuda" if count else "cpu")
+
+
+def _snapshot(root: Path) -> dict[str, tuple[str, int]]:
+    return {str(f.relative_to(root)): (hashlib.sha256(f.read_bytes()).hexdigest(),
+                                       f.stat().st_mtime_ns)
+            for f in sorted(root.rglob("*")) if f.is_file()}
+
+
+@pytest.mark.parametrize("argv, key, value, shown", [
+    (["stages/persian_rug/pr_theory.py"], f"{PR}.rug.n_s", 48, f"{PR}.rug.n_s = 48"),
+    (["stages/persian_rug/pr_train.py", "--n-s", "16"], f"{PR}.device", "cuda:3",
+     f"{PR}.device = 'cuda:3'"),
+    (["stages/notes/notes_relu.py"], f"{AN}.relu.train.lr", 0.0, f"{AN}.relu.train.lr = 0.0"),
+    (["stages/incidental/ip_sweep.py"], f"{IP}.sweep.sigmas", [0.1],
+     f"{IP}.sweep.sigmas: unknown key"),
+])
+def test_a_stage_with_bad_params_exits_2_and_touches_nothing(tmp_path, root, load_profile, argv,
+                                                             key, value, shown):
+    if value == "cuda:3" and torch.cuda.device_count() > 3:
+        pytest.skip("this machine has a cuda:3")
+    shutil.copytree(root / "stages", tmp_path / "stages",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    raw = _with_value(load_profile("tiny"), key, value)
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data/previous.parquet").write_bytes(b"an output of an earlier run")
+    before = _snapshot(tmp_path)
+    env = {k: v for k, v in os.environ.items() if k != "TMS_DEVICE"}
+    run = subprocess.run([sys.executable, *argv], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert run.returncode == 2, run.stderr
+    assert shown in run.stderr
+    assert "Traceback" not in run.stderr
+    assert _snapshot(tmp_path) == before
+
+
+# The incidental polysemanticity section
+SECTION = IP
+
+
+@pytest.mark.parametrize("path, value, expected", [
+    ("noise.sigma", [0.1, -0.1], "greater than or equal to 0"),
+    ("sweep.sigma", [0.0, 0.1], "greater than 0"),
+    ("sweep.lam", [-1e-3, 0.1], "greater than 0"),
+    ("collisions.lam", -1e-3, "greater than or equal to 0"),
+    ("collisions.optimizer.lr", 0.0, "greater than 0"),
+    ("collisions.optimizer.name", "rmsprop", "'adam', 'adamw' or 'sgd'"),
+    ("noise.optimizer.weight_decay", 0.01, "adamw only"),
+    ("noise.noise", ["uniform"], "'bipolar' or 'normal'"),
+    ("single.noise", "laplace", "'bipolar' or 'normal'"),
+    ("collisions.m", [16, 64], "must be >= n = 32"),
+    ("collisions.level", 1.0, "less than 1"),
+    ("sparsification.lam", 0.1, "1/sqrt(m)"),
+    ("sparsification.euler.dt", [0.5, 0.3], "multiple of the next"),
+    ("sparsification.euler.lam", 0.5, "1/sqrt(m)"),
+    ("single.stuck_below", 0.0, "greater than 0"),
+    ("checks.m_exact", 9, "less than or equal to 6"),
+    ("noise.record_every", 0, "greater than or equal to 1"),
+    ("device", "tpu", "pattern"),
+    ("noise.sigmas", [0.1], "unknown key"),
+    ("sweep", None, "missing"),
+])
+def test_bad_incidental_params_name_key_value_and_rule(load_profile, path, value, expected):
+    raw = _with_value(load_profile("default"), f"{SECTION}.{path}",
+                      DELETE if value is None else value)
+    with pytest.raises(params.ParamsError) as err:
+        params.parse(raw, "params.yaml")
+    msg = str(err.value)
+    assert expected in msg
+    assert f"{SECTION}.{path.rsplit('.', 1)[0]}" in msg
+
+
+def test_section_is_required_and_profiles_differ_in_scale(load_profile):
+    with pytest.raises(params.ParamsError, match=f"{SECTION}: missing"):
+        params.parse(_with_value(load_profile("default"), SECTION, DELETE))
+    default = params.parse(load_profile("default")).incidental_polysemanticity
+    paper = params.parse(load_profile("paper")).incidental_polysemanticity
+    assert paper.collisions.n == 256 and paper.collisions.m == [256, 512, 1024, 2048, 4096]
+    assert paper.collisions.instances == 16 and paper.collisions.steps == 7500
+    assert default.collisions.n < paper.collisions.n
+    assert (paper.noise.n, paper.noise.m, paper.noise.steps) == (8, 16, 100000)
+    assert paper.sparsification.m == [100000] and paper.sparsification.lam == 1e-5
+
+
+# The notes section
+@pytest.mark.parametrize("path, value, expected", [
+    ("autoencoding_notes.linear.d", [1, 16], "d = 16 must be < D = 16"),
+    ("autoencoding_notes.moments.S", [0.5, 1.0], "less than 1"),
+    ("autoencoding_notes.scale_min", 1.0, "less than 1"),
+    ("autoencoding_notes.saddle.I", [1, 2, 3], "top index set"),
+    ("autoencoding_notes.saddle.I", [1, 2, 9], "distinct indices in 1..8"),
+    ("autoencoding_notes.saddle.epsilon", {"start": 0.0, "stop": 1.0, "num": 3}, "greater than 0"),
+    ("autoencoding_notes.linear.steps", [300, 100], "strictly increasing"),
+    ("autoencoding_notes.flows.lr", 1e-6, "gradient steps"),
+    ("autoencoding_notes.relu.n_per_stratum", 10, "greater than or equal to 100"),
+    ("autoencoding_notes.relu.trian", {}, "unknown key"),
+])
+def test_bad_notes_params_name_the_key(load_profile, path, value, expected):
+    raw = _with_value(load_profile("default"), path, value)
+    with pytest.raises(params.ParamsError) as err:
+        params.parse(raw, "params.yaml")
+    assert expected in str(err.value) and path.rsplit(".", 1)[0] in str(err.value)
+
+
+def test_a_bad_value_stops_a_notes_stage_before_any_output(tmp_path, root, load_profile):
+    raw = _with_value(load_profile("default"), f"{AN}.saddle.I", [1, 2, 3])
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
+    run = subprocess.run([sys.executable, str(root / "stages/notes/notes_saddle.py")],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert run.returncode == 2
+    assert "autoencoding_notes.saddle" in run.stderr and "top index set" in run.stderr
+    assert not (tmp_path / "data").exists()

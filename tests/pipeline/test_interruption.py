@@ -1,0 +1,67 @@
+"""A training stage killed mid-run (SIGTERM, SIGKILL) leaves nothing DVC could cache as complete,
+and the next `dvc repro` resumes from its checkpoint and gives the uninterrupted run's bytes."""
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+STAGE = "pr_train@16"
+OUTS = ["data/persian_rug/train/n16.parquet", "data/persian_rug/train/n16_weights"]
+
+
+def _params(tiny: dict, checkpoint_every: int) -> dict:
+    """The tiny profile with a longer training of one model kind (the stopping rule cannot
+    fire before step 500) and checkpoints every ``checkpoint_every`` steps."""
+    tiny["persian_rug"]["grid"]["models"] = ["relu"]
+    tiny["persian_rug"]["train"].update(max_steps=400, window=250, check_every=10,
+                                        checkpoint_every=checkpoint_every)
+    return tiny
+
+
+def _outputs(repo: Path) -> dict[str, str]:
+    files = [f for out in OUTS for f in ([repo / out] if (repo / out).is_file()
+                                         else sorted((repo / out).rglob("*")))]
+    return {str(f.relative_to(repo)): hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
+
+
+@pytest.fixture(scope="module")
+def uninterrupted(tmp_path_factory, pipeline_copy, load_profile, dvc_repro):
+    """The stage's outputs from one run without checkpoints or interruption."""
+    repo = tmp_path_factory.mktemp("uninterrupted")
+    dvc_repro(repo, pipeline_copy(repo, _params(load_profile("tiny"), 0)), STAGE)
+    return _outputs(repo)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_killed_training_resumes_to_the_same_outputs(tmp_path, uninterrupted, pipeline_copy,
+                                                     load_profile, dvc_repro, sig):
+    env = pipeline_copy(tmp_path, _params(load_profile("tiny"), 40))
+    job = subprocess.Popen([sys.executable, "-m", "dvc", "repro", STAGE], cwd=tmp_path, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           start_new_session=True)      # its own process group: dvc and stage
+    checkpoints = tmp_path / ".checkpoints" / STAGE
+    deadline = time.monotonic() + 300
+    while not list(checkpoints.glob("*/stack-*.pt")):
+        assert job.poll() is None, "the stage ended before its first checkpoint"
+        assert time.monotonic() < deadline, "no checkpoint within 300 s"
+        time.sleep(0.05)
+    os.killpg(job.pid, sig)                             # mid-training, like Ctrl-C or an OOM kill
+    assert job.wait(timeout=120) != 0
+    assert _outputs(tmp_path) == {} and not any((tmp_path / out).exists() for out in OUTS)
+    lock = tmp_path / "dvc.lock"
+    assert not lock.exists() or STAGE not in lock.read_text()    # nothing recorded as complete
+    if sig == signal.SIGTERM:                           # the stage cleaned its temporary files
+        assert [f for f in (tmp_path / "data").rglob("*") if f.is_file()] == []
+    assert list(checkpoints.glob("*/stack-*.pt"))       # the checkpoint survives
+
+    run = dvc_repro(tmp_path, env, STAGE)
+    assert "resuming from the checkpoint at step" in run.stdout + run.stderr
+    assert _outputs(tmp_path) == uninterrupted
+    assert not (tmp_path / ".checkpoints").exists()     # removed after success
+    assert STAGE in lock.read_text()

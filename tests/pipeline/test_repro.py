@@ -1,0 +1,248 @@
+"""End to end: `dvc repro` of a tiny profile in a temporary copy of the repository."""
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+from dvc.repo import Repo
+from markupsafe import escape
+
+from tms.reporting import browser, errata, site
+
+PAPERS = ["autoencoding_notes", "incidental_polysemanticity", "persian_rug"]
+#: every file of each repository copy, with its hash, before and right after its `dvc repro`
+BEFORE: dict[Path, dict[str, str]] = {}
+AFTER: dict[Path, dict[str, str]] = {}
+
+
+def _hashes(repo: Path, *dirs: str) -> dict[str, str]:
+    """sha256 of every file under ``dirs`` of ``repo`` (default: the data and the figures)."""
+    files = [f for d in dirs or ("data", "reports/figures") for f in sorted((repo / d).rglob("*"))
+             if f.is_file() and f.name != ".gitignore"]
+    return {str(f.relative_to(repo)): hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
+
+
+@pytest.fixture(scope="module")
+def repro_tiny(pipeline_copy, load_profile, dvc_repro):
+    """``repro_tiny(repo)``: copy the pipeline into ``repo`` with the tiny profile, run
+    ``dvc repro`` there and return the environment (hashes of the copy kept around it)."""
+    def run(repo: Path) -> dict:
+        env = pipeline_copy(repo, load_profile("tiny"))
+        BEFORE[repo] = _hashes(repo, ".")
+        dvc_repro(repo, env)
+        AFTER[repo] = _hashes(repo, ".")
+        return env
+    return run
+
+
+@pytest.fixture(scope="module")
+def tiny_repo(tmp_path_factory, repro_tiny):
+    repo = tmp_path_factory.mktemp("repo")
+    return repo, repro_tiny(repo)
+
+
+def test_repro_builds_the_report_and_figures(tiny_repo):
+    repo, _ = tiny_repo
+    html = (repo / "reports/persian_rug.html").read_text()
+    for text in ("Figure 1", "Figure 2", "Figure 3", "Claims", "data:image/png;base64"):
+        assert text in html
+    for fig in ("fig1", "fig2", "fig3"):
+        for ext in ("png", "svg"):
+            assert (repo / f"reports/figures/persian_rug/{fig}.{ext}").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("paper", PAPERS)
+def test_every_paper_report_is_built_with_its_claims(tiny_repo, paper):
+    repo, _ = tiny_repo
+    html = (repo / f"reports/{paper}.html").read_text()
+    assert "Claims" in html and "data:image/png;base64" in html
+    assert "Traceback" not in html
+    assert len(list((repo / f"reports/figures/{paper}").glob("*.png"))) >= 3
+
+
+def test_tables_have_one_row_per_model(tiny_repo):
+    repo, _ = tiny_repo
+    train = pd.read_parquet(repo / "data/persian_rug/train/n16.parquet")
+    assert len(train) == 2 * 2 * 2 * 2              # models × seeds × ratios × p
+    assert set(train.model) == {"relu", "linear"}
+    assert (train.loss > 0).all() and train.steps.le(60).all()
+    rug = pd.read_parquet(repo / "data/persian_rug/rug.parquet")
+    assert len(rug) == 2 * 2
+    assert len(pd.read_parquet(repo / "data/persian_rug/theory.parquet")) == 2 * 5
+
+
+def test_same_params_give_byte_identical_data_and_figures(tiny_repo, repro_tiny, tmp_path):
+    repo, _ = tiny_repo
+    again = tmp_path / "again"
+    again.mkdir()
+    repro_tiny(again)
+    first, second = _hashes(repo), _hashes(again)
+    assert len(first) > 20 and first.keys() == second.keys()
+    for paper in PAPERS:                      # the data and the figures of every paper
+        for d in (f"data/{paper}/", f"reports/figures/{paper}/"):
+            assert any(k.startswith(d) for k in first), d
+    assert [k for k in first if first[k] != second[k]] == []
+
+
+def test_no_stage_writes_outside_its_declared_outs(tiny_repo):
+    repo, _ = tiny_repo
+    with Repo(str(repo)) as dvc:                        # every stage, matrix entries expanded
+        stages = list(dvc.index.stages)
+        outs = [Path(o.fs_path).relative_to(repo) for st in stages for o in st.outs]
+    assert len(stages) >= 18
+    assert [o for o in outs if not (repo / o).exists()] == []   # each stage wrote its outs
+    before, after = BEFORE[repo], AFTER[repo]           # around the fixture's `dvc repro`
+    written = [f for f in after if before.get(f) != after[f]
+               and not f.startswith(".dvc/") and f != "dvc.lock"]
+    assert len(written) > 30
+    outside = [f for f in written if not any(Path(f) == o or o in Path(f).parents for o in outs)]
+    assert outside == []
+    assert [f for f in before if f not in after] == []          # nothing of the copy deleted
+
+
+def _dvc(repo: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
+    run = subprocess.run([sys.executable, "-m", "dvc", *args], cwd=repo, env=env,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return run
+
+
+def test_site_shows_every_claim_with_links_and_metrics(tiny_repo):
+    repo, env = tiny_repo
+    html = (repo / "reports/index.html").read_text()
+    stages = set(_dvc(repo, env, "dag", "--mermaid").stdout.split('"')[1::2])
+    metrics = json.loads((repo / "reports/claims.json").read_text())
+    assert sorted(metrics) == PAPERS
+    for paper in PAPERS:
+        assert f'href="{paper}.html"' in html
+        data = json.loads((repo / f"reports/claims/{paper}.json").read_text())
+        assert len(data["claims"]) >= 5 and metrics[paper]["claims_total"] == len(data["claims"])
+        for row in data["claims"]:
+            assert escape(row["claim"]) in html and escape(row["ours"]) in html
+            assert row["verdict"] in site.VERDICTS
+            assert row["figure"] is None or (repo / row["figure"]).is_file()
+            assert set(row["stages"]) <= stages | {s.split("@")[0] for s in stages}
+    # the fig. 3 diagonal: the metric against the trained model's table
+    f3 = pd.read_parquet(repo / "data/persian_rug/fig3.parquet")
+    diag = next(v for k, v in metrics["persian_rug"]["claims"].items()
+                if k.startswith("fig_3_diagonal"))
+    assert diag["value"] == pytest.approx(f3.diag_mean.mean(), abs=5e-4)
+    assert diag["uncertainty"] == pytest.approx(f3.diag_std.mean(), abs=5e-4)
+    for erratum in errata.ERRATA:
+        assert escape(erratum.printed) in html
+    assert "flowchart TD" in html and "<svg" in html and "pr_train@16" in html
+    assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)   # nothing remote
+
+
+def test_second_repro_reruns_nothing_and_keeps_the_lock(tiny_repo):
+    repo, env = tiny_repo
+    lock = (repo / "dvc.lock").read_bytes()
+    run = _dvc(repo, env, "repro")
+    assert "Running stage" not in run.stdout
+    assert (repo / "dvc.lock").read_bytes() == lock
+    assert "up to date" in _dvc(repo, env, "status").stdout
+
+
+@pytest.mark.parametrize("key, value, expected", [
+    ("relu.max_steps", 31, {"notes_relu", "site"}),
+    ("scale_min", 0.3, {"notes_linear", "notes_saddle", "notes_flows", "notes_report", "site"}),
+])
+def test_editing_one_experiment_touches_only_its_stages_and_the_site(tiny_repo, tmp_path, key,
+                                                                      value, expected):
+    repo, env = tiny_repo
+    work = tmp_path / "edit"
+    shutil.copytree(repo, work, symlinks=True)
+    params = yaml.safe_load((work / "params.yaml").read_text())
+    *parents, last = key.split(".")
+    node = params["autoencoding_notes"]
+    for part in parents:
+        node = node[part]
+    node[last] = value
+    (work / "params.yaml").write_text(yaml.safe_dump(params))
+    status = json.loads(_dvc(work, env, "status", "--json").stdout)
+    assert set(status) == expected
+
+
+def test_dvc_reads_the_claims_as_metrics_and_the_curves_as_plots(tiny_repo, tmp_path):
+    repo, env = tiny_repo
+    shown = json.loads(_dvc(repo, env, "metrics", "show", "--json").stdout)
+    values = shown[""]["data"]["reports/claims.json"]["data"]
+    assert values["persian_rug"]["claims_total"] > 0
+    out = tmp_path / "plots"
+    _dvc(repo, env, "plots", "show", "-o", str(out))
+    page = (out / "index.html").read_text()
+    for title in ("Persian Rug fig. 2", "polysemantic neurons against m",
+                  "mean fourth norm against step"):
+        assert title in page
+    assert "theory p=0.1" in page and "bipolar" in page and "random unit vector" in page
+    fig2 = pd.read_csv(repo / "reports/plots/pr_fig2_loss.csv")
+    theory = pd.read_parquet(repo / "data/persian_rug/theory.parquet")
+    th = fig2[fig2.series == "theory p=0.5"].sort_values("ratio")
+    ref = theory[np.isclose(theory.p, 0.5)].sort_values("ratio")
+    assert np.allclose(th.relative_loss, ref.loss / (0.5 / 3))
+    col = pd.read_csv(repo / "reports/plots/ip_collisions.csv")
+    raw = pd.read_parquet(repo / "data/incidental_polysemanticity/collisions.parquet")
+    assert np.allclose(col.polysemantic, raw.groupby("m").polysemantic.mean().to_numpy())
+
+
+def test_metrics_diff_and_exp_show_in_a_git_checkout(tiny_repo, tmp_path):
+    repo, env = tiny_repo
+    work = tmp_path / "git"
+    shutil.copytree(repo, work, symlinks=True)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    (work / ".gitignore").write_text("/data/\n/reports/*.html\n/reports/*.ipynb\n"
+                                     "/reports/figures/\n/reports/claims/\n")
+    subprocess.run(["git", "init", "-q"], cwd=work, check=True)
+    _dvc(work, env, "config", "core.no_scm", "false")
+    subprocess.run(git + ["add", "-A"], cwd=work, check=True)
+    subprocess.run(git + ["commit", "-q", "-m", "tiny"], cwd=work, check=True)
+    claims = json.loads((work / "reports/claims.json").read_text())
+    claims["persian_rug"]["reproduced"] += 1
+    (work / "reports/claims.json").write_text(json.dumps(claims))
+    diff = json.loads(_dvc(work, env, "metrics", "diff", "--json").stdout)
+    assert diff["reports/claims.json"]["persian_rug.reproduced"]["diff"] == 1
+    shown = _dvc(work, env, "exp", "show", "--json").stdout
+    assert "persian_rug" in shown and "claims_total" in shown
+    curve = work / "reports/plots/ip_collisions.csv"
+    col = pd.read_csv(curve)
+    col["polysemantic"] += 1
+    col.to_csv(curve, index=False)
+    out = tmp_path / "plots_diff"
+    _dvc(work, env, "plots", "diff", "HEAD", "-o", str(out))
+    page = (out / "index.html").read_text()
+    assert "polysemantic neurons against m" in page and '"rev": "HEAD"' in page
+
+
+def test_pages_load_in_headless_chromium_without_errors(tiny_repo):
+    repo, _ = tiny_repo
+    if None in browser.executables():
+        pytest.skip("chromium and chromedriver are not installed (make test installs them)")
+    pages = [repo / "reports/index.html"] + [repo / f"reports/{p}.html" for p in PAPERS]
+    with browser.chromium() as driver:
+        assert [p for page in pages for p in browser.problems(driver, page)] == []
+        shot = browser.screenshot(driver, pages[0], repo / "reports/index.png")
+    assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+def test_figures_carry_no_timestamp_or_software_metadata(tiny_repo):
+    repo, _ = tiny_repo
+    pngs = sorted((repo / "reports/figures").rglob("*.png"))
+    assert len(pngs) >= 15
+    for png in pngs:
+        data, i, chunks = png.read_bytes(), 8, set()
+        while i < len(data):
+            n = int.from_bytes(data[i:i + 4], "big")
+            chunks.add(data[i + 4:i + 8].decode())
+            i += 12 + n
+        assert chunks <= {"IHDR", "IDAT", "IEND", "pHYs"}, (png, chunks)   # no tEXt/tIME
+    for svg in sorted((repo / "reports/figures").rglob("*.svg")):
+        meta = svg.read_text().split("</metadata>")[0]
+        assert "<dc:date>" not in meta and "<dc:creator>" not in meta, svg
