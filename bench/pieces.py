@@ -40,7 +40,7 @@ def adam_ms(numel: int, workers: int, steps: int = 50) -> float:
     grad = torch.randn_like(flat)
     opt = optim.BatchedAdam([flat], torch.full((flat.shape[0],), 1e-3), 1e-7)
     with torch_threads(1), WorkerPool(workers) as pool, \
-            mock.patch.object(models, "ADAM_BLOCK", 1):
+            mock.patch.object(optim, "ADAM_BLOCK", 1):
         opt.step([flat], [grad], pool)
         t = time.perf_counter()
         for _ in range(steps):

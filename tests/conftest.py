@@ -27,10 +27,11 @@ def root() -> Path:
 
 @pytest.fixture(scope="session")
 def load_profile() -> Callable[[str], dict]:
-    """``load_profile(name)``: a fresh copy of the params of profile ``name`` ('default' is
-    params.yaml; 'paper' and 'tiny' are overlays on it), validated by the schema."""
+    """``load_profile(name)``: a fresh copy of the params of profile ``name``: 'default' (the
+    default params.yaml, tms.pipeline.profiles.default_params), or 'paper' and 'tiny', overlays
+    on it validated by the schema."""
     def load(name: str) -> dict:
-        default = yaml.safe_load((ROOT / "params.yaml").read_text())
+        default = profiles.default_params(ROOT)
         return default if name == "default" else profiles.profile(default, PROFILES[name])
     return load
 

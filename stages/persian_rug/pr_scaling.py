@@ -4,14 +4,13 @@ Writes data/persian_rug/scaling_theory.parquet (optimal symmetric loss, lower an
 bounds and L0 on scaling.theory_p × scaling.theory_ratio; tms.persian_rug.scaling.THEORY_COLUMNS)
 and data/persian_rug/scaling_fits.parquet (both laws fitted to theory, rug and each trained grid
 in the regime p/ratio ≤ scaling.max_p_over_r; tms.persian_rug.scaling.FIT_COLUMNS). Diverged trained
-models are left out of the fits (tms.engine.divergence.split; the report warns about them).
+models are left out of the fits (tms.pipeline.divergence.split; the report warns about them).
 """
 
 import pandas as pd
 
-from tms.engine import divergence
 from tms.persian_rug import scaling, stats
-from tms.pipeline import io, stage
+from tms.pipeline import divergence, io, stage
 
 
 def main(params):

@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from tms.engine import models, optim, sampler
+from tms.engine import models, sampler
 from tms.engine.models import forward, init_ragged, init_stack, loss_and_grads
 from tms.engine.optim import BatchedAdam
 from tms.engine.threads import WorkerPool, torch_threads
@@ -130,58 +130,6 @@ def test_ragged_stack_holds_the_padded_init_and_selects_instances():
     torch.testing.assert_close(forward(padded, x)[1][0],
                                torch.relu(x[0] @ ragged.W_in(0).T @ ragged.W_out_T(0)
                                           + ragged.b(0)))
-
-
-def test_batched_adam_matches_torch_adam_per_instance():
-    torch.manual_seed(0)
-    lrs = [1e-2, 3e-3]
-    params = [torch.randn(2, 4, 3), torch.randn(2, 3)]
-    ref = [[p[k].clone().requires_grad_(True) for p in params] for k in range(2)]
-    opts = [torch.optim.Adam(ref[k], lr=lrs[k], eps=1e-7) for k in range(2)]
-    ours = BatchedAdam(params, torch.tensor(lrs), 1e-7)
-    for step in range(5):
-        grads = [torch.randn_like(p) for p in params]
-        ours.step(params, grads)
-        for k in range(2):
-            for r, g in zip(ref[k], grads):
-                r.grad = g[k].clone()
-            opts[k].step()
-    for k in range(2):
-        for p, r in zip(params, ref[k]):
-            torch.testing.assert_close(p[k], r.detach(), rtol=1e-6, atol=1e-7)
-
-
-def test_batched_adam_rows_shared_by_threads_give_the_same_bytes(monkeypatch):
-    monkeypatch.setattr(optim, "ADAM_BLOCK", 1)       # share even these tiny tensors
-    torch.manual_seed(1)
-    flat = [torch.randn(7, 5)]
-    flat.append(flat[0].clone())
-    opts = [BatchedAdam([f], torch.linspace(1e-3, 1e-2, 7), 1e-7) for f in flat]
-    with torch_threads(1):
-        for _ in range(4):
-            g = torch.randn(7, 5)
-            opts[0].step([flat[0]], [g])
-            with WorkerPool(3) as pool:
-                opts[1].step([flat[1]], [g], pool)
-    assert torch.equal(flat[0], flat[1])
-
-
-def test_batched_adam_shares_a_tensor_in_blocks_of_at_least_adam_block(monkeypatch):
-    class Recorder(WorkerPool):                      # four workers in name, the caller's thread
-        def map(self, fn, items):
-            self.blocks.append(len(items))
-            return [fn(item) for item in items]
-
-    flat = torch.randn(10, 100)
-    opt = BatchedAdam([flat], torch.full((10,), 1e-3), 1e-7)
-    with Recorder(1) as pool:
-        pool.n, pool.blocks = 4, []
-        opt.step([flat], [torch.randn(10, 100)], pool)       # 1000 < ADAM_BLOCK: one block
-        monkeypatch.setattr(optim, "ADAM_BLOCK", 300)
-        opt.step([flat], [torch.randn(10, 100)], pool)       # 1000 // 300 = 3 blocks
-        monkeypatch.setattr(optim, "ADAM_BLOCK", 1)
-        opt.step([flat], [torch.randn(10, 100)], pool)       # at most one per worker
-    assert pool.blocks == [1, 3, 4]
 
 
 def test_init_rejects_bad_n_d():

@@ -1,4 +1,5 @@
-"""dvc.yaml: every project file a stage runs is covered by the stage's declared deps."""
+"""dvc.yaml: every project file a stage runs is covered by the stage's declared deps, and every
+package it declares is one it runs."""
 
 import ast
 from pathlib import Path
@@ -69,17 +70,30 @@ def entry_points(stage: dict) -> set[Path]:
     return named | {ROOT / d for d in stage.get("deps", []) if d.endswith(".ipynb")}
 
 
+def _covers(dep: Path, path: Path) -> bool:
+    return path == dep or dep in path.parents
+
+
 def uncovered(stage: dict) -> list[str]:
+    """The project files the stage runs that none of its deps covers."""
     deps = [ROOT / d for d in stage.get("deps", [])]
     files = set().union(*(executed(e) for e in entry_points(stage)))
-    return sorted(str(f.relative_to(ROOT)) for f in files
-                  if not any(f == d or d in f.parents for d in deps))
+    return sorted(str(f.relative_to(ROOT)) for f in files if not any(_covers(d, f) for d in deps))
+
+
+def unused(stage: dict) -> list[str]:
+    """The stage's code deps under src/ that cover no file it runs (each would rerun it for
+    nothing)."""
+    files = set().union(*(executed(e) for e in entry_points(stage)))
+    return [d for d in stage.get("deps", []) if d.startswith("src/")
+            and not any(_covers(ROOT / d, f) for f in files)]
 
 
 @pytest.mark.parametrize("name", sorted(STAGES))
-def test_stage_deps_cover_every_module_it_runs(name):
+def test_stage_deps_cover_every_module_it_runs_and_no_other_package(name):
     assert entry_points(STAGES[name]), f"{name}: no script in its cmd"
     assert uncovered(STAGES[name]) == []
+    assert unused(STAGES[name]) == []
 
 
 def test_a_module_missing_from_the_deps_is_found():
@@ -93,3 +107,4 @@ def test_a_module_missing_from_the_deps_is_found():
             "src/tms/engine/train.py"} <= set(missing)
     assert not any(m.startswith(("src/tms/pipeline/", "src/tms/reporting/")) for m in missing)
     assert "src/tms/__init__.py" not in missing          # a docstring runs nothing
+    assert unused({**stage, "deps": stage["deps"] + ["src/tms/notes"]}) == ["src/tms/notes"]

@@ -14,6 +14,33 @@ def test_shipped_profiles_are_valid(load_profile, name):
     assert params.parse(load_profile(name)).persian_rug.eval.n_vectors >= 65536
 
 
+def test_the_paper_profile_holds_the_authors_settings(load_profile):
+    # docs/paper-gaps.md: a change to the default for CPU speed must not move these
+    p = params.parse(load_profile("paper"))
+    pr, ip = p.persian_rug, p.incidental_polysemanticity
+    t = pr.train
+    assert (t.batch_size, t.lr_scale, t.lr, t.adam_eps, t.window, t.check_every, t.max_steps) \
+        == (1024, 0.003, None, 1e-7, 200, 30, 45000)
+    authors_grid = {"start": 0.002001, "stop": 0.8, "num": 20}
+    assert pr.grid.p.model_dump() == pr.grid.ratio.model_dump() == authors_grid
+    assert pr.grid.n_s == [128, 1024, 8192] and pr.grid.models == ["relu"]
+    assert (pr.fig2.n_s, pr.fig2.p) == (8192, [0.001, 0.01, 0.05, 0.1, 0.4, 0.6])
+    assert (pr.fig3.n_s, pr.fig3.n_d, pr.fig3.p, pr.fig3.lr, pr.fig3.max_steps) \
+        == (512, 130, 0.044, None, None)
+    assert pr.rug.n_s == 8192
+    c = ip.collisions
+    assert (c.n, c.m, c.instances, c.lam, c.steps) \
+        == (256, [256, 512, 1024, 2048, 4096], 16, 1e-3, 7500)
+    assert c.optimizer.model_dump() == {"name": "adamw", "lr": 1e-3, "weight_decay": 0.01}
+    s = ip.sparsification
+    assert (s.m, s.lam, s.init_std, s.euler.dt[0]) == ([100000], 1e-5, 0.9, 0.5)
+    n = ip.noise
+    assert (n.n, n.m, n.instances, n.steps, n.record_every) == (8, 16, 5, 100000, 5)
+    assert (n.sigma, n.noise) == ([0.07, 0.1, 0.15], ["bipolar", "normal"])
+    assert n.optimizer.model_dump() == {"name": "sgd", "lr": 0.02, "weight_decay": 0.0}
+    assert ip.single.steps == 1_000_000
+
+
 def test_linspace_grids_expand_like_numpy(load_profile):
     raw = load_profile("default")
     grid = params.parse(raw).persian_rug.grid
@@ -53,19 +80,27 @@ def test_an_overlay_replaces_values_and_keeps_the_rest():
 
 
 @pytest.mark.parametrize("overlay, shown", [
-    ({"a": {"lrr": 0.2}}, "a.lrr: unknown key: params.yaml has no such key; did you mean 'lr'?"),
-    ({"c": {}}, "c: unknown key"),
-    ({"a": 3}, None),                               # a whole section replaced: the schema's job
+    ({"persian_rug": {"train": {"max_step": 3}}},
+     "persian_rug.train.max_step: unknown key (value 3); did you mean 'max_steps'?"),
+    ({"persian_rugg": {}}, "persian_rugg: unknown key"),
+    ({"persian_rug": {"train": {"lr": -1.0}}}, "persian_rug.train.lr = -1.0"),
     ([1, 2], "the top level must be a mapping"),
 ])
-def test_an_overlay_key_the_default_lacks_is_an_error_naming_the_file(overlay, shown):
-    default = {"a": {"lr": 0.1}, "b": {}}
-    if shown is None:
-        assert profiles.merge(default, overlay, "x.yaml") == {"a": 3, "b": {}}
-        return
+def test_a_bad_overlay_is_an_error_naming_the_file_and_the_key(tmp_path, load_profile, overlay,
+                                                               shown):
+    path = tmp_path / "x.yaml"
+    path.write_text(yaml.safe_dump(overlay))
     with pytest.raises(params.ParamsError) as err:
-        profiles.merge(default, overlay, "x.yaml")
-    assert str(err.value).startswith("x.yaml: ") and shown in str(err.value)
+        profiles.profile(load_profile("default"), path)
+    assert str(err.value).startswith(str(path)) and shown in str(err.value)
+
+
+def test_an_overlay_may_set_a_key_the_default_leaves_to_the_schema(tmp_path, load_profile):
+    path = tmp_path / "x.yaml"
+    path.write_text("persian_rug:\n  train:\n    lr: 0.002\n")
+    assert "lr" not in load_profile("default")["persian_rug"]["train"]
+    assert params.parse(profiles.profile(load_profile("default"), path)).persian_rug.train.lr \
+        == 0.002
 
 
 def test_profiles_hold_only_what_differs_from_the_default(root, load_profile):
@@ -83,22 +118,26 @@ def test_profiles_hold_only_what_differs_from_the_default(root, load_profile):
         assert list(same(overlay, default)) == [], path
 
 
-def test_make_profile_writes_the_merged_params_and_rejects_a_bad_overlay(root, tmp_path,
-                                                                         load_profile):
+def test_make_profile_switches_profiles_and_rejects_a_bad_overlay(root, tmp_path):
     subprocess.run(["git", "clone", "-q", str(root), str(tmp_path / "repo")], check=True)
     repo = tmp_path / "repo"
-    run = subprocess.run([sys.executable, "-m", "tms.pipeline.profiles", "paper"], cwd=repo,
-                         capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    written = yaml.safe_load((repo / "params.yaml").read_text())
-    assert written == profiles.profile(profiles.committed_default(repo),
-                                       repo / "profiles/paper.yaml")
-    assert params.parse(written).persian_rug.grid.n_s == [128, 1024, 8192]
+
+    def make_profile(name: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "tms.pipeline.profiles", name], cwd=repo,
+                              capture_output=True, text=True)
+    default = profiles.default_params(repo)
+    assert make_profile("paper").returncode == 0
+    paper = yaml.safe_load((repo / "params.yaml").read_text())
+    assert paper == profiles.profile(default, repo / "profiles/paper.yaml") != default
+    assert profiles.default_params(repo) == default       # the committed one, under a profile
+    (repo / "profiles/cpu.yaml").write_text("persian_rug:\n  device: cpu\n")
+    assert make_profile("cpu").returncode == 0            # from the default, not from paper
+    assert yaml.safe_load((repo / "params.yaml").read_text()) == default
     (repo / "profiles/bad.yaml").write_text("persian_rug:\n  train:\n    max_step: 3\n")
     before = (repo / "params.yaml").read_bytes()
-    run = subprocess.run([sys.executable, "-m", "tms.pipeline.profiles", "bad"], cwd=repo,
-                         capture_output=True, text=True)
+    run = make_profile("bad")
     assert run.returncode == 2 and "Traceback" not in run.stderr
-    assert "profiles/bad.yaml: persian_rug.train.max_step: unknown key" in run.stderr
+    assert "profiles/bad.yaml (over the default params.yaml): invalid parameters" in run.stderr
+    assert "persian_rug.train.max_step: unknown key" in run.stderr
     assert "did you mean 'max_steps'?" in run.stderr
     assert (repo / "params.yaml").read_bytes() == before

@@ -6,6 +6,6 @@
 - optim: batched Adam, AdamW and SGD, one learning rate per instance.
 - train: the trainer (stopping rule, divergence, chunks within a memory budget, held-out loss).
 - tied: the tied-weight autoencoder with l1 and hidden-layer noise, and its trainer.
-- checkpoint, executor, threads, divergence: resuming a killed run, in-process or Ray chunks,
-  worker threads, diverged models out of tables.
+- checkpoint, executor, threads: resuming a killed run, in-process or Ray chunks, worker
+  threads.
 """

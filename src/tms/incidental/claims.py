@@ -78,7 +78,7 @@ def incidental_polysemanticity(checks: pd.DataFrame, trajectory: pd.DataFrame,
                                ) -> pd.DataFrame:
     """Claims of *Incidental polysemanticity* (figs. 2–7, section 2.1, appendix C), one row each.
 
-    checks: tms.persian_rug.theory.CHECK_COLUMNS; trajectory, euler: the ip_sparsification tables;
+    checks: tms.incidental.theory.CHECK_COLUMNS; trajectory, euler: the ip_sparsification tables;
     collisions: tms.incidental.training.COLLISION_COLUMNS with ``fit`` and ``fit_init``
     (tms.incidental.stats.collision_constant of the polysemantic counts and of the benign
     collisions at init, at confidence ``level``); noise, noise_fourth (I, T), noise_m: fig. 4;

@@ -5,14 +5,13 @@ hidden width.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from matplotlib.patches import FancyArrowPatch
 
 from tms.incidental.sparsification import theory_l1, theory_m_prime
 from tms.incidental.theory import random_unit_fourth_norm
-from tms.pipeline import savefig  # noqa: F401  (selects the Agg backend and the fixed SVG hash salt)
+from tms.pipeline.savefig import plt
 
 
 def fig1_architecture(n: int = 4, m: int = 6) -> plt.Figure:

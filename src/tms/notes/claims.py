@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tms.engine import divergence
+from tms.pipeline import divergence
 from tms.pipeline.claim_rows import COLUMNS, verdict
 
 
@@ -31,7 +31,7 @@ def autoencoding_notes(moments: pd.DataFrame, skeletons: pd.DataFrame, linear: p
     'not reproduced' against the stated tolerance, 'erratum' (a statement of the notes that
     does not hold as printed), 'caveat' (holds, with a qualification the notes leave out) and
     'answered' (a question the notes leave open). Diverged models (column ``diverged``) are
-    left out (tms.engine.divergence.split).
+    left out (tms.pipeline.divergence.split).
     """
     linear, relu = divergence.split(linear)[0], divergence.split(relu)[0]
     rows = []

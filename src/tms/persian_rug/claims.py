@@ -20,9 +20,9 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from tms.engine import divergence
 from tms.persian_rug import bounds, theory
 from tms.persian_rug.stats import cell_means
+from tms.pipeline import divergence
 from tms.pipeline.claim_rows import COLUMNS, verdict
 
 
@@ -47,7 +47,7 @@ def persian_rug(fig3: pd.DataFrame, rug_gap: pd.DataFrame) -> pd.DataFrame:
 
     fig3: the fig. 3 table (tms.persian_rug.training.TRAIN_COLUMNS), one row per seed; rug_gap: the
     output of :func:`rug_vs_theory`. Diverged models (column ``diverged``) are left out
-    (tms.engine.divergence.split).
+    (tms.pipeline.divergence.split).
     """
     fig3 = divergence.split(fig3)[0]
     rows = []

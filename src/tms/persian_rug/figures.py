@@ -44,20 +44,20 @@ def nearest(values: Sequence[float], target: float) -> float:
     return float(values[np.argmin(np.abs(values - target))])
 
 
-def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory: pd.DataFrame,
+def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataFrame,
               p_targets: Sequence[float]) -> plt.Figure:
     """Fig. 2: per-feature loss against the ratio n_d/n_s, one colour per p.
 
     trained: columns model, p, ratio, loss, seed_index (mean ± standard error over seeds is
-    drawn; relu models only, the grid p nearest each target); rug: p, ratio, loss; theory:
-    p, ratio, loss, loss_linear. Left: per-feature loss (log scale); right: the same divided by
-    p/3, the loss of the all-zero output.
+    drawn; relu models only, the grid p nearest each target); rug: p, ratio, loss;
+    theory_table: p, ratio, loss, loss_linear. Left: per-feature loss (log scale); right: the
+    same divided by p/3, the loss of the all-zero output.
     """
     relu = trained[trained.model == "relu"]
     colors = plt.cm.viridis(np.linspace(0, 0.9, len(p_targets)))
     fig, axes = plt.subplots(1, 2, figsize=(12, 4.8))
     for p, c in zip(p_targets, colors):
-        th = theory[np.isclose(theory.p, p)].sort_values("ratio")
+        th = theory_table[np.isclose(theory_table.p, p)].sort_values("ratio")
         rg = rug[np.isclose(rug.p, p)].sort_values("ratio")
         p_tr = nearest(relu.p, p) if len(relu) else None
         tr = (relu[np.isclose(relu.p, p_tr)].groupby("ratio").loss.agg(["mean", "sem", "size"])

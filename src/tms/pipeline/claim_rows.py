@@ -22,7 +22,6 @@ from tms.pipeline.io import write_json
 COLUMNS = ["claim", "source", "paper", "ours", "tolerance", "verdict"]
 
 
-
 def verdict(ok: bool) -> str:
     """'reproduced' if the claim's test passed, else 'not reproduced'."""
     return "reproduced" if ok else "not reproduced"

@@ -1,4 +1,5 @@
-"""The params schema: ``params.yaml`` (and ``profiles/*.yaml``) validated on load.
+"""The params schema: ``params.yaml`` validated on load (and every profile merged onto it,
+tms.pipeline.profiles).
 
 Every stage calls :func:`load` before doing any work. A wrong type, an out-of-range value,
 an unknown or misspelt key or a missing section raises :class:`ParamsError`, whose message

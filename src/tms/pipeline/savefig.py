@@ -1,8 +1,8 @@
 """Figures written byte-stable: PNG and SVG, atomically, without timestamps or software metadata.
 
 Importing this module selects matplotlib's Agg backend (no display needed) and fixes the SVG
-hash salt, so equal figures give equal bytes. Every figure module of the project imports
-``plt`` from here.
+hash salt, so equal figures give equal bytes. The figure modules of the papers import ``plt``
+from here.
 """
 
 from __future__ import annotations

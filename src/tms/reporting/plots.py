@@ -11,11 +11,11 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from tms.incidental import theory
+from tms.incidental.theory import random_unit_fourth_norm
 from tms.persian_rug.figures import nearest
 
 
-def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory: pd.DataFrame,
+def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataFrame,
               p_targets: Sequence[float]) -> pd.DataFrame:
     """Persian Rug fig. 2 as rows ``series, p, ratio, loss, relative_loss``.
 
@@ -27,7 +27,7 @@ def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory: pd.DataFrame,
     parts = []
     relu = trained[trained.model == "relu"]
     for p in p_targets:
-        th = theory[np.isclose(theory.p, p)]
+        th = theory_table[np.isclose(theory_table.p, p)]
         parts += [pd.DataFrame({"series": f"theory p={p:g}", "p": p, "ratio": th.ratio,
                                 "loss": th.loss}),
                   pd.DataFrame({"series": f"optimal linear p={p:g}", "p": p, "ratio": th.ratio,
@@ -75,5 +75,5 @@ def fourth_norms(noise: pd.DataFrame, steps: np.ndarray, fourth: np.ndarray,
                            "fourth": fourth[tab.index.to_numpy()].mean(0)})
              for (kind, sigma), tab in noise.groupby(["noise", "sigma"])]
     parts.append(pd.DataFrame({"series": "random unit vector 3/(m+2)", "step": steps,
-                               "fourth": theory.random_unit_fourth_norm(m)}))
+                               "fourth": random_unit_fourth_norm(m)}))
     return pd.concat(parts, ignore_index=True)

@@ -1,0 +1,93 @@
+"""Batched optimisers against torch's, instance by instance, and Adam's work sharing
+(tms.engine.optim)."""
+
+import pytest
+import torch
+
+from tms.engine import optim
+from tms.engine.optim import BatchedAdam
+from tms.engine.threads import WorkerPool, torch_threads
+
+
+def test_batched_adam_matches_torch_adam_per_instance():
+    torch.manual_seed(0)
+    lrs = [1e-2, 3e-3]
+    params = [torch.randn(2, 4, 3), torch.randn(2, 3)]
+    ref = [[p[k].clone().requires_grad_(True) for p in params] for k in range(2)]
+    opts = [torch.optim.Adam(ref[k], lr=lrs[k], eps=1e-7) for k in range(2)]
+    ours = BatchedAdam(params, torch.tensor(lrs), 1e-7)
+    for step in range(5):
+        grads = [torch.randn_like(p) for p in params]
+        ours.step(params, grads)
+        for k in range(2):
+            for r, g in zip(ref[k], grads):
+                r.grad = g[k].clone()
+            opts[k].step()
+    for k in range(2):
+        for p, r in zip(params, ref[k]):
+            torch.testing.assert_close(p[k], r.detach(), rtol=1e-6, atol=1e-7)
+
+
+def test_batched_adam_rows_shared_by_threads_give_the_same_bytes(monkeypatch):
+    monkeypatch.setattr(optim, "ADAM_BLOCK", 1)       # share even these tiny tensors
+    torch.manual_seed(1)
+    flat = [torch.randn(7, 5)]
+    flat.append(flat[0].clone())
+    opts = [BatchedAdam([f], torch.linspace(1e-3, 1e-2, 7), 1e-7) for f in flat]
+    with torch_threads(1):
+        for _ in range(4):
+            g = torch.randn(7, 5)
+            opts[0].step([flat[0]], [g])
+            with WorkerPool(3) as pool:
+                opts[1].step([flat[1]], [g], pool)
+    assert torch.equal(flat[0], flat[1])
+
+
+def test_batched_adam_shares_a_tensor_in_blocks_of_at_least_adam_block(monkeypatch):
+    class Recorder(WorkerPool):                      # four workers in name, the caller's thread
+        def map(self, fn, items):
+            self.blocks.append(len(items))
+            return [fn(item) for item in items]
+
+    flat = torch.randn(10, 100)
+    opt = BatchedAdam([flat], torch.full((10,), 1e-3), 1e-7)
+    with Recorder(1) as pool:
+        pool.n, pool.blocks = 4, []
+        opt.step([flat], [torch.randn(10, 100)], pool)       # 1000 < ADAM_BLOCK: one block
+        monkeypatch.setattr(optim, "ADAM_BLOCK", 300)
+        opt.step([flat], [torch.randn(10, 100)], pool)       # 1000 // 300 = 3 blocks
+        monkeypatch.setattr(optim, "ADAM_BLOCK", 1)
+        opt.step([flat], [torch.randn(10, 100)], pool)       # at most one per worker
+    assert pool.blocks == [1, 3, 4]
+
+
+def _torch_reference(opt_cls, lrs, steps, **kw):
+    torch.manual_seed(0)
+    p = torch.randn(2, 4, 3)
+    grads = [torch.randn(2, 4, 3) for _ in range(steps)]
+    ref = [p[k].clone().requires_grad_(True) for k in range(2)]
+    opts = [opt_cls([ref[k]], lr=lrs[k], **kw) for k in range(2)]
+    for g in grads:
+        for k in range(2):
+            ref[k].grad = g[k].clone()
+            opts[k].step()
+    return p, grads, torch.stack([r.detach() for r in ref])
+
+
+@pytest.mark.parametrize("name, cls, kw", [
+    ("sgd", torch.optim.SGD, {}),
+    ("adam", torch.optim.Adam, {"eps": optim.ADAM_EPS}),
+    ("adamw", torch.optim.AdamW, {"eps": optim.ADAM_EPS, "weight_decay": 0.05}),
+])
+def test_batched_optimisers_match_torch_per_instance(name, cls, kw):
+    lrs = [1e-2, 3e-3]
+    p, grads, ref = _torch_reference(cls, lrs, 6, **kw)
+    opt = optim.make_optimizer(name, [p], torch.tensor(lrs), kw.get("weight_decay", 0.0))
+    for g in grads:
+        opt.step([p], [g])
+    torch.testing.assert_close(p, ref, rtol=1e-6, atol=1e-7)
+
+
+def test_unknown_optimiser_is_rejected():
+    with pytest.raises(ValueError, match="optimizer"):
+        optim.make_optimizer("rmsprop", [torch.zeros(1, 2)], torch.ones(1))
