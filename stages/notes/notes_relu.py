@@ -8,12 +8,13 @@ data/autoencoding_notes/relu_strata.parquet (the loss on each skeleton Q_l).
 from tms.engine.train import Schedule
 from tms.notes import training
 from tms.pipeline import io, stage
-from tms.pipeline.params import resolve_device
+from tms.pipeline.params import resolve_device, schedule_warnings
 
 
 def main(params):
     an = params.autoencoding_notes
     r = an.relu
+    stage.warn(schedule_warnings("autoencoding_notes.relu.train", r.train, r.max_steps))
     table, strata = training.relu_tables(
         r.D, r.d, r.S, r.seeds, r.train.seed, r.train.lr,
         Schedule.of(r.train, r.max_steps), an.eval.seed, an.eval.n_vectors,

@@ -9,13 +9,14 @@ from tms.engine import checkpoint
 from tms.engine.train import Schedule
 from tms.persian_rug import training
 from tms.pipeline import io, stage
-from tms.pipeline.params import resolve_device
+from tms.pipeline.params import resolve_device, schedule_warnings
 
 
 def main(params):
     pr = params.persian_rug
     f3 = pr.fig3
     sched = Schedule.of(pr.train, f3.max_steps)   # fig3.max_steps None: train.max_steps
+    stage.warn(schedule_warnings("persian_rug.train", pr.train, sched.max_steps))
     lr = f3.lr if f3.lr is not None else pr.train.lr_for(f3.n_s)
     device = resolve_device(pr.device)
     ckpt = checkpoint.for_stage("pr_fig3", pr.train.checkpoint_every, device, pr.eval, f3,

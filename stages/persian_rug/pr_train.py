@@ -11,13 +11,14 @@ from tms.engine import checkpoint
 from tms.engine.train import Schedule
 from tms.persian_rug import training
 from tms.pipeline import io, stage
-from tms.pipeline.params import resolve_device
+from tms.pipeline.params import resolve_device, schedule_warnings
 
 
 def main(params):
     n_s = stage.grid_n_s(params, __doc__)
     pr = params.persian_rug
     device = resolve_device(pr.device)
+    stage.warn(schedule_warnings("persian_rug.train", pr.train, pr.train.max_steps))
     ckpt = checkpoint.for_stage(f"pr_train@{n_s}", pr.train.checkpoint_every, device, pr.eval,
                                 pr.grid, pr.train, n_s)
     points = training.expand(n_s, pr.grid.p_values(), pr.grid.ratio_values(), pr.grid.seeds)

@@ -90,6 +90,63 @@ BAD = [
     # devices that do not exist
     (f"{PR}.device", "tpu", "'tpu'", "auto|cpu|cuda"),
     (f"{AN}.device", "cuda:x", "'cuda:x'", "auto|cpu|cuda"),
+    # sizes that would hang a stage or exhaust memory
+    (f"{PR}.grid.ratio", {"start": 0.1, "stop": 0.8, "num": 10**10}, "10000000000",
+     "less than or equal to 10000"),
+    (f"{PR}.rug.n_s", 2**30, "1073741824", "power of two from 2 to 32768"),
+    (f"{PR}.fig1.n_s", 2**20, "1048576", "power of two from 2 to 8192"),
+    (f"{PR}.eval.n_vectors", 10**12, "1000000000000", "less than or equal to 16777216"),
+    (f"{PR}.rug.n_fit", 10**12, "1000000000000", "less than or equal to 1048576"),
+    (f"{PR}.rug.n_fit", 2**20, "1048576", "n_fit · n_s"),
+    (f"{PR}.scaling.n_boot", 10**12, "1000000000000", "less than or equal to 100000"),
+    (f"{PR}.train.max_steps", 10**9, "1000000000", "less than or equal to 10000000"),
+    (f"{PR}.train.batch_size", 10**7, "10000000", "less than or equal to 65536"),
+    (f"{PR}.grid.seeds", 10**6, "1000000", "less than or equal to 10000"),
+    (f"{PR}.grid.n_s", [32, 10**6], "1000000", "less than or equal to 65536"),
+    (f"{PR}.fig3.block", 1024, "1024", "must be <= n_s = 512"),
+    # seeds outside numpy's range; ±inf and NaN
+    (f"{PR}.train.seed", 2**64, "18446744073709551616", "less than or equal to 4294967295"),
+    (f"{PR}.train.seed", -1, "-1", "greater than or equal to 0"),
+    (f"{PR}.train.adam_eps", float("inf"), "inf", "finite number"),
+    (f"{PR}.train.adam_eps", 10.0, "10.0", "less than or equal to 1"),
+    (f"{PR}.train.lr_scale", float("nan"), "nan", "finite number"),
+    (f"{PR}.compute.memory_budget_mb", float("inf"), "inf", "finite number"),
+    (f"{PR}.fig2.p", [0.1, float("-inf")], "-inf", "finite number"),
+    # the same grid value twice
+    (f"{PR}.grid.p", [0.1, 0.05, 0.1], "0.1", "appears more than once"),
+    (f"{PR}.grid.n_s", [32, 64, 32], "32", "appears more than once"),
+    (f"{PR}.grid.ratio", {"start": 0.5, "stop": 0.5, "num": 3}, "0.5", "appears more than once"),
+    (f"{PR}.grid.models", ["relu", "relu"], "'relu'", "appears more than once"),
+    (f"{PR}.fig2.p", [0.1, 0.1], "0.1", "appears more than once"),
+    (f"{PR}.scaling.theory_p", [0.01, 0.01], "0.01", "appears more than once"),
+    (f"{IP}.collisions.m", [64, 64], "64", "appears more than once"),
+    (f"{IP}.sweep.lam", [1e-3, 1e-3], "0.001", "appears more than once"),
+    (f"{IP}.sparsification.m", [100, 100], "100", "appears more than once"),
+    (f"{AN}.moments.D", [2, 2], "2", "appears more than once"),
+    (f"{AN}.linear.d", [1, 1], "1", "appears more than once"),
+    (f"{AN}.relu.S", [0.5, 0.5], "0.5", "appears more than once"),
+    # the incidental section's sizes
+    (f"{IP}.checks.samples", 10**12, "1000000000000", "less than or equal to 100000000"),
+    (f"{IP}.sparsification.m", [10**10], "10000000000", "less than or equal to 10000000"),
+    (f"{IP}.collisions.n", 10**5, "100000", "less than or equal to 4096"),
+    (f"{IP}.collisions.m", [10**5, 2 * 10**5], "100000", "less than or equal to 65536"),
+    (f"{IP}.collisions.instances", 10**6, "1000000", "less than or equal to 10000"),
+    (f"{IP}.single.steps", 10**9, "1000000000", "less than or equal to 10000000"),
+    (f"{IP}.noise.record_every", 10**6, "1000000", "must be <= steps = 100000"),
+    (f"{IP}.collisions.optimizer.lr", float("inf"), "inf", "finite number"),
+    (f"{IP}.noise.sigma", [0.1, float("nan")], "nan", "finite number"),
+    # the notes' sizes
+    (f"{AN}.flows.lr", float("inf"), "inf", "finite number"),
+    (f"{AN}.flows.lr", 1e3, "1000.0", "gradient steps; from 1 to 1e6"),
+    (f"{AN}.saddle.epsilon", {"start": 1e-3, "stop": 100.0, "num": 10**10}, "10000000000",
+     "less than or equal to 10000"),
+    (f"{AN}.moments.n_vectors", 10**12, "1000000000000", "less than or equal to 100000000"),
+    (f"{AN}.moments.n_vectors", 10**8, "100000000", "n_vectors · max(D)"),
+    (f"{AN}.relu.D", 10**7, "10000000", "less than or equal to 4096"),
+    (f"{AN}.relu.n_per_stratum", 10**7, "10000000", "n_per_stratum · D"),
+    (f"{AN}.relu.train.adam_eps", float("inf"), "inf", "finite number"),
+    (f"{AN}.eval.n_vectors", 10**9, "1000000000", "less than or equal to 16777216"),
+    (f"{AN}.linear.steps", [100, 10**9], "1000000000", "less than or equal to 10000000"),
 ]
 
 
@@ -136,6 +193,14 @@ def _snapshot(root: Path) -> dict[str, tuple[str, int]]:
     (["stages/notes/notes_relu.py"], f"{AN}.relu.train.lr", 0.0, f"{AN}.relu.train.lr = 0.0"),
     (["stages/incidental/ip_sweep.py"], f"{IP}.sweep.sigmas", [0.1],
      f"{IP}.sweep.sigmas: unknown key"),
+    # inputs that once ran for more than a minute without a word
+    (["stages/persian_rug/pr_rug.py"], f"{PR}.eval.n_vectors", 10**12,
+     f"{PR}.eval.n_vectors = 1000000000000"),
+    (["stages/persian_rug/pr_rug.py"], f"{PR}.rug.n_fit", 10**12,
+     f"{PR}.rug.n_fit = 1000000000000"),
+    (["stages/incidental/ip_checks.py"], f"{IP}.checks.samples", 10**12,
+     f"{IP}.checks.samples = 1000000000000"),
+    (["stages/notes/notes_flows.py"], f"{AN}.flows.lr", float("inf"), f"{AN}.flows.lr = inf"),
 ])
 def test_a_stage_with_bad_params_exits_2_and_touches_nothing(tmp_path, root, load_profile, argv,
                                                              key, value, shown):
@@ -150,7 +215,7 @@ def test_a_stage_with_bad_params_exits_2_and_touches_nothing(tmp_path, root, loa
     before = _snapshot(tmp_path)
     env = {k: v for k, v in os.environ.items() if k != "TMS_DEVICE"}
     run = subprocess.run([sys.executable, *argv], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, timeout=300)
+                         text=True, timeout=120)           # a hang fails here
     assert run.returncode == 2, run.stderr
     assert shown in run.stderr
     assert "Traceback" not in run.stderr
@@ -226,3 +291,71 @@ def test_a_bad_value_stops_a_notes_stage_before_any_output(tmp_path, root, load_
     assert run.returncode == 2
     assert "autoencoding_notes.saddle" in run.stderr and "top index set" in run.stderr
     assert not (tmp_path / "data").exists()
+
+
+# The file itself
+
+@pytest.mark.parametrize("text, shown", [
+    ("a: &x [1, 2]\nb: &y [*x, *x]\nc: [*y, *y]\n", "aliases (*name) are not allowed"),
+    ("persian_rug:\n  device: cpu\n  device: cuda\n", "key 'device' is given twice"),
+    ("persian_rug: [1, 2\n", "not a valid params file"),
+], ids=["alias bomb", "duplicated key", "invalid YAML"])
+def test_a_file_yaml_cannot_hold_safely_is_refused_naming_the_line(tmp_path, text, shown):
+    path = tmp_path / "params.yaml"
+    path.write_text(text)
+    with pytest.raises(params.ParamsError) as err:
+        params.load(path)
+    assert str(err.value).startswith(f"{path}: ") and shown in str(err.value)
+    assert "line" in str(err.value)
+
+
+def test_a_file_that_is_not_utf8_is_refused(tmp_path):
+    path = tmp_path / "params.yaml"
+    path.write_bytes("persian_rug:\n  device: cpu  # caf\xe9\n".encode("latin-1"))
+    with pytest.raises(params.ParamsError, match="not UTF-8 text .* save it as UTF-8"):
+        params.load(path)
+
+
+@pytest.mark.parametrize("body", [
+    # nine levels of nine aliases each: 9^9 nodes if expanded
+    "a0: &a0 [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{k}: &a{k} [{', '.join([f'*a{k - 1}'] * 9)}]\n" for k in range(1, 9)),
+    "persian_rug:\n  train: {seed: 1, seed: 2}\n",
+], ids=["alias bomb", "duplicated key"])
+def test_a_stage_refuses_such_a_file_at_once(tmp_path, root, body):
+    shutil.copytree(root / "stages", tmp_path / "stages",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "params.yaml").write_text(body)
+    run = subprocess.run([sys.executable, "stages/persian_rug/pr_theory.py"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)   # a hang fails here
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert "params.yaml: not a valid params file" in run.stderr
+    assert not (tmp_path / "data").exists()
+
+
+def test_a_training_section_that_cannot_stop_early_is_warned_about(load_profile):
+    train = params.parse(load_profile("default")).persian_rug.train
+    assert params.schedule_warnings("persian_rug.train", train, train.max_steps) == []
+    (idle,) = params.schedule_warnings("persian_rug.train", train, 2 * train.window)
+    assert idle.startswith("persian_rug.train.window = 200: the stopping rule needs more than")
+    (never,) = params.schedule_warnings("persian_rug.train", train, train.check_every - 1)
+    assert "neither the stopping rule nor the divergence check runs" in never
+
+
+def test_a_grid_too_large_for_this_machine_stops_before_training(tmp_path, root, load_profile):
+    # the largest stack of n_s = 65536 within a 10^9 MiB budget needs far more than any machine
+    raw = load_profile("tiny")
+    raw[PR]["grid"]["n_s"] = [65536]
+    raw[PR]["fig2"]["n_s"] = 65536
+    raw[PR]["compute"]["memory_budget_mb"] = 1e9
+    shutil.copytree(root / "stages", tmp_path / "stages",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
+    env = {k: v for k, v in os.environ.items() if k != "TMS_DEVICE"}
+    run = subprocess.run([sys.executable, "stages/persian_rug/pr_train.py", "--n-s", "65536"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert "training n_s = 65536 (its largest stack" in run.stderr
+    assert "GiB available: lower the budget" in run.stderr
+    assert not (tmp_path / "data").exists()
+

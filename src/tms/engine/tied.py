@@ -117,6 +117,17 @@ class HiddenNoise:
         return self.block[:, self.at - 1]
 
 
+def stack_bytes(n: int, m: int, instances: int, steps: int, record_every: int,
+                record_width: int) -> int:
+    """An upper estimate of the memory (bytes, float32) of :func:`train` on one stack: W, its
+    gradient, the optimiser's two moments, the noisy hidden vectors and a temporary (6 copies
+    of I·n·m), the products of the loss and their gradients (4 of I·n·n), a block of noise
+    (I·NOISE_BLOCK·m) and the recorded statistic, ``record_width`` values per instance at
+    every recorded step."""
+    records = steps // record_every + 2
+    return 4 * instances * (6 * n * m + 4 * n * n + NOISE_BLOCK * m + records * record_width)
+
+
 @dataclass(frozen=True)
 class Setting:
     """One instance: its seed, l1 coefficient λ ≥ 0, noise scale σ ≥ 0 and noise kind (which

@@ -306,28 +306,28 @@ def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
     pieces: list[list[int]] = []
     for a, b in groups:
         rows = order[a:b]
-        if _chunk_bytes(n_s, instances, rows, sched) <= budget:
+        if chunk_bytes(n_s, instances, rows, sched) <= budget:
             pieces.append(rows)
             continue
         for k in rows:
-            if _chunk_bytes(n_s, instances, [k], sched) > budget:
-                need = _chunk_bytes(n_s, instances, [k], sched) / 2 ** 20
+            if chunk_bytes(n_s, instances, [k], sched) > budget:
+                need = chunk_bytes(n_s, instances, [k], sched) / 2 ** 20
                 raise ValueError(f"{memory_budget_mb} MiB is too small for one model of "
                                  f"n_s = {n_s}, n_d = {instances[k].n_d} (needs about "
                                  f"{need:.3g} MiB)")
             pieces.append([k])
     chunks: list[list[int]] = []
     for piece in pieces:
-        if chunks and _chunk_bytes(n_s, instances, chunks[-1] + piece, sched) <= budget:
+        if chunks and chunk_bytes(n_s, instances, chunks[-1] + piece, sched) <= budget:
             chunks[-1] = chunks[-1] + piece
         else:
             chunks.append(piece)
     return chunks
 
 
-def _chunk_bytes(n_s: int, instances: Sequence[Instance], chunk: Sequence[int],
-                 sched: Schedule) -> int:
-    """:func:`stack_bytes` of the stack of ``instances[chunk]``."""
+def chunk_bytes(n_s: int, instances: Sequence[Instance], chunk: Sequence[int],
+                sched: Schedule) -> int:
+    """:func:`stack_bytes` (bytes) of the stack of ``instances[chunk]``."""
     insts = [instances[k] for k in chunk]
     order = _stack_order(insts)
     groups, keys, _ = _groups(insts, order)

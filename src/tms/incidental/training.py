@@ -13,9 +13,10 @@ import numpy as np
 import pandas as pd
 
 from tms.engine.sampler import generators
-from tms.engine.tied import Optim, Setting, init_weights, train
+from tms.engine.tied import Optim, Setting, init_weights, stack_bytes, train
 from tms.incidental.stats import (BAND, benign_pairs, fourth_norms, polysemantic_neurons,
                                   stuck_encodings)
+from tms.pipeline import machine
 from tms.pipeline.params import IpCollisions, IpNoise, IpOptimizer, IpSingle, IpSweep
 
 #: Columns of the fig. 3 table, one row per model.
@@ -55,14 +56,30 @@ SWEEP_COLUMNS = {
 }
 
 
+#: The params section of these experiments.
+SECTION = "incidental_polysemanticity"
+
+
 def optim(o: IpOptimizer) -> Optim:
     """The training optimiser of a params ``optimizer`` block."""
     return Optim(o.name, o.lr, o.weight_decay)
 
 
+def _check_fits(key: str, n: int, m: int, instances: int, steps: int, record_every: int,
+                device: str) -> None:
+    """Raise ParamsError, naming the params section ``key``, if a stack of ``instances`` tied
+    models (fourth norms of the n encodings recorded) does not fit this machine."""
+    machine.check_fits(stack_bytes(n, m, instances, steps, record_every, n), device,
+                       f"training {key} ({instances} models of n = {n}, m = {m})",
+                       f"make {key} smaller")
+
+
 def collisions(cfg: IpCollisions, device: str = "cpu") -> pd.DataFrame:
     """Fig. 3: for every m, ``instances`` models with l1 (no noise) trained for ``steps``; the
     table has :data:`COLLISION_COLUMNS`. One stack per m."""
+    for m in cfg.m:                          # every stack, before any training
+        _check_fits(f"{SECTION}.collisions", cfg.n, m, cfg.instances, cfg.steps, cfg.steps,
+                    device)
     rows = []
     for j, m in enumerate(cfg.m):
         index = range(j * cfg.instances, (j + 1) * cfg.instances)
@@ -85,6 +102,8 @@ def noise_runs(cfg: IpNoise, device: str = "cpu") -> tuple[pd.DataFrame, dict[st
     features of ‖W_i‖₄⁴ at the recorded steps."""
     grid = list(itertools.product(cfg.noise, cfg.sigma, range(cfg.instances)))
     settings = [Setting(cfg.seed + k, sigma=s, noise=kind) for k, (kind, s, _) in enumerate(grid)]
+    _check_fits(f"{SECTION}.noise", cfg.n, cfg.m, len(settings), cfg.steps, cfg.record_every,
+                device)
     trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.record_every,
                   fourth_norms, device)
     fourth = trace.recorded.mean(-1)
@@ -103,6 +122,7 @@ def sweep(cfg: IpSweep, device: str = "cpu") -> pd.DataFrame:
             + [("noise", 0.0, s) for s in cfg.sigma for _ in reps])
     settings = [Setting(cfg.seed + k, lam=lam, sigma=s, noise=cfg.noise)
                 for k, (_, lam, s) in enumerate(grid)]
+    _check_fits(f"{SECTION}.sweep", cfg.n, cfg.m, len(settings), cfg.steps, cfg.steps, device)
     trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.steps,
                   fourth_norms, device)
     fourth = fourth_norms(trace.W).mean(-1)
@@ -118,6 +138,8 @@ def single(cfg: IpSingle, device: str = "cpu") -> tuple[pd.DataFrame, dict[str, 
     ``steps`` (T,), ``fourth`` (C, T, n) per-encoding fourth norms, ``W`` (C, n, m) final."""
     settings = [Setting(cfg.seed + k, sigma=cfg.sigma, noise=cfg.noise)
                 for k in range(cfg.candidates)]
+    _check_fits(f"{SECTION}.single", cfg.n, cfg.m, len(settings), cfg.steps, cfg.record_every,
+                device)
     trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.record_every,
                   fourth_norms, device)
     return (stuck_encodings(trace.W, cfg.stuck_below),

@@ -22,8 +22,10 @@ import pandas as pd
 import torch
 
 from tms.engine.threads import torch_threads
-from tms.engine.train import Instance, Schedule, heldout_loss, stack_of, train_grid
+from tms.engine.train import (Instance, Schedule, chunk_bytes, heldout_loss, stack_of,
+                              train_grid)
 from tms.notes import data, theory
+from tms.pipeline import machine
 
 #: Columns of data/autoencoding_notes/linear.parquet.
 LINEAR_COLUMNS = {
@@ -57,6 +59,15 @@ def _linear_row(A: np.ndarray, B: np.ndarray, sigma: np.ndarray) -> dict[str, fl
             "projection_residual": theory.projection_residual(A, B)}
 
 
+def _check_fits(D: int, insts: Sequence[Instance], sched: Schedule, device: str,
+                key: str) -> None:
+    """Raise ParamsError, naming the params section ``key``, if the stack of ``insts`` (one
+    stack: the notes' grids are small) does not fit this machine (tms.pipeline.machine)."""
+    machine.check_fits(chunk_bytes(D, insts, range(len(insts)), sched), device,
+                       f"training {key} ({len(insts)} models of D = {D})",
+                       f"make {key} smaller")
+
+
 @torch_threads(1)
 def linear_table(D: int, d_values: Sequence[int], S_values: Sequence[float],
                  steps: Sequence[int], scale_min: float, seed: int, lr: float, sched: Schedule,
@@ -66,12 +77,15 @@ def linear_table(D: int, d_values: Sequence[int], S_values: Sequence[float],
     Grid d × S (S fastest; instance k has seed seed + k) for each spectrum ('sparse', then
     'scaled' with tms.notes.theory.scale_factors(D, scale_min)) and each step cap in ``steps``
     (replacing sched.max_steps). Returns one row per (spectrum, cap, instance), columns
-    :data:`LINEAR_COLUMNS`. Raises ValueError if some d is not in [1, D).
+    :data:`LINEAR_COLUMNS`. Raises ValueError if some d is not in [1, D); ParamsError if the
+    stack does not fit this machine.
     """
     if any(not 1 <= d < D for d in d_values):
         raise ValueError(f"every d must be in [1, D = {D}), got {list(d_values)}")
     grid = [(d, float(S)) for d in d_values for S in S_values]
     insts = [Instance(1.0 - S, d, seed + k, lr) for k, (d, S) in enumerate(grid)]
+    _check_fits(D, insts, dataclasses.replace(sched, max_steps=max(steps)), device,
+                "autoencoding_notes.linear")
     p = torch.tensor([i.p for i in insts], device=device)
     rows = []
     for spectrum, scale in (("sparse", None), ("scaled", theory.scale_factors(D, scale_min))):
@@ -116,12 +130,14 @@ def relu_tables(D: int, d: int, S_values: Sequence[float], seeds: int, seed: int
 
     Returns (table with columns :data:`RELU_COLUMNS`, strata table with columns S,
     seed_index, l, mu (μ(Q_l)), m (mean per-sample loss on Q_l), se, contribution
-    (μ_l m_l / Σ_l μ_l m_l)). Raises ValueError unless 1 ≤ d < D.
+    (μ_l m_l / Σ_l μ_l m_l)). Raises ValueError unless 1 ≤ d < D; ParamsError if the stack
+    does not fit this machine.
     """
     if not 1 <= d < D:
         raise ValueError(f"need 1 <= d < D, got d={d}, D={D}")
     grid = [(si, float(S)) for si in range(seeds) for S in S_values]
     insts = [Instance(1.0 - S, d, seed + k, lr) for k, (_, S) in enumerate(grid)]
+    _check_fits(D, insts, sched, device, "autoencoding_notes.relu")
     results = train_grid(D, insts, sched, relu=True, device=device, label="notes relu ")
     model = stack_of(results, D, True, device)
     held = heldout_loss(model, torch.tensor([i.p for i in insts], device=device), eval_seed,

@@ -19,9 +19,10 @@ import torch
 
 from tms.engine import executor
 from tms.engine.checkpoint import Checkpoints
-from tms.engine.train import (Instance, Result, Schedule, heldout_loss, plan_chunks, stack_of,
-                              train_grid)
+from tms.engine.train import (Instance, Result, Schedule, chunk_bytes, heldout_loss, plan_chunks,
+                              stack_of, train_grid)
 from tms.persian_rug import stats
+from tms.pipeline import machine
 from tms.pipeline.params import Compute, ParamsError
 
 #: Columns of the trained-model tables (data/persian_rug/train/n{n_s}.parquet), one row per model.
@@ -89,15 +90,22 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
 
     Returns the table (columns :data:`TRAIN_COLUMNS`) and the trained results in point order.
     Raises ParamsError, before any training, if one model does not fit
-    compute.memory_budget_mb.
+    compute.memory_budget_mb, or if the largest stack or the trained weights do not fit this
+    machine (tms.pipeline.machine).
     """
     insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr, base_seed + pt.seed_index)
              for pt in points]
+    budget = f"persian_rug.compute.memory_budget_mb = {compute.memory_budget_mb}"
     try:
         chunks = plan_chunks(n_s, insts, sched, compute.memory_budget_mb)
     except ValueError as err:
-        raise ParamsError(f"persian_rug.compute.memory_budget_mb = {compute.memory_budget_mb}: "
-                          f"{err}") from None
+        raise ParamsError(f"{budget}: {err}") from None
+    machine.check_fits(max(chunk_bytes(n_s, insts, c, sched) for c in chunks), device,
+                       f"training n_s = {n_s} (its largest stack, with {budget} MiB)",
+                       "lower the budget, so the grid trains in more, smaller chunks")
+    weights = 4 * sum((2 * i.n_d + 1) * n_s for i in insts)
+    machine.check_fits(2 * weights, "cpu", f"holding and writing the weights of {len(insts)} "
+                       f"models of n_s = {n_s}", "train a smaller grid")
     results = train_grid(n_s, insts, sched, relu=relu, device=device, label=label,
                          memory_budget_mb=compute.memory_budget_mb,
                          executor=executor.from_params(compute, device), ckpt=ckpt)

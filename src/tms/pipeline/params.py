@@ -18,8 +18,8 @@ from typing import Annotated, Literal
 
 import numpy as np
 import yaml
-from pydantic import (BaseModel, ConfigDict, Field, ValidationError, field_validator,
-                      model_validator)
+from pydantic import (AfterValidator, BaseModel, ConfigDict, Field, ValidationError,
+                      field_validator, model_validator)
 
 
 class ParamsError(ValueError):
@@ -27,13 +27,35 @@ class ParamsError(ValueError):
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+    # no float may be ±inf or NaN anywhere in the file
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True, allow_inf_nan=False)
 
 
+def _unique(values: list) -> list:
+    repeated = [v for i, v in enumerate(values) if v in values[:i]]
+    if repeated:
+        raise ValueError(f"{repeated[0]!r} appears more than once in {values}: give each value "
+                         f"once (a repeated grid point would be computed and counted twice)")
+    return values
+
+
+#: A list whose values are distinct.
+Unique = AfterValidator(_unique)
 Probability = Annotated[float, Field(gt=0.0, le=1.0)]
 Ratio = Annotated[float, Field(gt=0.0, le=1.0)]
 PositiveInt = Annotated[int, Field(ge=1)]
-Seed = Annotated[int, Field(ge=0)]
+# Bounds on sizes: far above every profile (the authors' scale included), and below what would
+# hang a stage or exhaust memory before the stage could say so.
+#: Seeds: numpy's range for a seed (instance k of a grid is seeded with seed + k).
+Seed = Annotated[int, Field(ge=0, le=2**32 - 1)]
+#: Training steps.
+Steps = Annotated[int, Field(ge=1, le=10**7)]
+#: Seeds, instances, candidates: independent models per grid point or experiment.
+Count = Annotated[int, Field(ge=1, le=10**4)]
+#: A minibatch.
+Batch = Annotated[int, Field(ge=1, le=2**16)]
+#: Points of a linspace / geomspace grid.
+GridSize = Annotated[int, Field(ge=1, le=10**4)]
 
 
 class Linspace(_Strict):
@@ -41,7 +63,7 @@ class Linspace(_Strict):
 
     start: float
     stop: float
-    num: PositiveInt
+    num: GridSize
 
     def values(self) -> list[float]:
         return [float(v) for v in np.linspace(self.start, self.stop, self.num)]
@@ -58,14 +80,18 @@ def _check_unit_interval(name: str, grid: list[float] | Linspace) -> list[float]
     bad = [v for v in values if not (0.0 < v <= 1.0)]
     if bad:
         raise ValueError(f"every {name} must be in (0, 1], got {bad[0]!r}")
+    _unique(values)
     return grid
 
 
-def _power_of_two(n: int) -> int:
-    if n < 2 or n & (n - 1):
-        raise ValueError(f"must be a power of two >= 2 (a Sylvester Hadamard matrix is needed), "
-                         f"got {n}")
-    return n
+def _power_of_two(top: int):
+    """A validator: n must be a power of two in [2, top]."""
+    def check(n: int) -> int:
+        if n < 2 or n & (n - 1) or n > top:
+            raise ValueError(f"must be a power of two from 2 to {top} (a Sylvester Hadamard "
+                             f"matrix is needed), got {n}")
+        return n
+    return check
 
 
 DEVICE_PATTERN = r"auto|cpu|cuda(:\d+)?"
@@ -76,7 +102,7 @@ class Eval(_Strict):
     """The fixed held-out sample every model is scored on."""
 
     seed: Seed
-    n_vectors: Annotated[int, Field(ge=65536)]
+    n_vectors: Annotated[int, Field(ge=65536, le=2**24)]
 
 
 class Train(_Strict):
@@ -89,13 +115,13 @@ class Train(_Strict):
     (or is NaN/inf) is flagged diverged and leaves its stack (tms.engine.train.diverged)."""
 
     seed: Seed
-    batch_size: PositiveInt
+    batch_size: Batch
     lr_scale: Annotated[float, Field(gt=0.0)]
     lr: Annotated[float, Field(gt=0.0)] | None = None
-    adam_eps: Annotated[float, Field(gt=0.0)]
-    window: PositiveInt
-    check_every: PositiveInt
-    max_steps: PositiveInt
+    adam_eps: Annotated[float, Field(gt=0.0, le=1.0)]
+    window: Steps
+    check_every: Steps
+    max_steps: Steps
     checkpoint_every: Annotated[int, Field(ge=0)] = 0
     diverge_factor: Annotated[float, Field(gt=1.0)] = 100.0
 
@@ -107,11 +133,11 @@ class Train(_Strict):
 class Grid(_Strict):
     """The trained (p, ratio) grid, one DVC stage per n_s."""
 
-    n_s: Annotated[list[Annotated[int, Field(ge=2)]], Field(min_length=1)]
+    n_s: Annotated[list[Annotated[int, Field(ge=2, le=2**16)]], Field(min_length=1), Unique]
     p: list[float] | Linspace
     ratio: list[float] | Linspace
-    seeds: PositiveInt
-    models: Annotated[list[Literal["relu", "linear"]], Field(min_length=1)]
+    seeds: Count
+    models: Annotated[list[Literal["relu", "linear"]], Field(min_length=1), Unique]
 
     _p = field_validator("p")(lambda v: _check_unit_interval("p", v))
     _r = field_validator("ratio")(lambda v: _check_unit_interval("ratio", v))
@@ -130,7 +156,7 @@ class Fig1(_Strict):
     n_d: PositiveInt
     seed: Seed
 
-    _n = field_validator("n_s")(_power_of_two)
+    _n = field_validator("n_s")(_power_of_two(2**13))
 
     @model_validator(mode="after")
     def _fits(self):
@@ -144,7 +170,7 @@ class Fig2(_Strict):
     (for trained models, the nearest grid p is used)."""
 
     n_s: Annotated[int, Field(ge=2)]
-    p: Annotated[list[Probability], Field(min_length=1)]
+    p: Annotated[list[Probability], Field(min_length=1), Unique]
 
 
 class Fig3(_Strict):
@@ -152,18 +178,21 @@ class Fig3(_Strict):
 
     ``lr`` and ``max_steps`` override the train section's for this model when set."""
 
-    n_s: Annotated[int, Field(ge=2)]
+    n_s: Annotated[int, Field(ge=2, le=2**16)]
     n_d: PositiveInt
     p: Probability
-    seeds: PositiveInt
+    seeds: Count
     block: PositiveInt
     lr: Annotated[float, Field(gt=0.0)] | None = None
-    max_steps: PositiveInt | None = None
+    max_steps: Steps | None = None
 
     @model_validator(mode="after")
     def _fits(self):
         if self.n_d > self.n_s:
             raise ValueError(f"n_d = {self.n_d} must be <= n_s = {self.n_s}")
+        if self.block > self.n_s:
+            raise ValueError(f"block = {self.block} must be <= n_s = {self.n_s} (the W block "
+                             f"drawn is block × block)")
         return self
 
 
@@ -174,10 +203,17 @@ class Rug(_Strict):
     ratio: list[float] | Linspace
     seed: Seed
     fit_seed: Seed
-    n_fit: PositiveInt
+    n_fit: Annotated[int, Field(ge=1, le=2**20)]
 
-    _n = field_validator("n_s")(_power_of_two)
+    _n = field_validator("n_s")(_power_of_two(2**15))
     _r = field_validator("ratio")(lambda v: _check_unit_interval("ratio", v))
+
+    @model_validator(mode="after")
+    def _fits(self):
+        if self.n_fit * self.n_s > 2**27:
+            raise ValueError(f"n_fit = {self.n_fit}: n_fit · n_s = {self.n_fit * self.n_s:.3g} fit "
+                             f"pairs, held in float64 several times over; at most 2^27")
+        return self
 
     def ratio_values(self) -> list[float]:
         return _expand(self.ratio)
@@ -214,9 +250,9 @@ class Scaling(_Strict):
     fits on the points with p/ratio ≤ max_p_over_r (the regime p/r ≪ 1), bootstrap intervals."""
 
     max_p_over_r: Annotated[float, Field(gt=0.0, le=1.0)]
-    theory_p: Annotated[list[Annotated[float, Field(gt=0.0, lt=1.0)]], Field(min_length=2)]
+    theory_p: Annotated[list[Annotated[float, Field(gt=0.0, lt=1.0)]], Field(min_length=2), Unique]
     theory_ratio: list[float] | Linspace
-    n_boot: Annotated[int, Field(ge=100)]
+    n_boot: Annotated[int, Field(ge=100, le=10**5)]
     seed: Seed
 
     _r = field_validator("theory_ratio")(lambda v: _check_unit_interval("ratio", v))
@@ -246,12 +282,21 @@ class PersianRug(_Strict):
             raise ValueError(f"fig2.n_s = {self.fig2.n_s} must be one of grid.n_s = {self.grid.n_s}")
         return self
 
+    @model_validator(mode="after")
+    def _eval_in_reach(self):
+        work = self.eval.n_vectors * max(self.grid.n_s + [self.fig3.n_s])
+        if work > 2**33:
+            raise ValueError(f"eval.n_vectors = {self.eval.n_vectors}: times the largest n_s, "
+                             f"{work:.3g} values to score per model; at most 2^33 (hours of "
+                             f"scoring)")
+        return self
+
 
 # Notes on toy autoencoding (section autoencoding_notes). The notes' symbols: D = n_s features,
 # d = n_d hidden units, sparsity S = 1 − p.
 
 Sparsity = Annotated[float, Field(ge=0.0, lt=1.0)]
-Features = Annotated[int, Field(ge=2)]
+Features = Annotated[int, Field(ge=2, le=4096)]
 
 
 class Geomspace(_Strict):
@@ -259,7 +304,7 @@ class Geomspace(_Strict):
 
     start: Annotated[float, Field(gt=0.0)]
     stop: Annotated[float, Field(gt=0.0)]
-    num: PositiveInt
+    num: GridSize
 
     def values(self) -> list[float]:
         return [float(v) for v in np.geomspace(self.start, self.stop, self.num)]
@@ -280,10 +325,18 @@ def _hidden_below_features(D: int, d_values: list[int]) -> None:
 class NotesSampling(_Strict):
     """Monte Carlo on the grid S × D; grid point k draws with seed + k."""
 
-    S: Annotated[list[Sparsity], Field(min_length=1)]
-    D: Annotated[list[Features], Field(min_length=1)]
-    n_vectors: Annotated[int, Field(ge=1000)]
+    S: Annotated[list[Sparsity], Field(min_length=1), Unique]
+    D: Annotated[list[Features], Field(min_length=1), Unique]
+    n_vectors: Annotated[int, Field(ge=1000, le=10**8)]
     seed: Seed
+
+    @model_validator(mode="after")
+    def _fits(self):
+        floats = self.n_vectors * max(self.D)
+        if floats > 2**28:
+            raise ValueError(f"n_vectors = {self.n_vectors}: n_vectors · max(D) = {floats:.3g} "
+                             f"values drawn at once; at most 2^28 (1 GiB of float32)")
+        return self
 
 
 class NotesTrain(_Strict):
@@ -291,11 +344,11 @@ class NotesTrain(_Strict):
     ``diverge_factor`` as in :class:`Train`."""
 
     seed: Seed
-    batch_size: PositiveInt
+    batch_size: Batch
     lr: Annotated[float, Field(gt=0.0)]
-    adam_eps: Annotated[float, Field(gt=0.0)]
-    window: PositiveInt
-    check_every: PositiveInt
+    adam_eps: Annotated[float, Field(gt=0.0, le=1.0)]
+    window: Steps
+    check_every: Steps
     diverge_factor: Annotated[float, Field(gt=1.0)] = 100.0
 
 
@@ -304,9 +357,9 @@ class NotesLinear(_Strict):
     on the sparse data and on it scaled by distinct factors; one run per step cap in ``steps``."""
 
     D: Features
-    d: Annotated[list[PositiveInt], Field(min_length=1)]
-    S: Annotated[list[Sparsity], Field(min_length=1)]
-    steps: Annotated[list[PositiveInt], Field(min_length=1)]
+    d: Annotated[list[PositiveInt], Field(min_length=1), Unique]
+    S: Annotated[list[Sparsity], Field(min_length=1), Unique]
+    steps: Annotated[list[Steps], Field(min_length=1)]
     train: NotesTrain
 
     _s = field_validator("steps")(lambda v: _increasing("steps", v))
@@ -349,19 +402,20 @@ class NotesFlows(_Strict):
     D: Features
     d: PositiveInt
     S: Sparsity
-    T: Annotated[int, Field(ge=2)]
+    T: Annotated[int, Field(ge=2, le=10**7)]
     init_std: Annotated[float, Field(gt=0.0)]
     t_max: Annotated[float, Field(gt=0.0)]
     lr: Annotated[float, Field(gt=0.0)]
-    n_t: Annotated[int, Field(ge=2)]
+    n_t: Annotated[int, Field(ge=2, le=10**5)]
     seed: Seed
 
     @model_validator(mode="after")
     def _fits(self):
         _hidden_below_features(self.D, [self.d])
-        if self.t_max / (4 * self.lr) > 1e6:
-            raise ValueError(f"t_max / (4 lr) = {self.t_max / (4 * self.lr):.3g} gradient steps; "
-                             f"at most 1e6 (raise lr or lower t_max)")
+        steps = self.t_max / (4 * self.lr)
+        if not 1 <= steps <= 1e6:
+            raise ValueError(f"lr = {self.lr}: t_max / (4 lr) = {steps:.3g} gradient steps; from 1 "
+                             f"to 1e6 (change lr or t_max)")
         return self
 
 
@@ -371,16 +425,24 @@ class NotesRelu(_Strict):
 
     D: Features
     d: PositiveInt
-    S: Annotated[list[Sparsity], Field(min_length=1)]
-    seeds: PositiveInt
-    max_steps: PositiveInt
+    S: Annotated[list[Sparsity], Field(min_length=1), Unique]
+    seeds: Count
+    max_steps: Steps
     train: NotesTrain
-    n_per_stratum: Annotated[int, Field(ge=100)]
+    n_per_stratum: Annotated[int, Field(ge=100, le=10**7)]
     strata_seed: Seed
 
     @model_validator(mode="after")
     def _fits(self):
         _hidden_below_features(self.D, [self.d])
+        at_once = self.n_per_stratum * self.D
+        if at_once > 2**26:
+            raise ValueError(f"n_per_stratum = {self.n_per_stratum}: n_per_stratum · D = "
+                             f"{at_once:.3g} values per skeleton, drawn at once; at most 2^26")
+        if (self.D + 1) * at_once > 2**31:
+            raise ValueError(f"n_per_stratum = {self.n_per_stratum}: (D + 1) skeletons of "
+                             f"n_per_stratum · D values = {(self.D + 1) * at_once:.3g}; at most "
+                             f"2^31 (hours of sampling)")
         return self
 
 
@@ -402,6 +464,16 @@ class Notes(_Strict):
 NonNegative = Annotated[float, Field(ge=0.0)]
 PositiveFloat = Annotated[float, Field(gt=0.0)]
 NoiseKind = Literal["bipolar", "normal"]
+#: n features of a tied model.
+IpFeatures = Annotated[int, Field(ge=2, le=4096)]
+#: m neurons of a tied model.
+Neurons = Annotated[int, Field(ge=2, le=2**16)]
+
+
+def _records_within(steps: int, record_every: int) -> None:
+    if record_every > steps:
+        raise ValueError(f"record_every = {record_every} must be <= steps = {steps} (else only "
+                         f"the first and last steps are recorded)")
 
 
 class IpOptimizer(_Strict):
@@ -431,7 +503,7 @@ class IpEuler(_Strict):
     """The direct Euler reference of the sparsification ODE: m weights, λ, time steps dt (≥ 2,
     decreasing, each a multiple of the next, so the convergence order can be read off)."""
 
-    m: Annotated[int, Field(ge=2)]
+    m: Annotated[int, Field(ge=2, le=10**6)]
     lam: PositiveFloat
     dt: Annotated[list[PositiveFloat], Field(min_length=2)]
 
@@ -453,11 +525,11 @@ class IpSparsification(_Strict):
     """Figs. 2 and 7: one encoding of m weights, interference off (paper: m 1e5, λ 1e-5,
     W_ik(0) = |N(0, (0.9/√m)²)|)."""
 
-    m: Annotated[list[Annotated[int, Field(ge=2)]], Field(min_length=1)]
+    m: Annotated[list[Annotated[int, Field(ge=2, le=10**7)]], Field(min_length=1), Unique]
     lam: PositiveFloat
     init_std: PositiveFloat
     seed: Seed
-    n_times: Annotated[int, Field(ge=10)]
+    n_times: Annotated[int, Field(ge=10, le=10**5)]
     euler: IpEuler
 
     @model_validator(mode="after")
@@ -470,12 +542,12 @@ class IpCollisions(_Strict):
     """Fig. 3: polysemantic neurons against m at fixed n, l1 and no noise (paper: n 256,
     m 256…4096, 16 instances, λ 1e-3, AdamW lr 1e-3, 7500 steps)."""
 
-    n: Annotated[int, Field(ge=2)]
-    m: Annotated[list[Annotated[int, Field(ge=2)]], Field(min_length=2)]
-    instances: PositiveInt
+    n: IpFeatures
+    m: Annotated[list[Neurons], Field(min_length=2), Unique]
+    instances: Count
     lam: NonNegative
     optimizer: IpOptimizer
-    steps: PositiveInt
+    steps: Steps
     seed: Seed
     level: Annotated[float, Field(gt=0.0, lt=1.0)]
 
@@ -491,29 +563,34 @@ class IpNoise(_Strict):
     """Fig. 4: fourth norms over training under hidden noise, no l1 (paper: n 8, m 16,
     5 instances, SGD lr 0.02, 100k steps, σ 0.07, 0.1, 0.15, bipolar and normal)."""
 
-    n: Annotated[int, Field(ge=2)]
-    m: Annotated[int, Field(ge=2)]
-    instances: PositiveInt
-    noise: Annotated[list[NoiseKind], Field(min_length=1)]
-    sigma: Annotated[list[NonNegative], Field(min_length=1)]
+    n: IpFeatures
+    m: Neurons
+    instances: Count
+    noise: Annotated[list[NoiseKind], Field(min_length=1), Unique]
+    sigma: Annotated[list[NonNegative], Field(min_length=1), Unique]
     optimizer: IpOptimizer
-    steps: PositiveInt
-    record_every: PositiveInt
+    steps: Steps
+    record_every: Steps
     seed: Seed
+
+    @model_validator(mode="after")
+    def _records(self):
+        _records_within(self.steps, self.record_every)
+        return self
 
 
 class IpSweep(_Strict):
     """Fig. 5: final fourth norms after the same step budget, against λ (l1, no noise) and
     against σ (``noise`` kind, no l1), plus unregularised, noiseless baseline instances."""
 
-    n: Annotated[int, Field(ge=2)]
-    m: Annotated[int, Field(ge=2)]
-    instances: PositiveInt
-    lam: Annotated[list[PositiveFloat], Field(min_length=2)]
-    sigma: Annotated[list[PositiveFloat], Field(min_length=2)]
+    n: IpFeatures
+    m: Neurons
+    instances: Count
+    lam: Annotated[list[PositiveFloat], Field(min_length=2), Unique]
+    sigma: Annotated[list[PositiveFloat], Field(min_length=2), Unique]
     noise: NoiseKind
     optimizer: IpOptimizer
-    steps: PositiveInt
+    steps: Steps
     seed: Seed
 
 
@@ -521,25 +598,30 @@ class IpSingle(_Strict):
     """Fig. 6: candidate instances under small noise; the first with a stuck encoding is shown
     (paper: σ 0.01 bipolar, 1M steps; settings not in the authors' code)."""
 
-    n: Annotated[int, Field(ge=2)]
-    m: Annotated[int, Field(ge=2)]
-    candidates: PositiveInt
+    n: IpFeatures
+    m: Neurons
+    candidates: Count
     sigma: PositiveFloat
     noise: NoiseKind
     optimizer: IpOptimizer
-    steps: PositiveInt
-    record_every: PositiveInt
+    steps: Steps
+    record_every: Steps
     seed: Seed
     stuck_below: Annotated[float, Field(gt=0.0, le=1.0)]
+
+    @model_validator(mode="after")
+    def _records(self):
+        _records_within(self.steps, self.record_every)
+        return self
 
 
 class IpChecks(_Strict):
     """Monte Carlo and exact checks of the closed forms (section 2.1, appendix C)."""
 
-    n: Annotated[int, Field(ge=2)]
-    m: Annotated[int, Field(ge=2)]
+    n: IpFeatures
+    m: Neurons
     sigma: PositiveFloat
-    samples: Annotated[int, Field(ge=1000)]
+    samples: Annotated[int, Field(ge=1000, le=10**8)]
     seed: Seed
     m_exact: Annotated[int, Field(ge=2, le=6)]
 
@@ -626,15 +708,69 @@ def parse(raw: object, source: str = "params") -> Params:
         raise ParamsError(_format(err, source, raw)) from None
 
 
-def load(path: str | os.PathLike = "params.yaml") -> Params:
-    """Read and validate a params file. Raises ParamsError (bad content) or FileNotFoundError."""
+class _Loader(yaml.SafeLoader):
+    """YAML for params files: no aliases (``*name``: nothing needs them, and nested ones can
+    expand to billions of nodes) and no key given twice in one mapping (YAML keeps the last
+    silently)."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.MarkedYAMLError(None, None, "aliases (*name) are not allowed in a params "
+                                       "file; write the value out", self.peek_event().start_mark)
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if key in seen:
+                raise yaml.MarkedYAMLError(None, None, f"key {key!r} is given twice in this "
+                                           f"mapping; give it once", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+def parse_yaml(text: str, source: str) -> object:
+    """The content of params YAML ``text``. Raises ParamsError naming ``source`` for invalid
+    YAML, an alias or a key given twice."""
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as err:
+        raise ParamsError(f"{source}: not a valid params file: {err}") from None
+
+
+def read_yaml(path: str | os.PathLike) -> object:
+    """The content of a params YAML file (or a profile overlay), by :func:`parse_yaml`. Raises
+    ParamsError naming the file for bytes that are not UTF-8 text, or as :func:`parse_yaml`."""
     path = Path(path)
-    with path.open() as fh:
-        try:
-            raw = yaml.safe_load(fh)
-        except yaml.YAMLError as err:
-            raise ParamsError(f"{path}: not valid YAML: {err}") from None
-    return parse(raw, str(path))
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ParamsError(f"{path}: not UTF-8 text (byte {err.start}: "
+                          f"{err.object[err.start:err.start + 1]!r}); save it as UTF-8") from None
+    return parse_yaml(text, str(path))
+
+
+def load(path: str | os.PathLike = "params.yaml") -> Params:
+    """Read and validate a params file (:func:`read_yaml`, :func:`parse`). Raises ParamsError
+    (bad content) or FileNotFoundError."""
+    return parse(read_yaml(path), str(Path(path)))
+
+
+def schedule_warnings(key: str, train: Train | NotesTrain, max_steps: int) -> list[str]:
+    """What makes the stopping rule or the divergence check of a training run idle: checks
+    every ``check_every`` steps, never within ``max_steps``; the rule compares two windows, so
+    needs more than 2·``window`` steps. ``key``: the dotted key of the train section. One line
+    per finding, for the stage to print (the run is valid, but likely not what was meant)."""
+    out = []
+    if train.check_every > max_steps:
+        out.append(f"{key}.check_every = {train.check_every} > max_steps = {max_steps}: neither "
+                   f"the stopping rule nor the divergence check runs before the step cap")
+    elif 2 * train.window >= max_steps:
+        out.append(f"{key}.window = {train.window}: the stopping rule needs more than 2·window = "
+                   f"{2 * train.window} steps, max_steps = {max_steps}: every model runs to the "
+                   f"step cap")
+    return out
 
 
 def resolve_device(name: str, key: str = "device") -> str:

@@ -26,7 +26,7 @@ from pathlib import Path
 import yaml
 
 from tms.pipeline.io import atomic_path
-from tms.pipeline.params import ParamsError, parse
+from tms.pipeline.params import ParamsError, parse, parse_yaml, read_yaml
 
 PROFILES = Path("profiles")
 #: The first line of a params.yaml written by :func:`main`.
@@ -49,18 +49,10 @@ def merge(default: dict, overlay: dict, source: str = "overlay", _at: str = "") 
     return out
 
 
-def read(path: str | Path) -> dict:
-    """A YAML mapping from ``path``. Raises ParamsError if it is not valid YAML."""
-    try:
-        return yaml.safe_load(Path(path).read_text()) or {}
-    except yaml.YAMLError as err:
-        raise ParamsError(f"{path}: not valid YAML: {err}") from None
-
-
 def profile(default: dict, overlay_path: str | Path) -> dict:
     """The params of the profile ``overlay_path`` on top of ``default``, validated by the schema
     (tms.pipeline.params). Raises ParamsError naming the overlay file and the dotted key."""
-    raw = merge(default, read(overlay_path), str(overlay_path))
+    raw = merge(default, read_yaml(overlay_path) or {}, str(overlay_path))
     parse(raw, f"{overlay_path} (over the default params.yaml)")
     return raw
 
@@ -71,13 +63,13 @@ def default_params(repo: str | Path = ".") -> dict:
     the file is not valid YAML, or if git HEAD cannot be read when it is needed."""
     path = Path(repo) / "params.yaml"
     if not path.read_text().startswith(GENERATED):
-        return read(path)
+        return read_yaml(path)
     run = subprocess.run(["git", "show", "HEAD:params.yaml"], cwd=repo, capture_output=True,
                          text=True)
     if run.returncode != 0:
         raise ParamsError(f"{path} holds a profile; the default is read from git HEAD: "
                           f"{run.stderr.strip()}")
-    return yaml.safe_load(run.stdout)
+    return parse_yaml(run.stdout, "params.yaml at git HEAD")
 
 
 def dump(raw: dict, overlay_path: str | Path) -> str:

@@ -31,6 +31,12 @@ def run(main: Callable[[Params], None]) -> None:
         sys.exit(2)
 
 
+def warn(messages: list[str]) -> None:
+    """Print each message as ``warning: …`` on stderr (a valid run that is likely not meant)."""
+    for message in messages:
+        print(f"warning: {message}", file=sys.stderr)
+
+
 def _terminate(signum, frame) -> None:
     raise SystemExit(128 + signum)
 

@@ -1,0 +1,57 @@
+"""A stage that would not fit this machine's memory stops before any work, with the numbers
+(tms.pipeline.machine), for every kind of training stack."""
+
+import pytest
+
+from tms.engine.train import Schedule
+from tms.incidental import training as ip_training
+from tms.notes import training as notes_training
+from tms.persian_rug import training as pr_training
+from tms.pipeline import machine, params
+
+
+def test_available_memory_is_read_and_compared():
+    have = machine.available_bytes("cpu")
+    assert 2**26 < have < 2**50
+    machine.check_fits(have // 2, "cpu", "half of it", "-")
+    with pytest.raises(params.ParamsError) as err:
+        machine.check_fits(2 * have, "cpu", "twice of it", "ask for less")
+    assert str(err.value).startswith("twice of it needs about ")
+    assert "GiB, and cpu has" in str(err.value) and str(err.value).endswith(": ask for less")
+
+
+@pytest.fixture
+def small_machine(monkeypatch):
+    """A machine with 256 bytes free: every training stack is too large."""
+    monkeypatch.setattr(machine, "available_bytes", lambda device: 256)
+
+
+def _never(*args, **kwargs):
+    raise AssertionError("training started")
+
+
+def test_every_training_stack_is_checked_before_it_trains(small_machine, load_profile,
+                                                          monkeypatch):
+    p = params.parse(load_profile("tiny"))
+    for module in (pr_training, notes_training):
+        monkeypatch.setattr(module, "train_grid", _never)
+    monkeypatch.setattr(ip_training, "train", _never)
+    pr = p.persian_rug
+    sched = Schedule.of(pr.train)
+    points = pr_training.expand(16, pr.grid.p_values(), pr.grid.ratio_values(), 1)
+    with pytest.raises(params.ParamsError, match="training n_s = 16"):
+        pr_training.train_and_score(16, points, 0, 0.01, sched, True, 0, 65536)
+    ip = p.incidental_polysemanticity
+    for run, key in [(ip_training.collisions, "collisions"), (ip_training.noise_runs, "noise"),
+                     (ip_training.sweep, "sweep"), (ip_training.single, "single")]:
+        with pytest.raises(params.ParamsError, match=f"training incidental_polysemanticity.{key}"):
+            run(getattr(ip, key))
+    an = p.autoencoding_notes
+    r = an.relu
+    with pytest.raises(params.ParamsError, match="training autoencoding_notes.relu"):
+        notes_training.relu_tables(r.D, r.d, r.S, r.seeds, 0, r.train.lr,
+                                   Schedule.of(r.train, r.max_steps), 0, 65536, 100, 0)
+    lin = an.linear
+    with pytest.raises(params.ParamsError, match="training autoencoding_notes.linear"):
+        notes_training.linear_table(lin.D, lin.d, lin.S, lin.steps, an.scale_min, 0,
+                                    lin.train.lr, Schedule.of(lin.train, max(lin.steps)), 0, 65536)
