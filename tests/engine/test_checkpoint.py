@@ -77,9 +77,48 @@ def test_checkpoints_are_keyed_by_params_and_cleared(tmp_path):
     assert a.load("x") == {"done": True} and a.load("y") is None
     b = checkpoint.for_stage("s", 10, "params b", root=tmp_path)
     assert b.directory != a.directory and not a.directory.exists()   # other params: gone
-    assert checkpoint.digest("params b") == b.directory.name
+    assert checkpoint.digest(checkpoint.code_digest(), "params b") == b.directory.name
     assert not a.due(0, 9) and a.due(0, 10) and a.due(5, 12) and not a.due(10, 19)
     b.save("x", {"done": True})
     assert [p.name for p in b.directory.iterdir()] == ["x.pt"]     # no temporary file left
     b.clear()
     assert not (tmp_path / "s").exists()
+
+
+@pytest.mark.parametrize("damage", ["flipped bit", "truncated", "not a checkpoint"])
+def test_a_damaged_checkpoint_is_discarded_and_training_restarts(tmp_path, monkeypatch, capsys,
+                                                                 damage):
+    reference = train_grid(12, INSTS, SCHED)
+    ckpt = checkpoint.for_stage("pr_train@12", 40, "params", root=tmp_path)
+    save = checkpoint.Checkpoints.save
+
+    def save_then_die(self, name, state):
+        save(self, name, state)
+        raise Killed
+
+    monkeypatch.setattr(checkpoint.Checkpoints, "save", save_then_die)
+    with pytest.raises(Killed):
+        train_grid(12, INSTS, SCHED, ckpt=ckpt)
+    monkeypatch.setattr(checkpoint.Checkpoints, "save", save)
+    (path,) = ckpt.directory.glob("stack-*.pt")
+    data = bytearray(path.read_bytes())
+    if damage == "flipped bit":
+        data[len(data) // 2] ^= 0x10
+    elif damage == "truncated":
+        data = data[:len(data) // 3]
+    else:
+        data = bytearray(b"PK\x03\x04" + data[4:])
+    path.write_bytes(bytes(data))
+    resumed = train_grid(12, INSTS, SCHED, ckpt=ckpt)
+    out = capsys.readouterr()
+    assert out.err.count("discarding the checkpoint") == 1 and str(path) in out.err
+    assert "resuming" not in out.out
+    _same_bytes(resumed, reference)
+
+
+def test_checkpoints_of_other_code_are_not_resumed(tmp_path, monkeypatch):
+    a = checkpoint.for_stage("s", 10, "params", root=tmp_path)
+    monkeypatch.setattr(checkpoint, "code_digest", lambda: "edited code")
+    b = checkpoint.for_stage("s", 10, "params", root=tmp_path)
+    assert b.directory != a.directory and not a.directory.exists()
+

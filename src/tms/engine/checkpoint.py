@@ -2,11 +2,13 @@
 
 A stage's checkpoints live in ``.checkpoints/<stage>/<key>/`` beside the repository's
 ``dvc.yaml`` — outside every DVC out, since DVC deletes a stage's outs before running it. The
-key is a hash of the params the stage reads (and its arguments), so a checkpoint is only ever
-resumed by a run of the same stage with the same params; checkpoints of other params of the
-same stage are deleted when a run starts. Each checkpoint file is written
-atomically (tms.pipeline.io.atomic_path) and the stage removes the whole directory after its
-outputs are written.
+key is a hash of the params the stage reads (and its arguments) and of the package's source
+code, so a checkpoint is only ever resumed by a run of the same stage with the same params and
+code; checkpoints of other keys of the same stage are deleted when a run starts. Each
+checkpoint file is written atomically (tms.pipeline.io.atomic_path) and carries the sha256 of
+its content: a file that fails it (a flipped bit, a truncation) is discarded with one line on
+the console, and its stack trains from the start. The stage removes the whole directory after
+its outputs are written.
 
 The trainer (tms.engine.train) saves one file per stack of models: the full training state every
 ``every`` steps (at the next stopping-rule check), and the final results once the stack is
@@ -16,9 +18,12 @@ done, so that a resumed run gives the same bytes as an uninterrupted one on CPU.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import shutil
+import sys
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -28,6 +33,19 @@ from pydantic import BaseModel
 from tms.pipeline.io import atomic_path
 
 ROOT = Path(".checkpoints")
+#: The first bytes of a checkpoint file, then the sha256 (hex) of the rest and a newline.
+MAGIC = b"tms-checkpoint sha256:"
+
+
+@cache
+def code_digest() -> str:
+    """A hash of every source file of the ``tms`` package: checkpoints of other code are not
+    resumed."""
+    package = Path(__file__).resolve().parents[1]
+    h = hashlib.sha256()
+    for path in sorted(package.rglob("*.py")):
+        h.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    return h.hexdigest()[:16]
 
 
 def digest(*parts: object) -> str:
@@ -51,15 +69,37 @@ class Checkpoints:
         return self.directory / f"{name}.pt"
 
     def load(self, name: str, device: str = "cpu") -> dict | None:
-        """The state saved under ``name`` with its tensors on ``device``, or None if there is
-        none."""
+        """The state saved under ``name`` with its tensors on ``device``; None if there is
+        none, or if the file fails its checksum or cannot be read (then it is deleted, and one
+        line on stderr says so)."""
         path = self.path(name)
-        return torch.load(path, map_location=device, weights_only=False) if path.exists() else None
+        if not path.exists():
+            return None
+        data = path.read_bytes()
+        head, _, body = data.partition(b"\n")
+        problem = None
+        if not head.startswith(MAGIC):
+            problem = "not a checkpoint of this project"
+        elif head[len(MAGIC):].decode(errors="replace") != hashlib.sha256(body).hexdigest():
+            problem = f"its content fails its sha256 ({len(data)} bytes: corrupted or truncated)"
+        else:
+            try:
+                return torch.load(io.BytesIO(body), map_location=device, weights_only=False)
+            except Exception as err:          # noqa: BLE001  (whatever torch makes of it)
+                problem = f"it cannot be read ({type(err).__name__})"
+        print(f"discarding the checkpoint {path}: {problem}; this stack trains from the start",
+              file=sys.stderr)
+        path.unlink()
+        return None
 
     def save(self, name: str, state: dict) -> None:
-        """Write ``state`` (tensors, numpy arrays, plain values) under ``name``, atomically."""
+        """Write ``state`` (tensors, numpy arrays, plain values) under ``name``, atomically,
+        with the sha256 of its content."""
+        buf = io.BytesIO()
+        torch.save(state, buf)
+        body = buf.getvalue()
         with atomic_path(self.path(name)) as tmp:
-            torch.save(state, tmp)
+            tmp.write_bytes(MAGIC + hashlib.sha256(body).hexdigest().encode() + b"\n" + body)
 
     def due(self, last: int, step: int) -> bool:
         """Whether a checkpoint is due at ``step`` when the last one was taken at ``last``."""
@@ -75,23 +115,23 @@ class Checkpoints:
 
 def for_stage(stage: str, every: int, *params: object, root: Path = ROOT) -> Checkpoints | None:
     """The checkpoints of one run of ``stage`` keyed by the params it reads (``params``:
-    sections and arguments), or None when ``every`` is 0 (checkpointing off).
+    sections and arguments) and :func:`code_digest`, or None when ``every`` is 0
+    (checkpointing off).
 
-    Checkpoints of the same stage under other params are deleted: no run can resume them.
+    Checkpoints of the same stage under another key are deleted: no run can resume them.
     Raises ValueError for a negative ``every``.
     """
     if every < 0:
         raise ValueError(f"checkpoint_every must be >= 0, got {every}")
     if every == 0:
         return None
-    directory = (root / stage / digest(*params)).absolute()    # the same path in Ray tasks
+    directory = (root / stage / digest(code_digest(), *params)).absolute()   # same in Ray tasks
     if directory.parent.is_dir():
         for other in directory.parent.iterdir():
             if other != directory:
                 shutil.rmtree(other, ignore_errors=True)
     directory.mkdir(parents=True, exist_ok=True)
     return Checkpoints(directory, every)
-
 
 
 def pack(step: int, live: list[int], model: object, opt: object, losses: np.ndarray,
