@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: env repro test bench profile clean-data browser site-check
+.PHONY: env repro test bench profile clean-data browser site-check verify
 
 # torch first and pinned, so pip never resolves an unpinned (CUDA) build; then the package.
 $(STAMP): pyproject.toml
@@ -42,6 +42,11 @@ browser:
 site-check: $(STAMP) browser
 	$(BIN)/python -m tms.reporting.browser reports/index.html \
 	  $(filter-out reports/index.html,$(wildcard reports/*.html)) --screenshot reports/index.png
+
+# Re-hash every output against dvc.lock (dvc status trusts sizes and times) and name any that
+# differs; exit status 1 if one does.
+verify: $(STAMP)
+	$(BIN)/python -m tms.pipeline.verify
 
 bench: $(STAMP)
 	$(BIN)/python bench/run.py

@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -15,6 +16,7 @@ import yaml
 from dvc.repo import Repo
 from markupsafe import escape
 
+from tms.pipeline import verify
 from tms.reporting import browser, errata, site
 
 PAPERS = ["autoencoding_notes", "incidental_polysemanticity", "persian_rug"]
@@ -246,3 +248,37 @@ def test_figures_carry_no_timestamp_or_software_metadata(tiny_repo):
     for svg in sorted((repo / "reports/figures").rglob("*.svg")):
         meta = svg.read_text().split("</metadata>")[0]
         assert "<dc:date>" not in meta and "<dc:creator>" not in meta, svg
+
+
+def test_verify_finds_a_byte_changed_in_place_that_dvc_status_misses(tiny_repo, tmp_path):
+    repo, env = tiny_repo
+    work = tmp_path / "verify"
+    shutil.copytree(repo, work, symlinks=True)
+    assert verify.changed_outputs(str(work)) == {}
+    assert "up to date" in _dvc(work, env, "status").stdout     # DVC records sizes and times
+    out = work / "data/persian_rug/theory.parquet"
+    st = out.stat()
+    data = bytearray(out.read_bytes())
+    data[len(data) // 2] ^= 0x01
+    out.write_bytes(bytes(data))                                # in place: the same inode
+    os.utime(out, ns=(st.st_atime_ns, st.st_mtime_ns))         # size and time as recorded
+    assert "pr_theory" not in json.loads(_dvc(work, env, "status", "--json").stdout)
+    assert verify.changed_outputs(str(work)) == {"data/persian_rug/theory.parquet": "modified"}
+
+
+def test_what_a_killed_write_leaves_is_never_hashed_and_goes_with_the_next_write(tiny_repo,
+                                                                               tmp_path):
+    repo, env = tiny_repo
+    work = tmp_path / "litter"
+    shutil.copytree(repo, work, symlinks=True)
+    lock = (work / "dvc.lock").read_bytes()
+    train = work / "data/persian_rug/train"
+    litter = [train / ".n16_weights.k1ll3d.tmp", train / ".n16.parquet.tmp.k1ll3d.parquet"]
+    litter[0].mkdir()
+    (litter[0] / "W_in.npy").write_bytes(b"half written")
+    litter[1].write_bytes(b"half written")
+    assert "up to date" in _dvc(work, env, "status").stdout      # pr_scaling, pr_report too
+    _dvc(work, env, "repro", "-f", "pr_train@16")
+    assert not any(p.exists() for p in litter)
+    assert (work / "dvc.lock").read_bytes() == lock
+

@@ -2,7 +2,9 @@
 
 Every output is written to a hidden temporary file beside its target and moved into place
 with ``os.replace`` only when complete, so an interrupted stage never leaves a half-written
-file that DVC could cache. Formats are byte-stable for equal content (no timestamps).
+file that DVC could cache. What a killed write leaves behind (``.NAME.tmp.*``, ``.NAME.*.tmp``)
+is ignored by DVC (``.dvcignore``), so it never enters a hash, and removed by the next write of
+the same output. Formats are byte-stable for equal content (no timestamps).
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ def atomic_path(path: str | os.PathLike, directory: bool = False) -> Iterator[Pa
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    for stale in _temporaries(path):          # left by an interrupted write of this output
+        shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
     if directory:
         tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     else:
@@ -47,6 +51,12 @@ def atomic_path(path: str | os.PathLike, directory: bool = False) -> Iterator[Pa
         else:
             tmp.unlink(missing_ok=True)
         raise
+
+
+def _temporaries(path: Path) -> list[Path]:
+    """The temporary files and directories :func:`atomic_path` makes for ``path``."""
+    return [p for pattern in (f".{path.name}.tmp.*", f".{path.name}.*.tmp")
+            for p in path.parent.glob(pattern)]
 
 
 def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> None:
