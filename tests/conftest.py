@@ -19,6 +19,14 @@ PROFILES = {"paper": ROOT / "profiles/paper.yaml", "tiny": ROOT / "tests/profile
 DVC = [sys.executable, "-m", "dvc"]
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    """Close the figures a test drew (pyplot keeps every open figure alive)."""
+    yield
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
+
+
 @pytest.fixture(scope="session")
 def root() -> Path:
     """The repository's root folder."""

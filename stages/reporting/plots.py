@@ -3,12 +3,12 @@
 Writes reports/plots/pr_fig2_loss.csv (Persian Rug fig. 2: series, p, ratio, loss,
 relative_loss), reports/plots/ip_collisions.csv (incidental polysemanticity fig. 3: m,
 polysemantic, benign_init, n2_over_4m) and reports/plots/ip_fourth_norms.csv (fig. 4: series,
-step, fourth), each atomically.
+step, fourth), each atomically. Diverged models are left out (tms.pipeline.divergence).
 """
 
 import pandas as pd
 
-from tms.pipeline import io, stage
+from tms.pipeline import divergence, io, stage
 from tms.pipeline.io import atomic_path
 from tms.reporting import plots
 
@@ -20,14 +20,19 @@ def _csv(df: pd.DataFrame, name: str) -> None:
         df.to_csv(tmp, index=False, float_format="%.10g")
 
 
+def _kept(path: str) -> pd.DataFrame:
+    """The rows of a trained-model table whose training did not diverge."""
+    return divergence.split(pd.read_parquet(path))[0]
+
+
 def main(params):
     pr, ip = params.persian_rug, params.incidental_polysemanticity
-    trained = pd.read_parquet(f"{PR}/train/n{pr.fig2.n_s}.parquet")
+    trained = _kept(f"{PR}/train/n{pr.fig2.n_s}.parquet")
     _csv(plots.fig2_loss(trained, pd.read_parquet(f"{PR}/rug.parquet"),
                          pd.read_parquet(f"{PR}/theory.parquet"), pr.fig2.p), "pr_fig2_loss")
-    _csv(plots.collisions(pd.read_parquet(f"{IP}/collisions.parquet")), "ip_collisions")
+    _csv(plots.collisions(_kept(f"{IP}/collisions.parquet")), "ip_collisions")
     nf = io.read_arrays(f"{IP}/noise_fourth")
-    _csv(plots.fourth_norms(pd.read_parquet(f"{IP}/noise.parquet"), nf["steps"], nf["fourth"],
+    _csv(plots.fourth_norms(_kept(f"{IP}/noise.parquet"), nf["steps"], nf["fourth"],
                             ip.noise.m), "ip_fourth_norms")
 
 

@@ -82,6 +82,23 @@ def test_an_instance_trains_the_same_alone_or_in_a_stack_and_is_reproducible():
     np.testing.assert_allclose(stack.recorded[:, -1], (stack.W ** 4).sum(-1), rtol=1e-6)
 
 
+def test_a_diverging_instance_is_flagged_and_leaves_the_others_as_they_were():
+    settings = [tied.Setting(5, sigma=0.1), tied.Setting(6, lam=1e-2)]
+    alone = tied.train(4, 8, settings, tied.Optim("sgd", 0.02), 200, 100, _fourth)
+    assert not alone.diverged.any()
+    # the same two, and a third whose SGD step overflows: one stack, one learning rate, so
+    # the blow-up comes from its huge initial weights' scale of noise (σ = 1e18)
+    mixed = tied.train(4, 8, [*settings, tied.Setting(7, sigma=1e18)],
+                       tied.Optim("sgd", 0.02), 200, 100, _fourth)
+    assert mixed.diverged.tolist() == [False, False, True]
+    assert np.array_equal(mixed.W[:2], alone.W) and np.array_equal(mixed.loss[:2], alone.loss)
+    first = torch.tensor([1.0, 1.0, 1.0])
+    W = torch.zeros(3, 2, 2)
+    W[1, 0, 0] = float("nan")
+    last = torch.tensor([50.0, 1.0, 101.0])
+    assert tied.diverged(W, first, last).tolist() == [False, True, True]
+
+
 def test_l1_training_makes_encodings_sparse():
     trace = tied.train(4, 32, [tied.Setting(k, lam=1e-2) for k in range(3)],
                        tied.Optim("adamw", 1e-2, 0.01), 1500, 1500, _fourth)

@@ -38,7 +38,8 @@ def test_sparsification_summary_reads_the_tables():
 
 
 def test_noise_summary_final_average_and_random_ratio():
-    noise = pd.DataFrame({"noise": ["bipolar", "bipolar", "normal"], "sigma": [0.1, 0.1, 0.1]})
+    noise = pd.DataFrame({"instance": [0, 1, 2], "noise": ["bipolar", "bipolar", "normal"],
+                          "sigma": [0.1, 0.1, 0.1]})
     fourth = np.array([[0.2, 0.4, 0.6], [0.2, 0.6, 1.0], [0.15, 0.15, 0.15]])
     s = claims.noise_summary(noise, fourth, 4).set_index("noise")
     assert s.loc["bipolar", "final"] == pytest.approx(0.8)
@@ -60,7 +61,8 @@ def _inputs(first_order=True, fit=(0.24, 0.2, 0.3), bipolar_final=0.8):
         "closed_form": [0.03125, 0.5, 0.2, 1.0, -0.0032, 1.0, 0.0, 0.0, 0.0]})
     collisions = pd.DataFrame({"n": 32, "m": [32, 64], "polysemantic": [8, 4],
                                "benign_pairs_init": [8, 4]})
-    noise = pd.DataFrame({"noise": ["bipolar", "normal"] * 2, "sigma": [0.1, 0.1, 0.2, 0.2]})
+    noise = pd.DataFrame({"instance": [0, 1, 2, 3], "noise": ["bipolar", "normal"] * 2,
+                          "sigma": [0.1, 0.1, 0.2, 0.2]})
     fourth = np.array([[0.2, 0.5], [0.17, 0.17], [0.2, bipolar_final], [0.17, 0.16]])
     sweep = pd.DataFrame({"kind": ["baseline", "l1", "l1", "l1", "noise", "noise", "noise"],
                           "lam": [0, 1e-5, 1e-2, 1.0, 0, 0, 0],
@@ -72,7 +74,7 @@ def _inputs(first_order=True, fit=(0.24, 0.2, 0.3), bipolar_final=0.8):
     c, lo, hi = fit
     return (checks, _trajectory(), _euler(first_order), collisions,
             {"c": c, "lo": lo, "hi": hi}, {"c": 0.24, "lo": 0.2, "hi": 0.3}, noise, fourth, 4,
-            sweep, stuck, 0.95)
+            sweep, stuck, 4, 0.95)
 
 
 def test_claims_rows_and_verdicts():
@@ -99,3 +101,24 @@ def test_claims_fail_when_the_numbers_do():
     assert table.filter(like="Euler", axis=0).verdict.iloc[0] == "not reproduced"
     assert table.loc["bipolar noise sparsifies, normal does not (σ = 0.2)"].verdict == \
         "not reproduced"
+
+
+def test_claims_of_experiments_whose_models_all_diverged_read_not_computed():
+    (checks, traj, euler, collisions, fit, fit_init, noise, fourth, m, sweep, stuck, _,
+     level) = _inputs()
+    table = claims.incidental_polysemanticity(
+        checks, traj, euler, collisions.iloc[:0], None, None, noise.iloc[:0], fourth, m,
+        sweep[sweep.kind != "baseline"], stuck.iloc[:0], 0, level).set_index("claim")
+    gone = table[table.verdict == "not computed"]
+    assert len(gone) == 2 + 3 + 4 + 1            # fig. 3, fig. 4, fig. 5, fig. 6
+    assert gone.ours.str.startswith("not computed: ").all()
+    assert "every fig. 6 candidate diverged" in gone.filter(like="stuck", axis=0).ours.iloc[0]
+    checks_rows = table[table.ours.str.contains("Monte Carlo|closed form")]   # need no model
+    assert len(checks_rows) >= 6 and (checks_rows.verdict != "not computed").all()
+    # one noise kind left: its own claims are computed from the rows that remain
+    partial = claims.incidental_polysemanticity(
+        checks, traj, euler, collisions, fit, fit_init, noise[noise.noise == "bipolar"], fourth,
+        m, sweep, stuck, 4, level).set_index("claim")
+    assert partial.loc["the larger σ, the faster bipolar noise sparsifies", "verdict"] == \
+        "reproduced"
+

@@ -38,7 +38,8 @@ def test_fig3_draws_the_fit_and_the_prediction():
 
 
 def test_fig4_one_curve_per_noise_and_sigma_and_the_random_reference():
-    table = pd.DataFrame({"noise": ["bipolar", "bipolar", "normal", "normal"],
+    table = pd.DataFrame({"instance": [0, 1, 2, 3], "noise": ["bipolar", "bipolar", "normal",
+                                                              "normal"],
                           "sigma": [0.1, 0.1, 0.1, 0.1]})
     fourth = np.array([[0.2, 0.6], [0.2, 0.8], [0.2, 0.2], [0.2, 0.1]])
     ax = figures.fig4_fourth_norms(table, np.array([0, 10]), fourth, 16).axes[0]
@@ -46,6 +47,11 @@ def test_fig4_one_curve_per_noise_and_sigma_and_the_random_reference():
     np.testing.assert_allclose(lines["bipolar, σ = 0.1"].get_ydata(), [0.2, 0.7])
     np.testing.assert_allclose(lines["normal, σ = 0.1"].get_ydata(), [0.2, 0.15])
     assert lines["3/(m + 2)"].get_ydata()[0] == pytest.approx(3 / 18)
+    # a model left out (diverged): the rest keep their own rows of ``fourth``
+    kept = table.drop(index=0).reset_index(drop=True)
+    ax = figures.fig4_fourth_norms(kept, np.array([0, 10]), fourth, 16).axes[0]
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    np.testing.assert_allclose(lines["bipolar, σ = 0.1"].get_ydata(), [0.2, 0.8])
 
 
 def test_fig6_highlights_the_stuck_encoding():

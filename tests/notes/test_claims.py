@@ -49,3 +49,13 @@ def test_verdicts_flip_when_the_measurement_misses(inputs):
     table = claims.autoencoding_notes(**bad).set_index("source")
     assert table.loc["Prop. 1, Cor. 2"].verdict.tolist()[0] == "not reproduced"
     assert table.loc["Prop. 3 (eq. 18)"].verdict == "not reproduced"
+
+
+def test_claims_of_trained_models_that_all_diverged_read_not_computed(inputs):
+    table = claims.autoencoding_notes(**{**inputs, "linear": inputs["linear"].iloc[:0],
+                                         "relu": inputs["relu"].iloc[:0]})
+    assert len(table) == 19
+    gone = table[table.verdict == "not computed"]
+    assert len(gone) == 5 and set(gone.source) == {"Prop. 1, Cor. 2", "Prop. 1 (eq. 7)",
+                                                     "Cor. 2", "sec. 3.1"}
+

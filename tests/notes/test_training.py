@@ -34,6 +34,13 @@ def test_trained_linear_autoencoders_reach_the_pca_projection():
         training.linear_table(D, [6], [S], [10], 0.25, 0, 0.02, sched, 5, 65536)
 
 
+def test_diverged_linear_autoencoders_are_flagged_without_statistics():
+    sched = Schedule(batch_size=64, adam_eps=1e-7, window=1000, check_every=5, max_steps=1)
+    t = training.linear_table(6, [1, 2], [0.5], [30], 0.25, 0, 1e30, sched, 5, 65536)
+    assert t.diverged.all() and (t.steps < 30).all()
+    assert t[["loss", "gap", "angle_top_deg", "commutator"]].isna().all().all()
+
+
 def test_relu_tables_split_the_loss_consistently():
     D, d, S_values = 6, 2, [0.5, 0.9]
     sched = Schedule(batch_size=256, adam_eps=1e-7, window=20, check_every=10, max_steps=200)

@@ -62,7 +62,7 @@ def test_scaling_claims_on_the_theory_and_a_source_without_points():
     assert beta_prime.verdict == "reproduced"
     assert rows.loc["L ∝ 1/r at fixed p (theory, the paper's form)", "verdict"] == "not reproduced"
     trained = rows.loc["the same law for the trained (n_s = 16)"]
-    assert "not fitted (0 points" in trained.ours and trained.verdict == "not reproduced"
+    assert trained.verdict == "not computed" and "0 points in the regime" in trained.ours
 
 
 def test_medians_by_n_s_take_seed_means_then_the_median_over_the_grid():
@@ -78,3 +78,20 @@ def test_medians_by_n_s_take_seed_means_then_the_median_over_the_grid():
     assert list(claims.medians_by_n_s(t).columns) == list(claims.SYMMETRY)
     with pytest.raises(KeyError):
         claims.medians_by_n_s(t, ["no_such_statistic"])
+
+
+def test_claims_of_models_that_all_diverged_read_not_computed():
+    stats = pd.DataFrame(columns=["model", "n_s", "p", "ratio_target", "seed_index",
+                                  *claims.SYMMETRY, "bound_ratio"])
+    rug = pd.DataFrame({"bound_ratio": [1.0, 1.0]})
+    sym = claims.symmetry(stats, rug)
+    assert (sym.verdict.iloc[:5] == "not computed").all()
+    assert sym.ours.iloc[0] == "not computed: every trained model diverged"
+    assert sym.verdict.iloc[5] == "reproduced"                  # the rug's own claim stands
+    fig3 = pd.DataFrame({"diverged": [True], "diag_mean": [np.nan]})
+    gap = claims.rug_vs_theory(pd.DataFrame({"n_s": [64], "n_d": [16], "ratio": [0.25],
+                                             "p": [0.5], "loss": [0.05]}))
+    rows = claims.persian_rug(fig3, gap)
+    assert rows.verdict.iloc[:3].tolist() == ["not computed"] * 3
+    assert rows.verdict.iloc[4:].tolist() == ["erratum", "erratum"]
+

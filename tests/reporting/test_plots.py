@@ -5,7 +5,8 @@ from tms.reporting import plots
 
 
 def test_fourth_norm_curves_are_thinned_to_exact_values_at_kept_steps():
-    noise = pd.DataFrame({"noise": ["bipolar", "bipolar", "normal"], "sigma": [0.1, 0.1, 0.2]})
+    noise = pd.DataFrame({"instance": [0, 1, 2], "noise": ["bipolar", "bipolar", "normal"],
+                          "sigma": [0.1, 0.1, 0.2]})
     steps = np.arange(0, 50_005, 5)                          # 10,001 recorded steps
     fourth = np.random.default_rng(0).random((3, len(steps)))
     out = plots.fourth_norms(noise, steps, fourth, 14)

@@ -65,6 +65,9 @@ def test_rows_link_figures_and_stages(tmp_path):
     assert rows[1]["uncertainty"] == 0.1 and rows[1]["paper"] == "1.29 ± 0.01"
     with pytest.raises(ValueError, match="no figure fig7.png"):
         claim_rows.rows(table, figs, "rep", links=[(r"fig\. 2", "fig7", ["train"])])
+    undrawn = claim_rows.rows(table, figs, "rep", links=[(r"fig\. 2", "fig7", ["train"])],
+                              undrawn={"fig7"})          # the report said it could not draw it
+    assert undrawn[0]["figure"] is None and undrawn[0]["stages"] == ["train"]
     with pytest.raises(ValueError, match="lacks columns"):
         claim_rows.rows(table.drop(columns="verdict"), figs, "rep")
 

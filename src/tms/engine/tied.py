@@ -152,12 +152,25 @@ class Optim:
 class Trace:
     """A trained stack: final W (I, n, m); the recorded steps (T,); the statistic ``record`` of
     :func:`train` at those steps (I, T, …); the final loss (I,) without noise (reconstruction +
-    λ‖W‖₁). float32 numpy arrays (steps: int64)."""
+    λ‖W‖₁); ``diverged`` (I,) bool, by :func:`diverged`. float32 numpy arrays (steps: int64)."""
 
     W: np.ndarray
     steps: np.ndarray
     recorded: np.ndarray
     loss: np.ndarray
+    diverged: np.ndarray
+
+
+#: A final loss above this factor times the loss at initialisation means training diverged.
+DIVERGE_FACTOR = 100.0
+
+
+def diverged(W: torch.Tensor, first: torch.Tensor, last: torch.Tensor) -> torch.Tensor:
+    """(I,) bool: the instances whose training diverged: W not finite, the final loss ``last``
+    NaN/inf, or above :data:`DIVERGE_FACTOR` times the loss at initialisation ``first`` (both
+    without noise). Instances of a stack never mix, so the others train on unaffected."""
+    finite = torch.isfinite(W).flatten(1).all(1) & torch.isfinite(last)
+    return ~finite | (last > DIVERGE_FACTOR * first)
 
 
 def train(n: int, m: int, settings: Sequence[Setting], optim: Optim, steps: int,
@@ -193,6 +206,7 @@ def train(n: int, m: int, settings: Sequence[Setting], optim: Optim, steps: int,
     marks = sorted(set(range(0, steps, record_every)) | {steps})
     at = set(marks)
     recorded = [record(W)]
+    first, _ = loss_and_grad(W, lam)
     with torch_threads(1 if device.type == "cpu" and W.numel() < SMALL_STACK else None):
         for step in tqdm(range(1, steps + 1), desc=f"tied autoencoders n={n} m={m} "
                          f"x{len(settings)} instances", unit="step", mininterval=2.0,
@@ -203,4 +217,4 @@ def train(n: int, m: int, settings: Sequence[Setting], optim: Optim, steps: int,
                 recorded.append(record(W))
         loss, _ = loss_and_grad(W, lam)
     return Trace(W.cpu().numpy(), np.array(marks), torch.stack(recorded, 1).cpu().numpy(),
-                 loss.cpu().numpy())
+                 loss.cpu().numpy(), diverged(W, first, loss).cpu().numpy())

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from tms.incidental import theory
-from tms.pipeline.claim_rows import COLUMNS, verdict
+from tms.pipeline.claim_rows import COLUMNS, not_computed, verdict
 
 
 def _mc_row(checks: pd.DataFrame, check: str, claim: str, source: str, paper: str) -> list:
@@ -70,19 +70,77 @@ def noise_summary(noise: pd.DataFrame, fourth: np.ndarray, m: int) -> pd.DataFra
     return pd.DataFrame(rows, columns=["noise", "sigma", "final", "average", "final_vs_random"])
 
 
+def _noise_rows(noise: pd.DataFrame, fourth: np.ndarray, m: int) -> list[list]:
+    """The fig. 4 claims: bipolar sparsifies and normal does not, faster with σ."""
+    claims_ = [("bipolar noise sparsifies, normal does not", "fig. 4, sec. 4", "bipolar ≫ normal"),
+               ("the larger σ, the faster bipolar noise sparsifies", "fig. 4, sec. 4",
+                "faster with σ"),
+               ("normal noise: no effect on sparsity (fourth norm stays at a random "
+                "vector's)", "fig. 4, sec. 4", "≈ 3/m")]
+    if not len(noise):
+        return [not_computed(*c, "every fig. 4 model diverged") for c in claims_]
+    rows = []
+    ns = noise_summary(noise, fourth, m).set_index(["noise", "sigma"])
+    top = max(noise.sigma)
+    if {("bipolar", top), ("normal", top)} <= set(ns.index):
+        b, g = ns.loc[("bipolar", top), "final"], ns.loc[("normal", top), "final"]
+        rows.append([f"{claims_[0][0]} (σ = {top:g})", *claims_[0][1:],
+                     f"final mean ‖W_i‖₄⁴ {b:.3f} vs {g:.3f}", "bipolar ≥ 2 × normal",
+                     verdict(b >= 2 * g)])
+    if "bipolar" in ns.index.get_level_values(0):
+        avg = ns.loc["bipolar"].average
+        rows.append([*claims_[1], "time-averaged mean ‖W_i‖₄⁴: " + ", ".join(
+                         f"{v:.3f} (σ {k:g})" for k, v in avg.items()),
+                     "increasing in σ", verdict(bool(np.all(np.diff(avg.to_numpy()) > 0)))])
+    if "normal" in ns.index.get_level_values(0):
+        rel = ns.loc["normal"].final_vs_random
+        rows.append([*claims_[2], "final / (3/(m + 2)): " + ", ".join(
+                         f"{v:.2f} (σ {k:g})" for k, v in rel.items()),
+                     "each within [0.75, 1.25]", verdict(bool(rel.between(0.75, 1.25).all()))])
+    return rows
+
+
+def _sweep_rows(sweep: pd.DataFrame) -> list[list]:
+    """The fig. 5 claims: small λ or σ barely matter, very large ones shrink the encodings."""
+    rows = []
+    base = sweep[sweep.kind == "baseline"].fourth
+    for kind, col, sym in (("l1", "lam", "λ"), ("noise", "sigma", "σ")):
+        small_claim = (f"small {sym}: almost no effect on sparsity", "fig. 5, sec. 4",
+                       "≈ unregularised")
+        large_claim = (f"very large {sym}: fourth norm drops as ‖W_i‖ shrinks", "fig. 5, sec. 4",
+                       "drop")
+        tab = sweep[sweep.kind == kind].groupby(col)[["fourth", "l2sq"]].mean()
+        if not len(tab) or not len(base):
+            why = f"every fig. 5 {'baseline' if len(tab) else kind} model diverged"
+            rows += [not_computed(*small_claim, why), not_computed(*large_claim, why)]
+            continue
+        small, large = tab.iloc[0], tab.iloc[-1]
+        rows.append([*small_claim, f"{small.fourth:.3f} at {sym} = {tab.index[0]:g}; "
+                     f"baseline {base.mean():.3f}", "|difference| ≤ 0.1",
+                     verdict(abs(small.fourth - base.mean()) <= 0.1)])
+        rows.append([*large_claim, f"{large.fourth:.3f} at {sym} = {tab.index[-1]:g} (peak "
+                     f"{tab.fourth.max():.3f}); ‖W_i‖² = {large.l2sq:.3f}",
+                     "below the peak and ‖W_i‖² < 0.95",
+                     verdict(large.fourth < tab.fourth.max() and large.l2sq < 0.95)])
+    return rows
+
+
 def incidental_polysemanticity(checks: pd.DataFrame, trajectory: pd.DataFrame,
                                euler: pd.DataFrame, collisions: pd.DataFrame,
-                               fit: dict[str, float], fit_init: dict[str, float],
+                               fit: dict[str, float] | None, fit_init: dict[str, float] | None,
                                noise: pd.DataFrame, noise_fourth: np.ndarray, noise_m: int,
-                               sweep: pd.DataFrame, stuck: pd.DataFrame, level: float
-                               ) -> pd.DataFrame:
+                               sweep: pd.DataFrame, stuck: pd.DataFrame, candidates: int,
+                               level: float) -> pd.DataFrame:
     """Claims of *Incidental polysemanticity* (figs. 2–7, section 2.1, appendix C), one row each.
 
     checks: tms.incidental.theory.CHECK_COLUMNS; trajectory, euler: the ip_sparsification tables;
     collisions: tms.incidental.training.COLLISION_COLUMNS with ``fit`` and ``fit_init``
     (tms.incidental.stats.collision_constant of the polysemantic counts and of the benign
-    collisions at init, at confidence ``level``); noise, noise_fourth (I, T), noise_m: fig. 4;
-    sweep: tms.incidental.training.SWEEP_COLUMNS; stuck: tms.incidental.stats.STUCK_COLUMNS.
+    collisions at init, at confidence ``level``; None where fewer than 2 models are left);
+    noise, noise_fourth (I, T), noise_m: fig. 4; sweep: tms.incidental.training.SWEEP_COLUMNS;
+    stuck: tms.incidental.stats.STUCK_COLUMNS found among ``candidates`` fig. 6 models. The
+    trained tables hold the models that did not diverge only (tms.pipeline.divergence.split):
+    a claim left without models reads 'not computed'.
     """
     s = sparsification_summary(trajectory, euler)
     rows = []
@@ -122,18 +180,24 @@ def incidental_polysemanticity(checks: pd.DataFrame, trajectory: pd.DataFrame,
                            "(‖W_i‖² + ‖W_j‖²) − 1 (max)",
                            "positive W_i·W_j decays at rate ‖W_i‖² + ‖W_j‖²", "sec. 2.1",
                            "rate ‖W_i‖² + ‖W_j‖²", 1e-4))
-    n = int(collisions.n.iloc[0])
-    rows.append([f"polysemantic neurons ≈ c·n²/m with c = 1/4 (n = {n}, m = "
-                 f"{collisions.m.min()}…{collisions.m.max()}, {len(collisions)} models)",
-                 "fig. 3, sec. 2.1", "c = 0.25",
-                 f"c = {fit['c']:.3f}, {level:.0%} interval [{fit['lo']:.3f}, {fit['hi']:.3f}]",
-                 "0.25 in the interval", verdict(fit["lo"] <= 0.25 <= fit["hi"])])
-    expect = (n - 1) / (4 * n)
-    rows.append(["benign collisions at init ≈ C(n, 2)/(2m), i.e. c = (n − 1)/(4n)",
-                 "sec. 2.1", f"c = {expect:.3f}",
-                 f"c = {fit_init['c']:.3f}, {level:.0%} interval "
-                 f"[{fit_init['lo']:.3f}, {fit_init['hi']:.3f}]", "in the interval",
-                 verdict(fit_init["lo"] <= expect <= fit_init["hi"])])
+    claim3 = ("polysemantic neurons ≈ c·n²/m with c = 1/4", "fig. 3, sec. 2.1", "c = 0.25")
+    claim_init = ("benign collisions at init ≈ C(n, 2)/(2m), i.e. c = (n − 1)/(4n)", "sec. 2.1")
+    if fit is None or fit_init is None:
+        why = f"{len(collisions)} fig. 3 model(s) trained without diverging; the fit needs 2"
+        rows.append(not_computed(*claim3, why))
+        rows.append(not_computed(*claim_init, "c = (n − 1)/(4n)", why))
+    else:
+        n = int(collisions.n.iloc[0])
+        rows.append([f"{claim3[0]} (n = {n}, m = {collisions.m.min()}…{collisions.m.max()}, "
+                     f"{len(collisions)} models)", *claim3[1:],
+                     f"c = {fit['c']:.3f}, {level:.0%} interval [{fit['lo']:.3f}, "
+                     f"{fit['hi']:.3f}]", "0.25 in the interval",
+                     verdict(fit["lo"] <= 0.25 <= fit["hi"])])
+        expect = (n - 1) / (4 * n)
+        rows.append([*claim_init, f"c = {expect:.3f}",
+                     f"c = {fit_init['c']:.3f}, {level:.0%} interval "
+                     f"[{fit_init['lo']:.3f}, {fit_init['hi']:.3f}]", "in the interval",
+                     verdict(fit_init["lo"] <= expect <= fit_init["hi"])])
     for kind in ("bipolar", "normal"):
         rows.append(_mc_row(checks, f"E(w·ξ)⁴, {kind} noise",
                             f"E(W_i·ξ)⁴ = 3σ⁴‖W_i‖⁴ + ‖W_i‖₄⁴(μ₄ − 3σ⁴), {kind} noise",
@@ -147,50 +211,21 @@ def incidental_polysemanticity(checks: pd.DataFrame, trajectory: pd.DataFrame,
     rows.append(_mc_row(checks, "random unit vector fourth norm",
                         "‖u‖₄⁴ of a random unit vector (the paper draws 3/m)", "figs. 4–5",
                         "3/(m + 2)"))
-    ns = noise_summary(noise, noise_fourth, noise_m).set_index(["noise", "sigma"])
-    top = max(noise.sigma)
-    if {("bipolar", top), ("normal", top)} <= set(ns.index):
-        b, g = ns.loc[("bipolar", top), "final"], ns.loc[("normal", top), "final"]
-        rows.append([f"bipolar noise sparsifies, normal does not (σ = {top:g})", "fig. 4, sec. 4",
-                     "bipolar ≫ normal", f"final mean ‖W_i‖₄⁴ {b:.3f} vs {g:.3f}",
-                     "bipolar ≥ 2 × normal", verdict(b >= 2 * g)])
-    if "bipolar" in ns.index.get_level_values(0):
-        avg = ns.loc["bipolar"].average
-        rows.append(["the larger σ, the faster bipolar noise sparsifies", "fig. 4, sec. 4",
-                     "faster with σ", "time-averaged mean ‖W_i‖₄⁴: " + ", ".join(
-                         f"{v:.3f} (σ {k:g})" for k, v in avg.items()),
-                     "increasing in σ", verdict(bool(np.all(np.diff(avg.to_numpy()) > 0)))])
-    if "normal" in ns.index.get_level_values(0):
-        rel = ns.loc["normal"].final_vs_random
-        rows.append(["normal noise: no effect on sparsity (fourth norm stays at a random "
-                     "vector's)", "fig. 4, sec. 4", "≈ 3/m",
-                     "final / (3/(m + 2)): " + ", ".join(f"{v:.2f} (σ {k:g})"
-                                                        for k, v in rel.items()),
-                     "each within [0.75, 1.25]", verdict(bool(rel.between(0.75, 1.25).all()))])
-    base = sweep[sweep.kind == "baseline"].fourth.mean()
-    for kind, col, sym in (("l1", "lam", "λ"), ("noise", "sigma", "σ")):
-        tab = sweep[sweep.kind == kind].groupby(col)[["fourth", "l2sq"]].mean()
-        small, large = tab.iloc[0], tab.iloc[-1]
-        rows.append([f"small {sym}: almost no effect on sparsity", "fig. 5, sec. 4",
-                     "≈ unregularised", f"{small.fourth:.3f} at {sym} = {tab.index[0]:g}; "
-                     f"baseline {base:.3f}", "|difference| ≤ 0.1",
-                     verdict(abs(small.fourth - base) <= 0.1)])
-        rows.append([f"very large {sym}: fourth norm drops as ‖W_i‖ shrinks", "fig. 5, sec. 4",
-                     "drop", f"{large.fourth:.3f} at {sym} = {tab.index[-1]:g} (peak "
-                     f"{tab.fourth.max():.3f}); ‖W_i‖² = {large.l2sq:.3f}",
-                     "below the peak and ‖W_i‖² < 0.95",
-                     verdict(large.fourth < tab.fourth.max() and large.l2sq < 0.95)])
-    if len(stuck):
+    rows += _noise_rows(noise, noise_fourth, noise_m)
+    rows += _sweep_rows(sweep)
+    claim6 = ("an encoding stuck below ‖W_i‖₄⁴ = 0.2, spread over the other encodings' "
+              "neurons with opposite signs", "fig. 6, sec. 4", "1 encoding, 7 neurons, opposite signs")
+    if candidates == 0:
+        rows.append(not_computed(*claim6, "every fig. 6 candidate diverged"))
+    elif len(stuck):
         r = stuck.iloc[0]
         ours = (f"instance {int(r.instance)}: W_{int(r.feature)} at ‖W_i‖₄⁴ = {r.fourth:.3f}, "
                 f"spread over {int(r.coords)} neurons ({int(r.owned_by_others)} owned by other "
                 f"encodings, {int(r.opposite_sign)} with the opposite sign); stuck encodings in "
                 f"{stuck.instance.nunique()} instance(s)")
         ok = r.fourth < 0.2 and r.opposite_sign == r.owned_by_others
+        rows.append([*claim6, ours, "found, < 0.2, all opposite", verdict(bool(ok))])
     else:
-        ours, ok = "no stuck encoding among the candidates", False
-    rows.append(["an encoding stuck below ‖W_i‖₄⁴ = 0.2, spread over the other encodings' "
-                 "neurons with opposite signs", "fig. 6, sec. 4",
-                 "1 encoding, 7 neurons, opposite signs", ours,
-                 "found, < 0.2, all opposite", verdict(bool(ok))])
+        rows.append([*claim6, f"no stuck encoding among the {candidates} candidates",
+                     "found, < 0.2, all opposite", verdict(False)])
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -129,12 +129,12 @@ def fig4_fourth_norms(table: pd.DataFrame, steps: np.ndarray, fourth: np.ndarray
     """Fig. 4: mean ‖W_i‖₄⁴ over training, bipolar (solid) and normal (dashed) noise, one colour
     per σ (mean over instances of the mean over features), with 3/(m + 2), the fourth norm of a
     random unit vector (the paper draws 3/m). ``table``: tms.incidental.training.NOISE_COLUMNS;
-    steps (T,); fourth (I, T) in table order."""
+    steps (T,); fourth (I, T), row k the instance k of the table (rows may be left out)."""
     fig, ax = plt.subplots(figsize=(8, 4.6))
     sigmas = sorted(table.sigma.unique())
     colors = dict(zip(sigmas, plt.cm.plasma(np.linspace(0.1, 0.8, len(sigmas)))))
     for (noise, sigma), tab in table.groupby(["noise", "sigma"]):
-        ax.plot(steps, fourth[tab.index.to_numpy()].mean(0), color=colors[sigma],
+        ax.plot(steps, fourth[tab.instance.to_numpy()].mean(0), color=colors[sigma],
                 ls="-" if noise == "bipolar" else "--", lw=1.2, label=f"{noise}, σ = {sigma:g}")
     ax.axhline(random_unit_fourth_norm(m), color="k", ls=":", label="3/(m + 2)")
     ax.set_xlabel("step")

@@ -31,6 +31,8 @@ COLLISION_COLUMNS = {
     "represented": "share of features with exactly one weight in the band",
     "fourth": "mean over features of the final ‖W_i‖₄⁴",
     "loss": "final loss (squared error summed over inputs and outputs + λ‖W‖₁)",
+    "diverged": "True if training diverged (tms.engine.tied.diverged): left out of fits, claims "
+                "and figures",
 }
 
 #: Columns of the fig. 4 table, one row per model.
@@ -41,6 +43,8 @@ NOISE_COLUMNS = {
     "seed": "torch seed (init and noise)",
     "fourth": "mean over features of the final ‖W_i‖₄⁴",
     "loss": "final loss without noise",
+    "diverged": "True if training diverged (tms.engine.tied.diverged): left out of fits, claims "
+                "and figures",
 }
 
 #: Columns of the fig. 5 table, one row per model.
@@ -53,6 +57,8 @@ SWEEP_COLUMNS = {
     "fourth": "mean over features of the final ‖W_i‖₄⁴",
     "l2sq": "mean over features of the final ‖W_i‖²",
     "loss": "final loss without noise",
+    "diverged": "True if training diverged (tms.engine.tied.diverged): left out of fits, claims "
+                "and figures",
 }
 
 
@@ -92,7 +98,8 @@ def collisions(cfg: IpCollisions, device: str = "cpu") -> pd.DataFrame:
         for r, k in enumerate(index):
             rows.append([cfg.n, m, k, settings[r].seed, int(polysemantic_neurons(trace.W[r])),
                          int(benign_pairs(W0[r])), float(represented[r]),
-                         float(fourth_norms(trace.W[r]).mean()), float(trace.loss[r])])
+                         float(fourth_norms(trace.W[r]).mean()), float(trace.loss[r]),
+                         bool(trace.diverged[r])])
     return pd.DataFrame(rows, columns=list(COLLISION_COLUMNS))
 
 
@@ -108,8 +115,8 @@ def noise_runs(cfg: IpNoise, device: str = "cpu") -> tuple[pd.DataFrame, dict[st
                   fourth_norms, device)
     fourth = trace.recorded.mean(-1)
     table = pd.DataFrame([[k, st.noise, st.sigma, st.seed, float(fourth[k, -1]),
-                           float(trace.loss[k])] for k, st in enumerate(settings)],
-                         columns=list(NOISE_COLUMNS))
+                           float(trace.loss[k]), bool(trace.diverged[k])]
+                          for k, st in enumerate(settings)], columns=list(NOISE_COLUMNS))
     return table, {"steps": trace.steps, "fourth": fourth}
 
 
@@ -128,19 +135,22 @@ def sweep(cfg: IpSweep, device: str = "cpu") -> pd.DataFrame:
     fourth = fourth_norms(trace.W).mean(-1)
     l2sq = (trace.W ** 2).sum(-1).mean(-1)
     return pd.DataFrame([[k, kind, lam, s, settings[k].seed, float(fourth[k]), float(l2sq[k]),
-                          float(trace.loss[k])] for k, (kind, lam, s) in enumerate(grid)],
-                        columns=list(SWEEP_COLUMNS))
+                          float(trace.loss[k]), bool(trace.diverged[k])]
+                         for k, (kind, lam, s) in enumerate(grid)], columns=list(SWEEP_COLUMNS))
 
 
 def single(cfg: IpSingle, device: str = "cpu") -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
-    """Fig. 6: ``candidates`` models under ``noise`` at σ, no l1. Returns the stuck encodings
-    (:data:`tms.incidental.stats.STUCK_COLUMNS`, rule of :func:`stuck_encodings`) and arrays
-    ``steps`` (T,), ``fourth`` (C, T, n) per-encoding fourth norms, ``W`` (C, n, m) final."""
+    """Fig. 6: ``candidates`` models under ``noise`` at σ, no l1. Returns the stuck encodings of
+    the candidates that did not diverge (:data:`tms.incidental.stats.STUCK_COLUMNS`, rule of
+    :func:`stuck_encodings`) and arrays ``steps`` (T,), ``fourth`` (C, T, n) per-encoding fourth
+    norms, ``W`` (C, n, m) final, ``diverged`` (C,) bool."""
     settings = [Setting(cfg.seed + k, sigma=cfg.sigma, noise=cfg.noise)
                 for k in range(cfg.candidates)]
     _check_fits(f"{SECTION}.single", cfg.n, cfg.m, len(settings), cfg.steps, cfg.record_every,
                 device)
     trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.record_every,
                   fourth_norms, device)
-    return (stuck_encodings(trace.W, cfg.stuck_below),
-            {"steps": trace.steps, "fourth": trace.recorded, "W": trace.W})
+    stuck = stuck_encodings(trace.W, cfg.stuck_below)
+    return (stuck[~trace.diverged[stuck.instance.to_numpy()]].reset_index(drop=True),
+            {"steps": trace.steps, "fourth": trace.recorded, "W": trace.W,
+             "diverged": trace.diverged})

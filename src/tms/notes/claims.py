@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from tms.pipeline import divergence
-from tms.pipeline.claim_rows import COLUMNS, verdict
+from tms.pipeline.claim_rows import COLUMNS, not_computed, verdict
 
 
 def _max_z(mc: pd.Series, exact: pd.Series, se: pd.Series) -> float:
@@ -17,6 +17,45 @@ def _max_z(mc: pd.Series, exact: pd.Series, se: pd.Series) -> float:
     se = se.to_numpy()
     return float(np.max(np.where(se > 0, dev / np.where(se > 0, se, 1.0),
                                  np.where(dev > 0, np.inf, 0.0))))
+
+
+def _linear_rows(linear: pd.DataFrame) -> list[list]:
+    """Proposition 1 and Corollary 2 on the trained linear autoencoders that did not diverge."""
+    rows = []
+    final = linear[linear.steps_cap == linear.steps_cap.max()]
+    first = linear[linear.steps_cap == linear.steps_cap.min()]
+    cap = int(final.steps_cap.iloc[0])
+    gaps = final.groupby("spectrum").gap.max()
+    rows.append(["trained x ↦ ABx reaches L = tr Σ − Σ_{i≤d} λ_i", "Prop. 1, Cor. 2",
+                 "minimum tr Σ − Σ_{i≤d} λ_i",
+                 f"{len(final)} models (d ∈ {sorted(int(v) for v in final.d.unique())}, S ∈ "
+                 f"{sorted(float(v) for v in final.S.unique())}) after {cap} Adam steps: "
+                 f"max L/L_min − 1 = "
+                 f"{gaps.get('sparse', np.nan):.2%} (sparse), {gaps.get('scaled', np.nan):.2%} "
+                 f"(scaled); after {int(first.steps_cap.iloc[0])} steps {first.gap.max():.1%}",
+                 "≤ 1%", verdict(final.gap.max() <= 0.01)])
+    sc, sc0 = final[final.spectrum == "scaled"], first[first.spectrum == "scaled"]
+    rows.append(["col(A) = span of the top-d eigenvectors (distinct eigenvalues)",
+                 "Prop. 1, Cor. 2", "AB = projection onto the top-d eigenspace",
+                 f"scaled data: largest principal angle ≤ {sc.angle_top_deg.max():.2f}° after "
+                 f"{cap} steps (≤ {sc0.angle_top_deg.max():.0f}° after "
+                 f"{int(sc0.steps_cap.iloc[0])}); ‖AB − P_A‖_F ≤ "
+                 f"{sc.projection_residual.max():.3f}", "≤ 5°",
+                 verdict(len(sc) > 0 and sc.angle_top_deg.max() <= 5)])
+    sp = final[final.spectrum == "sparse"]
+    rows.append(["on the notes' data: col(A) contains u_1 = 1/√D and commutes with Σ",
+                 "Prop. 1 (eq. 7)", "PA commutes with Σ",
+                 f"max angle(u_1, col A) = {sp.angle_u1_deg.max():.2f}°, max ‖ΣP_A − P_AΣ‖/‖Σ‖ = "
+                 f"{sp.commutator.max():.3f}", "≤ 5°, ≤ 0.05",
+                 verdict(len(sp) > 0 and sp.angle_u1_deg.max() <= 5
+                         and sp.commutator.max() <= 0.05)])
+    multi = sp[sp.d >= 2]
+    rows.append(["the minimum is attained on a unique subspace", "Cor. 2", "unique minimum",
+                 f"unique in value only: for d ≥ 2 the trained col(A) lies "
+                 f"{multi.angle_top_deg.min():.0f}°–{multi.angle_top_deg.max():.0f}° from numpy's "
+                 f"top-d eigenvectors at L/L_min − 1 ≤ {multi.gap.max():.2%}: every d-space "
+                 "containing u_1 is a minimiser" if len(multi) else "no d ≥ 2 run", "—", "caveat"])
+    return rows
 
 
 def autoencoding_notes(moments: pd.DataFrame, skeletons: pd.DataFrame, linear: pd.DataFrame,
@@ -54,38 +93,18 @@ def autoencoding_notes(moments: pd.DataFrame, skeletons: pd.DataFrame, linear: p
                  "points then form continuous families; the propositions hold as stated for the "
                  "scaled data (distinct s_i)", "—", "caveat"])
     final = linear[linear.steps_cap == linear.steps_cap.max()]
-    first = linear[linear.steps_cap == linear.steps_cap.min()]
-    cap = int(final.steps_cap.iloc[0])
-    gaps = final.groupby("spectrum").gap.max()
-    rows.append(["trained x ↦ ABx reaches L = tr Σ − Σ_{i≤d} λ_i", "Prop. 1, Cor. 2",
-                 "minimum tr Σ − Σ_{i≤d} λ_i",
-                 f"{len(final)} models (d ∈ {sorted(int(v) for v in final.d.unique())}, S ∈ "
-                 f"{sorted(float(v) for v in final.S.unique())}) after {cap} Adam steps: "
-                 f"max L/L_min − 1 = "
-                 f"{gaps.get('sparse', np.nan):.2%} (sparse), {gaps.get('scaled', np.nan):.2%} "
-                 f"(scaled); after {int(first.steps_cap.iloc[0])} steps {first.gap.max():.1%}",
-                 "≤ 1%", verdict(final.gap.max() <= 0.01)])
-    sc, sc0 = final[final.spectrum == "scaled"], first[first.spectrum == "scaled"]
-    rows.append(["col(A) = span of the top-d eigenvectors (distinct eigenvalues)",
-                 "Prop. 1, Cor. 2", "AB = projection onto the top-d eigenspace",
-                 f"scaled data: largest principal angle ≤ {sc.angle_top_deg.max():.2f}° after "
-                 f"{cap} steps (≤ {sc0.angle_top_deg.max():.0f}° after "
-                 f"{int(sc0.steps_cap.iloc[0])}); ‖AB − P_A‖_F ≤ "
-                 f"{sc.projection_residual.max():.3f}", "≤ 5°",
-                 verdict(len(sc) > 0 and sc.angle_top_deg.max() <= 5)])
-    sp = final[final.spectrum == "sparse"]
-    rows.append(["on the notes' data: col(A) contains u_1 = 1/√D and commutes with Σ",
-                 "Prop. 1 (eq. 7)", "PA commutes with Σ",
-                 f"max angle(u_1, col A) = {sp.angle_u1_deg.max():.2f}°, max ‖ΣP_A − P_AΣ‖/‖Σ‖ = "
-                 f"{sp.commutator.max():.3f}", "≤ 5°, ≤ 0.05",
-                 verdict(len(sp) > 0 and sp.angle_u1_deg.max() <= 5
-                         and sp.commutator.max() <= 0.05)])
-    multi = sp[sp.d >= 2]
-    rows.append(["the minimum is attained on a unique subspace", "Cor. 2", "unique minimum",
-                 f"unique in value only: for d ≥ 2 the trained col(A) lies "
-                 f"{multi.angle_top_deg.min():.0f}°–{multi.angle_top_deg.max():.0f}° from numpy's "
-                 f"top-d eigenvectors at L/L_min − 1 ≤ {multi.gap.max():.2%}: every d-space "
-                 "containing u_1 is a minimiser" if len(multi) else "no d ≥ 2 run", "—", "caveat"])
+    if not len(final):
+        why = "every linear autoencoder diverged"
+        rows += [not_computed("trained x ↦ ABx reaches L = tr Σ − Σ_{i≤d} λ_i", "Prop. 1, Cor. 2",
+                              "minimum tr Σ − Σ_{i≤d} λ_i", why),
+                 not_computed("col(A) = span of the top-d eigenvectors (distinct eigenvalues)",
+                              "Prop. 1, Cor. 2", "AB = projection onto the top-d eigenspace", why),
+                 not_computed("on the notes' data: col(A) contains u_1 = 1/√D and commutes with Σ",
+                              "Prop. 1 (eq. 7)", "PA commutes with Σ", why),
+                 not_computed("the minimum is attained on a unique subspace", "Cor. 2",
+                              "unique minimum", why)]
+    else:
+        rows += _linear_rows(linear)
     crit_ok = critical.grad_norm.max() <= 1e-10 and \
         (critical.loss - critical.loss_formula).abs().max() <= 1e-12
     rows.append(["every (A, B) = (U_I C, C⁻¹U_Iᵀ) is critical with L = tr Σ − Σ_{i∈I} λ_i",
@@ -153,14 +172,18 @@ def autoencoding_notes(moments: pd.DataFrame, skeletons: pd.DataFrame, linear: p
                  "sec. 3.1", "binomial", f"Monte Carlo at {len(skeletons)} (S, D) points: largest "
                  f"deviation {z:.1f} standard errors", "≤ 4 standard errors",
                  verdict(z <= 4)])
-    g = relu.groupby("S").agg(share=("share_ge2", "mean"), mass=("mass_ge2", "first"))
-    sparse_end = g.iloc[-1]
-    ratio = (g.share / g.mass)[g.mass < 0.5]
-    rows.append(["inputs with ≥ 2 active features can be ignored when μ(∪_{l≥2} Q_l) is small",
-                 "sec. 3.1", "open question",
-                 f"trained ReLU-output models (D = {relu.D.iloc[0]}, d = {relu.d.iloc[0]}): "
-                 f"they carry {ratio.min():.0f}–{ratio.max():.0f}× their mass in loss where the "
-                 f"mass is < 50%; at S = {g.index[-1]:g} mass {sparse_end.mass:.2%} but "
-                 f"{sparse_end.share:.1%} of the loss. Not negligible until the share itself is",
-                 "—", "answered"])
+    question = ("inputs with ≥ 2 active features can be ignored when μ(∪_{l≥2} Q_l) is small",
+                "sec. 3.1", "open question")
+    if not len(relu):
+        rows.append(not_computed(*question, "every ReLU-output model diverged"))
+    else:
+        g = relu.groupby("S").agg(share=("share_ge2", "mean"), mass=("mass_ge2", "first"))
+        sparse_end = g.iloc[-1]
+        ratio = (g.share / g.mass)[g.mass < 0.5]
+        rows.append([*question,
+                     f"trained ReLU-output models (D = {relu.D.iloc[0]}, d = {relu.d.iloc[0]}): "
+                     f"they carry {ratio.min():.0f}–{ratio.max():.0f}× their mass in loss where the "
+                     f"mass is < 50%; at S = {g.index[-1]:g} mass {sparse_end.mass:.2%} but "
+                     f"{sparse_end.share:.1%} of the loss. Not negligible until the share itself is",
+                     "—", "answered"])
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -48,6 +48,11 @@ LINEAR_COLUMNS = {
 }
 
 
+#: The statistics of :func:`_linear_row` for a model that diverged: none.
+_NO_LINEAR_ROW = dict.fromkeys(["loss", "loss_min", "gap", "angle_top_deg", "angle_u1_deg",
+                                "commutator", "projection_residual"], float("nan"))
+
+
 def _linear_row(A: np.ndarray, B: np.ndarray, sigma: np.ndarray) -> dict[str, float]:
     D, d = A.shape
     U = theory.spectrum(sigma)[1]
@@ -98,10 +103,12 @@ def linear_table(D: int, d_values: Sequence[int], S_values: Sequence[float],
             for (d, S), inst, res, h in zip(grid, insts, results, held):
                 sigma = theory.sparse_sigma(S, D, scale)
                 A, B = res.W_out.astype(np.float64), res.W_in.astype(np.float64)
+                fine = not res.diverged and np.isfinite(A).all() and np.isfinite(B).all()
                 rows.append({"spectrum": spectrum, "S": S, "D": D, "d": d, "seed": inst.seed,
                              "steps_cap": cap, "steps": res.steps, "stopped": res.stopped,
                              "diverged": res.diverged,
-                             **_linear_row(A, B, sigma), "loss_heldout": float(h)})
+                             **(_linear_row(A, B, sigma) if fine else _NO_LINEAR_ROW),
+                             "loss_heldout": float(h)})
     return pd.DataFrame(rows, columns=list(LINEAR_COLUMNS))
 
 

@@ -21,9 +21,10 @@ import numpy as np
 import pandas as pd
 
 from tms.persian_rug import bounds, theory
+from tms.persian_rug.scaling import MIN_POINTS
 from tms.persian_rug.stats import cell_means
 from tms.pipeline import divergence
-from tms.pipeline.claim_rows import COLUMNS, verdict
+from tms.pipeline.claim_rows import COLUMNS, not_computed, verdict
 
 
 def rug_vs_theory(rug: pd.DataFrame) -> pd.DataFrame:
@@ -51,18 +52,22 @@ def persian_rug(fig3: pd.DataFrame, rug_gap: pd.DataFrame) -> pd.DataFrame:
     """
     fig3 = divergence.split(fig3)[0]
     rows = []
-    d_mean, d_sd = fig3.diag_mean.mean(), fig3.diag_std.mean()
-    rows.append(["diagonal of W at n_s 512, n_d 130, p 0.044 (all features)", "fig. 3",
-                 "1.29 ± 0.01", f"{d_mean:.3f} ± {d_sd:.3f} (mean over {len(fig3)} seed(s))",
-                 "|mean − 1.29| ≤ 0.06", verdict(abs(d_mean - 1.29) <= 0.06)])
-    live, live_sd = fig3.diag_live_mean.mean(), fig3.diag_live_std.mean()
-    rows.append(["the same, live features only (dead: diagonal below half the median)", "fig. 3",
-                 "1.29 ± 0.01", f"{live:.3f} ± {live_sd:.3f}; dead features: "
-                 f"{fig3.dead_fraction.mean():.1%} (not mentioned by the paper)",
-                 "|mean − 1.29| ≤ 0.06", verdict(abs(live - 1.29) <= 0.06)])
-    b_mean, b_sd = fig3.bias_mean.mean(), fig3.bias_std.mean()
-    rows.append(["bias of the same model all negative", "fig. 3", "−0.18 ± 0.01",
-                 f"{b_mean:.3f} ± {b_sd:.3f}", "mean < 0", verdict(b_mean < 0)])
+    diag = ("diagonal of W at n_s 512, n_d 130, p 0.044 (all features)", "fig. 3", "1.29 ± 0.01")
+    live_diag = ("the same, live features only (dead: diagonal below half the median)", "fig. 3",
+                 "1.29 ± 0.01")
+    bias = ("bias of the same model all negative", "fig. 3", "−0.18 ± 0.01")
+    if not len(fig3):
+        rows += [not_computed(*c, "every fig. 3 model diverged") for c in (diag, live_diag, bias)]
+    else:
+        d_mean, d_sd = fig3.diag_mean.mean(), fig3.diag_std.mean()
+        rows.append([*diag, f"{d_mean:.3f} ± {d_sd:.3f} (mean over {len(fig3)} seed(s))",
+                     "|mean − 1.29| ≤ 0.06", verdict(abs(d_mean - 1.29) <= 0.06)])
+        live, live_sd = fig3.diag_live_mean.mean(), fig3.diag_live_std.mean()
+        rows.append([*live_diag, f"{live:.3f} ± {live_sd:.3f}; dead features: "
+                     f"{fig3.dead_fraction.mean():.1%} (not mentioned by the paper)",
+                     "|mean − 1.29| ≤ 0.06", verdict(abs(live - 1.29) <= 0.06)])
+        b_mean, b_sd = fig3.bias_mean.mean(), fig3.bias_std.mean()
+        rows.append([*bias, f"{b_mean:.3f} ± {b_sd:.3f}", "mean < 0", verdict(b_mean < 0)])
     reg = rug_gap[rug_gap.in_regime]
     worst = float(reg.gap.abs().max()) if len(reg) else float("nan")
     rows.append(["Persian rug loss equals the thermodynamic-limit theory", "fig. 2, sec. 4.2",
@@ -104,25 +109,35 @@ def _share_smaller(cells: pd.Series) -> tuple[float, int]:
 
 
 def symmetry(stats: pd.DataFrame, rug: pd.DataFrame) -> pd.DataFrame:
-    """Claims of figs. 4–7 (medians fall as n_s grows) and of eq. 6 (bound, equality for the rug)."""
-    means = cell_means(stats, SYMMETRY)
-    med = means.groupby("n_s").median()                  # medians_by_n_s, from the same cells
-    sizes = ", ".join(str(n) for n in med.index)
+    """Claims of figs. 4–7 (medians fall as n_s grows) and of eq. 6 (bound, equality for the rug).
+
+    stats: the statistics of the trained models that did not diverge (tms.persian_rug.stats);
+    with none, the trained-model rows read 'not computed'."""
     rows = []
-    for col, fig in SYMMETRY.items():
-        share, cells = _share_smaller(means[col])
-        values = ", ".join(f"{v:.3g}" for v in med[col])
-        rows.append([f"{col} falls as n_s grows (median over the grid)", fig,
-                     "falls with n_s at all locations",
-                     f"medians {values} at n_s = {sizes}; smaller at the largest than at the "
-                     f"smallest n_s in {share:.0%} of {cells} cells", "medians strictly falling",
-                     verdict(_falls(med[col].to_numpy()))])
-    relu = stats[(stats.model == "relu") & np.isfinite(stats.bound_ratio)]
-    worst = float(relu.bound_ratio.min()) if len(relu) else float("nan")
-    rows.append(["mean_i Var(ν_i) ≥ Var(x)(n_s/n_d − 1) for every model (diagonal normalised)",
-                 "eq. 6, app. C", "bound holds",
-                 f"min measured/bound = {worst:.3f} over {len(relu)} trained models",
-                 "≥ 1", verdict(len(relu) > 0 and worst >= 1.0)])
+    bound = ("mean_i Var(ν_i) ≥ Var(x)(n_s/n_d − 1) for every model (diagonal normalised)",
+             "eq. 6, app. C", "bound holds")
+    if not len(stats):
+        why = "every trained model diverged"
+        rows += [not_computed(f"{col} falls as n_s grows (median over the grid)", fig,
+                              "falls with n_s at all locations", why)
+                 for col, fig in SYMMETRY.items()]
+        rows.append(not_computed(*bound, why))
+    else:
+        means = cell_means(stats, SYMMETRY)
+        med = means.groupby("n_s").median()              # medians_by_n_s, from the same cells
+        sizes = ", ".join(str(n) for n in med.index)
+        for col, fig in SYMMETRY.items():
+            share, cells = _share_smaller(means[col])
+            values = ", ".join(f"{v:.3g}" for v in med[col])
+            rows.append([f"{col} falls as n_s grows (median over the grid)", fig,
+                         "falls with n_s at all locations",
+                         f"medians {values} at n_s = {sizes}; smaller at the largest than at the "
+                         f"smallest n_s in {share:.0%} of {cells} cells",
+                         "medians strictly falling", verdict(_falls(med[col].to_numpy()))])
+        relu = stats[(stats.model == "relu") & np.isfinite(stats.bound_ratio)]
+        worst = float(relu.bound_ratio.min()) if len(relu) else float("nan")
+        rows.append([*bound, f"min measured/bound = {worst:.3f} over {len(relu)} trained models",
+                     "≥ 1", verdict(len(relu) > 0 and worst >= 1.0)])
     dev = float((rug.bound_ratio - 1).abs().max()) if len(rug) else float("nan")
     rows.append(["the Persian rug attains the bound", "sec. 4.2.2", "equality",
                  f"max |measured/bound − 1| = {dev:.1e} over {len(rug)} rug points", "≤ 1e-9",
@@ -180,7 +195,11 @@ def scaling(fits: pd.DataFrame, theory_grid: pd.DataFrame, max_p_over_r: float) 
             continue
         row = _estimate(fits, source, "p, n_s/n_d − 1", "n_s/n_d − 1")
         a = _estimate(fits, source, "p, n_s/n_d − 1", "p")
-        rows.append([f"the same law for the {source}", "sec. 4.3", "α′ = 2, β′ = +1",
-                     f"β′ = {_interval(row)}; α′ = {_interval(a)}", "|β′ − 1| ≤ 0.1",
+        claim = (f"the same law for the {source}", "sec. 4.3", "α′ = 2, β′ = +1")
+        if not np.isfinite(row.estimate):
+            rows.append(not_computed(*claim, f"{int(row.points)} points in the regime, and the "
+                                     f"fit needs {MIN_POINTS}"))
+            continue
+        rows.append([*claim, f"β′ = {_interval(row)}; α′ = {_interval(a)}", "|β′ − 1| ≤ 0.1",
                      verdict(bool(abs(row.estimate - 1) <= 0.1))])
     return pd.DataFrame(rows, columns=COLUMNS)

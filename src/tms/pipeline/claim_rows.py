@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -25,6 +25,15 @@ COLUMNS = ["claim", "source", "paper", "ours", "tolerance", "verdict"]
 def verdict(ok: bool) -> str:
     """'reproduced' if the claim's test passed, else 'not reproduced'."""
     return "reproduced" if ok else "not reproduced"
+
+
+#: The verdict of a claim whose numbers could not be computed (every model it needs diverged).
+NOT_COMPUTED = "not computed"
+
+
+def not_computed(claim: str, source: str, paper: str, why: str) -> list:
+    """A claims row (:data:`COLUMNS`) for a claim that could not be checked, saying why."""
+    return [claim, source, paper, f"not computed: {why}", "—", NOT_COMPUTED]
 
 
 _NUM = r"[-−]?\d+(?:\.\d+)?(?:[eE][-+−]?\d+)?%?"
@@ -67,7 +76,7 @@ def _finite(x) -> float | None:
 
 
 def rows(table: pd.DataFrame, figures_dir: str | os.PathLike, report_stage: str,
-         links: Sequence[Link] = ()) -> list[dict]:
+         links: Sequence[Link] = (), undrawn: Collection[str] = ()) -> list[dict]:
     """The claims ``table`` (columns :data:`tms.pipeline.claim_rows.COLUMNS`) as records with links.
 
     Each record adds ``figure`` (repository path of the PNG that shows the claim, or None),
@@ -78,7 +87,8 @@ def rows(table: pd.DataFrame, figures_dir: str | os.PathLike, report_stage: str,
     figN of a 'fig. N' source if it exists, and ``report_stage``.
 
     Raises ValueError if the table lacks a column of COLUMNS or a link names a figure that is
-    not in ``figures_dir``.
+    not in ``figures_dir``, unless the report said it could not draw it (``undrawn``: figure
+    stems; the claim then links no figure).
     """
     missing = [c for c in COLUMNS if c not in table.columns]
     if missing:
@@ -92,8 +102,10 @@ def rows(table: pd.DataFrame, figures_dir: str | os.PathLike, report_stage: str,
             if re.search(pattern, text):
                 figure, stages = fig, list(link_stages)
                 if figure is not None and not (figures_dir / f"{figure}.png").is_file():
-                    raise ValueError(f"claim {rec['claim']!r}: no figure {figure}.png in "
-                                     f"{figures_dir}")
+                    if figure not in undrawn:
+                        raise ValueError(f"claim {rec['claim']!r}: no figure {figure}.png in "
+                                         f"{figures_dir}")
+                    figure = None
                 break
         else:
             m = re.search(r"fig\. (\d+)", rec["source"])
@@ -109,13 +121,14 @@ def rows(table: pd.DataFrame, figures_dir: str | os.PathLike, report_stage: str,
 
 
 def export(table, paper: str, report_stage: str, figures_dir: str | os.PathLike,
-           links: Sequence[Link] = (), title: str | None = None) -> Path:
+           links: Sequence[Link] = (), title: str | None = None,
+           undrawn: Collection[str] = ()) -> Path:
     """Write ``reports/claims/<paper>.json`` (beside the figures directory's parent) atomically.
 
     table: the claims DataFrame or its pandas Styler; figures_dir: ``reports/figures/<paper>``
     (repository-relative, as the notebooks get it). The file holds ``paper``, ``title``,
     ``report`` (the HTML report's path), ``stage`` (``report_stage``) and ``claims``
-    (:func:`rows`). Returns the path written.
+    (:func:`rows`, with ``undrawn``). Returns the path written.
     """
     table = getattr(table, "data", table)       # a Styler's DataFrame
     figures_dir = Path(figures_dir)
@@ -123,5 +136,5 @@ def export(table, paper: str, report_stage: str, figures_dir: str | os.PathLike,
     path = reports / "claims" / f"{paper}.json"
     write_json({"paper": paper, "title": title or paper, "stage": report_stage,
                 "report": (reports / f"{paper}.html").as_posix(),
-                "claims": rows(table, figures_dir, report_stage, links)}, path)
+                "claims": rows(table, figures_dir, report_stage, links, undrawn)}, path)
     return path

@@ -47,11 +47,11 @@ def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataFra
 
 def collisions(col: pd.DataFrame) -> pd.DataFrame:
     """Incidental polysemanticity fig. 3 per m: mean polysemantic neurons and benign collisions
-    at initialisation over instances, and the paper's n²/(4m). col: COLLISION_COLUMNS."""
-    n = int(col.n.iloc[0])
+    at initialisation over instances, and the paper's n²/(4m). col: COLLISION_COLUMNS (empty:
+    an empty table)."""
     out = col.groupby("m", as_index=False).agg(polysemantic=("polysemantic", "mean"),
                                                 benign_init=("benign_pairs_init", "mean"))
-    out["n2_over_4m"] = n ** 2 / (4 * out.m)
+    out["n2_over_4m"] = col.n.max() ** 2 / (4 * out.m)
     return out
 
 
@@ -66,13 +66,14 @@ def fourth_norms(noise: pd.DataFrame, steps: np.ndarray, fourth: np.ndarray,
     most :data:`CURVE_POINTS` evenly spaced recorded steps per series, the first and the last
     among them (the values there are exact; the figure of the report draws every step).
 
-    noise: NOISE_COLUMNS, row k ↔ fourth[k]; steps (T,); fourth (I, T).
+    noise: NOISE_COLUMNS, a row's ``instance`` its row of ``fourth`` (rows may be left out);
+    steps (T,); fourth (I, T).
     """
     keep = np.unique(np.linspace(0, len(steps) - 1, min(len(steps), CURVE_POINTS)).round()
                      .astype(int))
     steps, fourth = steps[keep], fourth[:, keep]
     parts = [pd.DataFrame({"series": f"{kind} σ={sigma:g}", "step": steps,
-                           "fourth": fourth[tab.index.to_numpy()].mean(0)})
+                           "fourth": fourth[tab.instance.to_numpy()].mean(0)})
              for (kind, sigma), tab in noise.groupby(["noise", "sigma"])]
     parts.append(pd.DataFrame({"series": "random unit vector 3/(m+2)", "step": steps,
                                "fourth": random_unit_fourth_norm(m)}))

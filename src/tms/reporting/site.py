@@ -15,9 +15,10 @@ from pathlib import Path
 
 import jinja2
 
+from tms.pipeline.claim_rows import NOT_COMPUTED
 from tms.reporting import dag, errata
 
-VERDICTS = ("reproduced", "not reproduced", "erratum", "caveat", "answered")
+VERDICTS = ("reproduced", "not reproduced", "erratum", "caveat", "answered", NOT_COMPUTED)
 
 
 def load_claims(claims_dir: str | Path) -> list[dict]:
@@ -117,6 +118,7 @@ th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; text-align: left; vertica
 th { background: #f0f0f0; }
 td.v-reproduced { background: #dff3df; } td.v-not-reproduced { background: #f8d7d7; }
 td.v-erratum { background: #fff1c9; } td.v-caveat, td.v-answered { background: #e5eefa; }
+td.v-not-computed { background: #ececec; }
 img.thumb { width: 120px; border: 1px solid #ddd; }
 pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 .dag svg { max-width: 100%; height: auto; }
