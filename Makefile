@@ -21,8 +21,11 @@ $(STAMP): pyproject.toml
 
 env: $(STAMP)
 
+# Once every stage is up to date no checkpoint can be resumed: those of an interrupted run whose
+# outputs DVC then restored from its run cache would otherwise stay in .checkpoints/.
 repro: $(STAMP)
 	$(BIN)/dvc repro
+	rm -rf .checkpoints
 
 test: $(STAMP) browser
 	$(BIN)/python -m pytest -q
