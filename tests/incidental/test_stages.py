@@ -3,6 +3,12 @@ temporary directory (tests/pipeline/test_repro.py runs the same stages through `
 
 import hashlib
 import importlib.util
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -90,3 +96,57 @@ def test_bad_params_stop_an_ip_stage_before_any_output(tmp_path, monkeypatch, ca
     err = capsys.readouterr().err
     assert f"incidental_polysemanticity.{section}.{key}" in err and message in err
     assert not (tmp_path / "data").exists()
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_a_report_stopped_mid_run_leaves_no_file_and_no_kernel(ip_repo, tmp_path, sig):
+    repo = tmp_path / "repo"
+    shutil.copytree(ip_repo, repo)
+    for old in (repo / "reports").glob("incidental_polysemanticity.*"):
+        old.unlink()
+    shutil.copytree(ROOT / "stages", repo / "stages")
+    shutil.copytree(ROOT / "reports/templates", repo / "reports/templates")
+    temp = tmp_path / "temp"                  # the stage's temporary folder: kernel files go here
+    temp.mkdir()
+    job = subprocess.Popen([sys.executable, "stages/reporting/report.py",
+                            "incidental_polysemanticity"], cwd=repo,
+                           env={**os.environ, "TMPDIR": str(temp)},
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while not list(temp.glob("*.json")):      # the kernel's connection file: it has started
+        assert job.poll() is None and time.monotonic() < deadline, "no kernel started"
+        time.sleep(0.05)
+    kernel = _kernel_pids(temp)
+    assert kernel
+    time.sleep(1.0)                           # mid-execution
+    job.send_signal(sig)
+    assert job.wait(timeout=60) != 0
+    deadline = time.monotonic() + 30
+    while any(_alive(pid) for pid in kernel):  # the kernel goes with its stage
+        assert time.monotonic() < deadline, "the kernel outlived its stage"
+        time.sleep(0.1)
+    assert list(temp.iterdir()) == []          # no connection file
+    assert [p.name for p in (repo / "reports").iterdir() if p.name.startswith(".")] == []
+    assert not (repo / "reports/incidental_polysemanticity.html").exists()
+
+
+def _kernel_pids(temp: Path) -> list[int]:
+    """The processes whose command line names a connection file in ``temp``."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if str(temp).encode() in (proc / "cmdline").read_bytes():
+                    pids.append(int(proc.name))
+            except OSError:
+                continue
+    return pids
+
+
+def _alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "State:\tZ" not in status
+

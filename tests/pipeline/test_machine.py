@@ -55,3 +55,29 @@ def test_every_training_stack_is_checked_before_it_trains(small_machine, load_pr
     with pytest.raises(params.ParamsError, match="training autoencoding_notes.linear"):
         notes_training.linear_table(lin.D, lin.d, lin.S, lin.steps, an.scale_min, 0,
                                     lin.train.lr, Schedule.of(lin.train, max(lin.steps)), 0, 65536)
+
+
+def test_a_run_that_can_take_more_than_an_hour_says_so(monkeypatch, capsys, load_profile):
+    machine.warn_if_long(3600 * machine.SLOWEST, "cpu", "quick")   # no run can take an hour
+    assert capsys.readouterr().err == ""
+    assert machine.fp32_flops("cpu") > machine.SLOWEST
+    monkeypatch.setattr(machine, "fp32_flops", lambda device: 1e9)
+    machine.warn_if_long(7.2e12, "cpu", "slow")
+    assert capsys.readouterr().err == ("warning: slow: up to 2 h at this machine's fp32 matmul "
+                                       "speed (1 GFLOP/s on cpu; 7.2e+12 FLOPs to the step cap, "
+                                       "fewer if the stopping rule ends it sooner)\n")
+    # every kind of training stack predicts its time: here on a machine of 1 FLOP/s
+    monkeypatch.setattr(machine, "SLOWEST", 0.0)
+    monkeypatch.setattr(machine, "fp32_flops", lambda device: 1.0)
+    monkeypatch.setattr(pr_training, "train_grid", _never)
+    monkeypatch.setattr(ip_training, "train", _never)
+    p = params.parse(load_profile("tiny"))
+    pr = p.persian_rug
+    points = pr_training.expand(16, pr.grid.p_values(), pr.grid.ratio_values(), 1)
+    with pytest.raises(AssertionError, match="training started"):
+        pr_training.train_and_score(16, points, 0, 0.01, Schedule.of(pr.train), True, 0, 65536)
+    with pytest.raises(AssertionError, match="training started"):
+        ip_training.noise_runs(p.incidental_polysemanticity.noise)
+    err = capsys.readouterr().err
+    assert "warning: training 4 models of n_s = 16: up to " in err
+    assert "warning: training incidental_polysemanticity.noise (8 models of n = 4" in err

@@ -128,6 +128,12 @@ def stack_bytes(n: int, m: int, instances: int, steps: int, record_every: int,
     return 4 * instances * (6 * n * m + 4 * n * n + NOISE_BLOCK * m + records * record_width)
 
 
+def stack_flops(n: int, m: int, instances: int, steps: int) -> float:
+    """The work of :func:`train` on one stack: per instance and step the products Z = H Wᵀ,
+    dZ·W and dZᵀ·H of :func:`loss_and_grad`, 2·n²·m FLOPs each."""
+    return 6.0 * n * n * m * instances * steps
+
+
 @dataclass(frozen=True)
 class Setting:
     """One instance: its seed, l1 coefficient λ ≥ 0, noise scale σ ≥ 0 and noise kind (which

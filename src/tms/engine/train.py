@@ -288,6 +288,13 @@ def stack_bytes(n_s: int, n_d: Sequence[int], widest_group: int, streams: int, b
     return 4 * (copies * params + scratch + streams * batch * n_s + len(n_d) * max_steps)
 
 
+def grid_flops(n_s: int, instances: Sequence[Instance], sched: Schedule) -> float:
+    """The useful work of training ``instances`` to the step cap: the five products of a step
+    (forward W_in x and W_out h; backward ∂W_out, ∂h and ∂W_in), 10·batch·n_s·n_d FLOPs per
+    model and step (bench/throughput.py counts the same)."""
+    return 10.0 * sched.batch_size * n_s * sum(i.n_d for i in instances) * sched.max_steps
+
+
 def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
                 memory_budget_mb: float) -> list[list[int]]:
     """Split a grid into stacks that each fit ``memory_budget_mb`` MiB (by :func:`stack_bytes`

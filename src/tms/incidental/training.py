@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from tms.engine.sampler import generators
-from tms.engine.tied import Optim, Setting, init_weights, stack_bytes, train
+from tms.engine.tied import Optim, Setting, init_weights, stack_bytes, stack_flops, train
 from tms.incidental.stats import (BAND, benign_pairs, fourth_norms, polysemantic_neurons,
                                   stuck_encodings)
 from tms.pipeline import machine
@@ -74,10 +74,12 @@ def optim(o: IpOptimizer) -> Optim:
 def _check_fits(key: str, n: int, m: int, instances: int, steps: int, record_every: int,
                 device: str) -> None:
     """Raise ParamsError, naming the params section ``key``, if a stack of ``instances`` tied
-    models (fourth norms of the n encodings recorded) does not fit this machine."""
-    machine.check_fits(stack_bytes(n, m, instances, steps, record_every, n), device,
-                       f"training {key} ({instances} models of n = {n}, m = {m})",
+    models (fourth norms of the n encodings recorded) does not fit this machine; warn if it
+    can take more than an hour."""
+    what = f"training {key} ({instances} models of n = {n}, m = {m})"
+    machine.check_fits(stack_bytes(n, m, instances, steps, record_every, n), device, what,
                        f"make {key} smaller")
+    machine.warn_if_long(stack_flops(n, m, instances, steps), device, what)
 
 
 def collisions(cfg: IpCollisions, device: str = "cpu") -> pd.DataFrame:

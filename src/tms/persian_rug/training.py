@@ -19,8 +19,8 @@ import torch
 
 from tms.engine import executor
 from tms.engine.checkpoint import Checkpoints
-from tms.engine.train import (Instance, Result, Schedule, chunk_bytes, heldout_loss, plan_chunks,
-                              stack_of, train_grid)
+from tms.engine.train import (Instance, Result, Schedule, chunk_bytes, grid_flops, heldout_loss,
+                              plan_chunks, stack_of, train_grid)
 from tms.persian_rug import stats
 from tms.pipeline import machine
 from tms.pipeline.params import Compute, ParamsError
@@ -106,6 +106,8 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
     weights = 4 * sum((2 * i.n_d + 1) * n_s for i in insts)
     machine.check_fits(2 * weights, "cpu", f"holding and writing the weights of {len(insts)} "
                        f"models of n_s = {n_s}", "train a smaller grid")
+    machine.warn_if_long(grid_flops(n_s, insts, sched), device,
+                         f"training {len(insts)} models of n_s = {n_s}")
     results = train_grid(n_s, insts, sched, relu=relu, device=device, label=label,
                          memory_budget_mb=compute.memory_budget_mb,
                          executor=executor.from_params(compute, device), ckpt=ckpt)

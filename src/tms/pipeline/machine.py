@@ -1,13 +1,17 @@
-"""What this machine can hold: the memory a stage may allocate, on the CPU or a CUDA device.
+"""What this machine can do: the memory a stage may allocate, and how fast it multiplies.
 
 A stage that allocates in proportion to its params predicts its memory before any work and
 calls :func:`check_fits`, so a run that cannot fit stops with the numbers (exit status 2, like
-any invalid params) instead of an allocator traceback or the kernel's OOM killer.
+any invalid params) instead of an allocator traceback or the kernel's OOM killer. A training
+stage also predicts its time (:func:`warn_if_long`) and says so when it can exceed an hour.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+import time
+from functools import cache
 
 from tms.pipeline.params import ParamsError
 
@@ -38,3 +42,41 @@ def check_fits(need: int, device: str, what: str, remedy: str) -> None:
     if need > have:
         raise ParamsError(f"{what} needs about {need / GiB:.3g} GiB, and {device} has "
                           f"{have / GiB:.3g} GiB available: {remedy}")
+
+
+#: No machine this pipeline runs on multiplies fp32 slower than this (FLOP/s): below
+#: ``3600 · SLOWEST`` FLOPs no run can take an hour, and the speed is not measured.
+SLOWEST = 1e9
+
+
+@cache
+def fp32_flops(device: str) -> float:
+    """This machine's fp32 matmul speed on ``device`` (FLOP/s): the best of 5 products of two
+    1024 × 1024 matrices, with torch's threads (about 0.1 s)."""
+    import torch
+
+    a = torch.rand(1024, 1024, device=device)
+    best = float("inf")
+    for _ in range(6):                       # the first one warms up
+        if device.startswith("cuda"):
+            torch.cuda.synchronize(device)
+        t = time.perf_counter()
+        a @ a
+        if device.startswith("cuda"):
+            torch.cuda.synchronize(device)
+        best = min(best, time.perf_counter() - t)
+    return 2 * 1024 ** 3 / best
+
+
+def warn_if_long(flops: float, device: str, what: str) -> None:
+    """Print one ``warning:`` line on stderr when ``flops`` (an upper bound: to the step cap)
+    can take more than an hour at :func:`fp32_flops` of ``device``."""
+    if flops <= 3600 * SLOWEST:
+        return
+    rate = fp32_flops(device)
+    hours = flops / rate / 3600
+    if hours > 1:
+        print(f"warning: {what}: up to {hours:.2g} h at this machine's fp32 matmul speed "
+              f"({rate / 1e9:.3g} GFLOP/s on {device}; {flops:.2g} FLOPs to the step cap, "
+              f"fewer if the stopping rule ends it sooner)", file=sys.stderr)
+
