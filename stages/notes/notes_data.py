@@ -6,11 +6,15 @@ of ∪_{l≥2} Q_l exactly and by Monte Carlo, tms.notes.data.skeletons_table).
 """
 
 from tms.notes import data
-from tms.pipeline import io, stage
+from tms.pipeline import io, machine, stage
 
 
 def main(params):
     m, s = params.autoencoding_notes.moments, params.autoencoding_notes.skeletons
+    for key, section in (("moments", m), ("skeletons", s)):
+        machine.check_fits(data.sample_bytes(section.n_vectors, max(section.D)), "cpu",
+                           f"sampling autoencoding_notes.{key} (n_vectors = {section.n_vectors}, "
+                           f"D up to {max(section.D)})", "lower n_vectors or the largest D")
     io.write_parquet(data.moments_table(m.S, m.D, m.n_vectors, m.seed),
                      "data/autoencoding_notes/moments.parquet")
     io.write_parquet(data.skeletons_table(s.S, s.D, s.n_vectors, s.seed),

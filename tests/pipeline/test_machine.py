@@ -1,5 +1,9 @@
 """A stage that would not fit this machine's memory stops before any work, with the numbers
-(tms.pipeline.machine), for every kind of training stack."""
+(tms.pipeline.machine), for every kind of training stack and the stages that sample large
+arrays; a training that could take more than an hour says so."""
+
+import importlib.util
+import re
 
 import pytest
 
@@ -81,3 +85,18 @@ def test_a_run_that_can_take_more_than_an_hour_says_so(monkeypatch, capsys, load
     err = capsys.readouterr().err
     assert "warning: training 4 models of n_s = 16: up to " in err
     assert "warning: training incidental_polysemanticity.noise (8 models of n = 4" in err
+
+
+@pytest.mark.parametrize("script, shown", [
+    ("stages/persian_rug/pr_rug.py", "the rug's weights (n_s = 32) needs about"),
+    ("stages/notes/notes_data.py", "sampling autoencoding_notes.moments (n_vectors = 2000"),
+])
+def test_the_stages_that_sample_or_build_large_arrays_check_the_machine_first(
+        small_machine, tmp_path, monkeypatch, root, load_profile, script, shown):
+    spec = importlib.util.spec_from_file_location("stage_under_test", root / script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(params.ParamsError, match=re.escape(shown)):
+        module.main(params.parse(load_profile("tiny")))
+    assert list(tmp_path.iterdir()) == []

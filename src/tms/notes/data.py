@@ -46,6 +46,13 @@ def sample(S: float, D: int, n_vectors: int, seed: int) -> torch.Tensor:
     return sampler.sparse_features(p, n_vectors, D, sampler.generators([seed]))[0]
 
 
+def sample_bytes(n_vectors: int, D: int) -> int:
+    """An upper estimate of the memory (bytes) of :func:`moments_mc` and :func:`skeletons_table`
+    at one grid point: the draw in float32, its float64 copy and two float64 temporaries of
+    the same shape (n_vectors, D)."""
+    return 28 * n_vectors * D
+
+
 def _mean_ci(z: np.ndarray) -> tuple[float, float]:
     """Mean of per-vector statistics z (n,) and the half-width of its 95% interval."""
     return float(z.mean()), float(Z95 * z.std(ddof=1) / np.sqrt(len(z)))

@@ -123,6 +123,14 @@ def rug_weights(n_s: int, rows) -> tuple[np.ndarray, np.ndarray]:
     return w_in, w_out
 
 
+def memory_bytes(n_s: int, n_d: int, n_fit: int) -> tuple[int, int]:
+    """Upper estimates of the memory (bytes) of the rug's stage: (on the CPU) the Hadamard
+    matrix (int64, n_s²) with W_in and W_out of the widest row set n_d (float64), and (on the
+    stage's device) :func:`rug_losses`' fit sample of n_fit vectors, a float32 draw and five
+    float64 copies of its n_fit·n_s entries."""
+    return 8 * n_s * n_s + 16 * n_d * n_s, 44 * n_fit * n_s
+
+
 def rug_matrix(n_s: int, rows) -> np.ndarray:
     """Dense Persian rug matrix W = W_out W_in of shape (n_s, n_s), float64 (fig. 1).
 
