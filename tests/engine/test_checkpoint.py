@@ -121,4 +121,3 @@ def test_checkpoints_of_other_code_are_not_resumed(tmp_path, monkeypatch):
     monkeypatch.setattr(checkpoint, "code_digest", lambda: "edited code")
     b = checkpoint.for_stage("s", 10, "params", root=tmp_path)
     assert b.directory != a.directory and not a.directory.exists()
-

@@ -121,4 +121,3 @@ def test_claims_of_experiments_whose_models_all_diverged_read_not_computed():
         m, sweep, stuck, 4, level).set_index("claim")
     assert partial.loc["the larger σ, the faster bipolar noise sparsifies", "verdict"] == \
         "reproduced"
-

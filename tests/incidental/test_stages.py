@@ -149,4 +149,3 @@ def _alive(pid: int) -> bool:
     except OSError:
         return False
     return "State:\tZ" not in status
-

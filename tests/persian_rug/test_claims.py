@@ -94,4 +94,3 @@ def test_claims_of_models_that_all_diverged_read_not_computed():
     rows = claims.persian_rug(fig3, gap)
     assert rows.verdict.iloc[:3].tolist() == ["not computed"] * 3
     assert rows.verdict.iloc[4:].tolist() == ["erratum", "erratum"]
-

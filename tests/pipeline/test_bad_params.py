@@ -358,4 +358,3 @@ def test_a_grid_too_large_for_this_machine_stops_before_training(tmp_path, root,
     assert "training n_s = 65536 (its largest stack" in run.stderr
     assert "GiB available: lower the budget" in run.stderr
     assert not (tmp_path / "data").exists()
-

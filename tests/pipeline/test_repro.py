@@ -266,8 +266,8 @@ def test_verify_finds_a_byte_changed_in_place_that_dvc_status_misses(tiny_repo, 
     assert verify.changed_outputs(str(work)) == {"data/persian_rug/theory.parquet": "modified"}
 
 
-def test_what_a_killed_write_leaves_is_never_hashed_and_goes_with_the_next_write(tiny_repo,
-                                                                               tmp_path):
+def test_what_a_killed_write_leaves_is_never_hashed_and_goes_with_the_next_write(
+        tiny_repo, tmp_path):
     repo, env = tiny_repo
     work = tmp_path / "litter"
     shutil.copytree(repo, work, symlinks=True)
@@ -281,4 +281,3 @@ def test_what_a_killed_write_leaves_is_never_hashed_and_goes_with_the_next_write
     _dvc(work, env, "repro", "-f", "pr_train@16")
     assert not any(p.exists() for p in litter)
     assert (work / "dvc.lock").read_bytes() == lock
-

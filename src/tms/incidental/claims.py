@@ -89,13 +89,13 @@ def _noise_rows(noise: pd.DataFrame, fourth: np.ndarray, m: int) -> list[list]:
                      verdict(b >= 2 * g)])
     if "bipolar" in ns.index.get_level_values(0):
         avg = ns.loc["bipolar"].average
-        rows.append([*claims_[1], "time-averaged mean ‖W_i‖₄⁴: " + ", ".join(
-                         f"{v:.3f} (σ {k:g})" for k, v in avg.items()),
+        averages = ", ".join(f"{v:.3f} (σ {k:g})" for k, v in avg.items())
+        rows.append([*claims_[1], f"time-averaged mean ‖W_i‖₄⁴: {averages}",
                      "increasing in σ", verdict(bool(np.all(np.diff(avg.to_numpy()) > 0)))])
     if "normal" in ns.index.get_level_values(0):
         rel = ns.loc["normal"].final_vs_random
-        rows.append([*claims_[2], "final / (3/(m + 2)): " + ", ".join(
-                         f"{v:.2f} (σ {k:g})" for k, v in rel.items()),
+        ratios = ", ".join(f"{v:.2f} (σ {k:g})" for k, v in rel.items())
+        rows.append([*claims_[2], f"final / (3/(m + 2)): {ratios}",
                      "each within [0.75, 1.25]", verdict(bool(rel.between(0.75, 1.25).all()))])
     return rows
 
@@ -214,7 +214,8 @@ def incidental_polysemanticity(checks: pd.DataFrame, trajectory: pd.DataFrame,
     rows += _noise_rows(noise, noise_fourth, noise_m)
     rows += _sweep_rows(sweep)
     claim6 = ("an encoding stuck below ‖W_i‖₄⁴ = 0.2, spread over the other encodings' "
-              "neurons with opposite signs", "fig. 6, sec. 4", "1 encoding, 7 neurons, opposite signs")
+              "neurons with opposite signs", "fig. 6, sec. 4",
+              "1 encoding, 7 neurons, opposite signs")
     if candidates == 0:
         rows.append(not_computed(*claim6, "every fig. 6 candidate diverged"))
     elif len(stuck):

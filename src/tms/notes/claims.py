@@ -182,8 +182,8 @@ def autoencoding_notes(moments: pd.DataFrame, skeletons: pd.DataFrame, linear: p
         ratio = (g.share / g.mass)[g.mass < 0.5]
         rows.append([*question,
                      f"trained ReLU-output models (D = {relu.D.iloc[0]}, d = {relu.d.iloc[0]}): "
-                     f"they carry {ratio.min():.0f}–{ratio.max():.0f}× their mass in loss where the "
-                     f"mass is < 50%; at S = {g.index[-1]:g} mass {sparse_end.mass:.2%} but "
-                     f"{sparse_end.share:.1%} of the loss. Not negligible until the share itself is",
-                     "—", "answered"])
+                     f"they carry {ratio.min():.0f}–{ratio.max():.0f}× their mass in loss "
+                     f"where the mass is < 50%; at S = {g.index[-1]:g} mass "
+                     f"{sparse_end.mass:.2%} but {sparse_end.share:.1%} of the loss. Not "
+                     f"negligible until the share itself is", "—", "answered"])
     return pd.DataFrame(rows, columns=COLUMNS)

@@ -79,4 +79,3 @@ def warn_if_long(flops: float, device: str, what: str) -> None:
         print(f"warning: {what}: up to {hours:.2g} h at this machine's fp32 matmul speed "
               f"({rate / 1e9:.3g} GFLOP/s on {device}; {flops:.2g} FLOPs to the step cap, "
               f"fewer if the stopping rule ends it sooner)", file=sys.stderr)
-
