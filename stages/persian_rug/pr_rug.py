@@ -21,11 +21,9 @@ def main(params):
     n_s = pr.rug.n_s
     device = resolve_device(pr.device)
     n_ds = sorted({training.n_d_of(n_s, r) for r in pr.rug.ratio_values()})
-    weights, fit = rug.memory_bytes(n_s, max(n_ds), pr.rug.n_fit)
-    machine.check_fits(weights, "cpu", f"the rug's weights (n_s = {n_s})",
-                       "lower persian_rug.rug.n_s")
-    machine.check_fits(fit, device, f"the rug's fit sample (n_fit = {pr.rug.n_fit}, n_s = {n_s})",
-                       "lower persian_rug.rug.n_fit")
+    for where, need in rug.memory_bytes(n_s, max(n_ds), pr.rug.n_fit, device).items():
+        machine.check_fits(need, where, f"the rug (n_s = {n_s}, n_fit = {pr.rug.n_fit})",
+                           "lower persian_rug.rug.n_s or n_fit")
     table = rug.rug_losses(n_s, n_ds, pr.fig2.p, seed=pr.rug.seed, fit_seed=pr.rug.fit_seed,
                            eval_seed=pr.eval.seed, n_fit=pr.rug.n_fit,
                            n_eval=pr.eval.n_vectors, device=device)

@@ -92,11 +92,11 @@ def test_a_diverging_instance_is_flagged_and_leaves_the_others_as_they_were():
                        tied.Optim("sgd", 0.02), 200, 100, _fourth)
     assert mixed.diverged.tolist() == [False, False, True]
     assert np.array_equal(mixed.W[:2], alone.W) and np.array_equal(mixed.loss[:2], alone.loss)
-    first = torch.tensor([1.0, 1.0, 1.0])
-    W = torch.zeros(3, 2, 2)
+    first = torch.tensor([1.0, 1.0, 1.0, 0.001])
+    W = torch.zeros(4, 2, 2)                          # n = 2: the loss of W = 0 is 2
     W[1, 0, 0] = float("nan")
-    last = torch.tensor([50.0, 1.0, 101.0])
-    assert tied.diverged(W, first, last).tolist() == [False, True, True]
+    last = torch.tensor([150.0, 1.0, 201.0, 2.0])     # the last: shrunk to W = 0, healthy
+    assert tied.diverged(W, first, last).tolist() == [False, True, True, False]
 
 
 def test_l1_training_makes_encodings_sparse():

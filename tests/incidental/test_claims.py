@@ -43,6 +43,9 @@ def test_noise_summary_final_average_and_random_ratio():
     fourth = np.array([[0.2, 0.4, 0.6], [0.2, 0.6, 1.0], [0.15, 0.15, 0.15]])
     s = claims.noise_summary(noise, fourth, 4).set_index("noise")
     assert s.loc["bipolar", "final"] == pytest.approx(0.8)
+    kept = noise.drop(index=0).reset_index(drop=True)        # instance 0 left out (diverged)
+    assert claims.noise_summary(kept, fourth, 4).set_index("noise").loc[
+        "bipolar", "final"] == pytest.approx(1.0)
     assert s.loc["bipolar", "average"] == pytest.approx(0.5)
     assert s.loc["normal", "final_vs_random"] == pytest.approx(0.15 / 0.5)
 
@@ -116,8 +119,11 @@ def test_claims_of_experiments_whose_models_all_diverged_read_not_computed():
     checks_rows = table[table.ours.str.contains("Monte Carlo|closed form")]   # need no model
     assert len(checks_rows) >= 6 and (checks_rows.verdict != "not computed").all()
     # one noise kind left: its own claims are computed from the rows that remain
+    bipolar = noise[noise.noise == "bipolar"].reset_index(drop=True)    # as split leaves it
     partial = claims.incidental_polysemanticity(
-        checks, traj, euler, collisions, fit, fit_init, noise[noise.noise == "bipolar"], fourth,
-        m, sweep, stuck, 4, level).set_index("claim")
-    assert partial.loc["the larger σ, the faster bipolar noise sparsifies", "verdict"] == \
-        "reproduced"
+        checks, traj, euler, collisions, fit, fit_init, bipolar, fourth, m, sweep, stuck, 4,
+        level).set_index("claim")
+    faster = partial.loc["the larger σ, the faster bipolar noise sparsifies"]
+    assert faster.verdict == "reproduced" and "0.500 (σ 0.2)" in faster.ours    # rows 0 and 2
+    assert partial.loc["normal noise: no effect on sparsity (fourth norm stays at a random "
+                       "vector's)", "verdict"] == "not computed"

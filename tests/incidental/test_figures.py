@@ -82,3 +82,12 @@ def test_fig7_draws_the_simulation_between_its_bounds():
     line = next(ln for ln in ax.get_lines() if ln.get_label() == "simulation")
     np.testing.assert_allclose(line.get_ydata(), traj.relvar[keep])
     assert len(ax.get_lines()) == 5
+
+
+def test_fig5_draws_what_is_left_when_one_kind_of_model_diverged():
+    table = pd.DataFrame({"kind": ["baseline", "l1", "l1"], "lam": [0.0, 1e-3, 1e-2],
+                          "sigma": [0.0, 0.0, 0.0], "fourth": [0.2, 0.3, 0.9]})
+    left, right = figures.fig5_sweep(table, 16).axes[:2]
+    assert len(left.collections) == 1 and left.get_xscale() == "log"
+    assert [t.get_text() for t in right.texts] == ["no model"]
+

@@ -4,6 +4,7 @@ claims without models read 'not computed'."""
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -15,7 +16,7 @@ def diverged_repo(tmp_path_factory, pipeline_copy, load_profile, dvc_repro):
     raw = load_profile("tiny")
     raw["persian_rug"]["train"]["lr"] = 3.0             # every grid model and the fig. 3 model
     ip = raw["incidental_polysemanticity"]
-    for section in ("collisions", "noise"):             # figs. 3 and 4; figs. 5 and 6 train on
+    for section in ("collisions", "noise", "sweep", "single"):    # figs. 3–6
         ip[section]["optimizer"]["lr"] = 1e30
     for section in ("linear", "relu"):
         raw["autoencoding_notes"][section]["train"]["lr"] = 1e30
@@ -47,6 +48,8 @@ def test_diverged_models_are_flagged_in_every_papers_tables(diverged_repo):
     for table in ["persian_rug/train/n16.parquet", "persian_rug/fig3.parquet",
                   "incidental_polysemanticity/collisions.parquet",
                   "incidental_polysemanticity/noise.parquet",
+                  "incidental_polysemanticity/sweep.parquet",
                   "autoencoding_notes/linear.parquet", "autoencoding_notes/relu.parquet"]:
         assert pd.read_parquet(data / table).diverged.all(), table
-    assert not pd.read_parquet(data / "incidental_polysemanticity/sweep.parquet").diverged.any()
+    assert np.load(data / "incidental_polysemanticity/single/diverged.npy").all()
+    assert len(pd.read_parquet(data / "incidental_polysemanticity/single_stuck.parquet")) == 0

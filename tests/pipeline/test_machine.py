@@ -17,7 +17,7 @@ from tms.pipeline import machine, params
 def test_available_memory_is_read_and_compared():
     have = machine.available_bytes("cpu")
     assert 2**26 < have < 2**50
-    machine.check_fits(have // 2, "cpu", "half of it", "-")
+    machine.check_fits(have // 4, "cpu", "a quarter of it", "-")
     with pytest.raises(params.ParamsError) as err:
         machine.check_fits(2 * have, "cpu", "twice of it", "ask for less")
     assert str(err.value).startswith("twice of it needs about ")
@@ -88,7 +88,7 @@ def test_a_run_that_can_take_more_than_an_hour_says_so(monkeypatch, capsys, load
 
 
 @pytest.mark.parametrize("script, shown", [
-    ("stages/persian_rug/pr_rug.py", "the rug's weights (n_s = 32) needs about"),
+    ("stages/persian_rug/pr_rug.py", "the rug (n_s = 32, n_fit = 256) needs about"),
     ("stages/notes/notes_data.py", "sampling autoencoding_notes.moments (n_vectors = 2000"),
 ])
 def test_the_stages_that_sample_or_build_large_arrays_check_the_machine_first(

@@ -21,3 +21,6 @@ def test_fourth_norm_curves_are_thinned_to_exact_values_at_kept_steps():
     assert np.allclose(out[out.series == "random unit vector 3/(m+2)"].fourth, 3 / 16)
     short = plots.fourth_norms(noise, steps[:7], fourth[:, :7], 14)
     assert short[short.series == "normal σ=0.2"].step.tolist() == steps[:7].tolist()
+    kept = noise.drop(index=0).reset_index(drop=True)        # instance 0 left out (diverged)
+    one = plots.fourth_norms(kept, steps, fourth, 14)
+    np.testing.assert_array_equal(one[one.series == "bipolar σ=0.1"].fourth, fourth[1, at])

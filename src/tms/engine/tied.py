@@ -167,16 +167,19 @@ class Trace:
     diverged: np.ndarray
 
 
-#: A final loss above this factor times the loss at initialisation means training diverged.
+#: A final loss above this factor times the larger of the loss at initialisation and that of
+#: W = 0 means training diverged.
 DIVERGE_FACTOR = 100.0
 
 
 def diverged(W: torch.Tensor, first: torch.Tensor, last: torch.Tensor) -> torch.Tensor:
-    """(I,) bool: the instances whose training diverged: W not finite, the final loss ``last``
-    NaN/inf, or above :data:`DIVERGE_FACTOR` times the loss at initialisation ``first`` (both
-    without noise). Instances of a stack never mix, so the others train on unaffected."""
+    """(I,) bool: the instances whose training diverged: W (I, n, m) not finite, the final loss
+    ``last`` NaN/inf, or above :data:`DIVERGE_FACTOR` times the larger of the loss at
+    initialisation ``first`` and n, the loss of W = 0 (both without noise: a healthy model may
+    shrink towards W = 0, never past its loss). Instances of a stack never mix, so the others
+    train on unaffected."""
     finite = torch.isfinite(W).flatten(1).all(1) & torch.isfinite(last)
-    return ~finite | (last > DIVERGE_FACTOR * first)
+    return ~finite | (last > DIVERGE_FACTOR * torch.clamp(first, min=float(W.shape[1])))
 
 
 def train(n: int, m: int, settings: Sequence[Setting], optim: Optim, steps: int,

@@ -61,10 +61,11 @@ def sparsification_summary(trajectory: pd.DataFrame, euler: pd.DataFrame) -> dic
 def noise_summary(noise: pd.DataFrame, fourth: np.ndarray, m: int) -> pd.DataFrame:
     """Per (noise, σ) of fig. 4: ``final`` (mean over instances of the final mean ‖W_i‖₄⁴),
     ``average`` (its average over the recorded steps: how fast it rose) and ``final_vs_random``
-    (final / (3/(m + 2))). noise: tms.incidental.training.NOISE_COLUMNS; fourth (I, T)."""
+    (final / (3/(m + 2))). noise: tms.incidental.training.NOISE_COLUMNS (rows may be left out:
+    a row's ``instance`` is its row of ``fourth``); fourth (I, T)."""
     rows = []
     for (kind, sigma), tab in noise.groupby(["noise", "sigma"]):
-        curve = fourth[tab.index.to_numpy()].mean(0)
+        curve = fourth[tab.instance.to_numpy()].mean(0)
         rows.append([kind, sigma, float(curve[-1]), float(curve.mean()),
                      float(curve[-1] / theory.random_unit_fourth_norm(m))])
     return pd.DataFrame(rows, columns=["noise", "sigma", "final", "average", "final_vs_random"])
@@ -81,22 +82,32 @@ def _noise_rows(noise: pd.DataFrame, fourth: np.ndarray, m: int) -> list[list]:
         return [not_computed(*c, "every fig. 4 model diverged") for c in claims_]
     rows = []
     ns = noise_summary(noise, fourth, m).set_index(["noise", "sigma"])
+    kinds = set(ns.index.get_level_values(0))
     top = max(noise.sigma)
     if {("bipolar", top), ("normal", top)} <= set(ns.index):
         b, g = ns.loc[("bipolar", top), "final"], ns.loc[("normal", top), "final"]
         rows.append([f"{claims_[0][0]} (σ = {top:g})", *claims_[0][1:],
                      f"final mean ‖W_i‖₄⁴ {b:.3f} vs {g:.3f}", "bipolar ≥ 2 × normal",
                      verdict(b >= 2 * g)])
-    if "bipolar" in ns.index.get_level_values(0):
+    else:
+        rows.append(not_computed(*claims_[0], f"no fig. 4 model of both noise kinds at σ = "
+                                 f"{top:g} trained without diverging"))
+    if "bipolar" in kinds:
         avg = ns.loc["bipolar"].average
         averages = ", ".join(f"{v:.3f} (σ {k:g})" for k, v in avg.items())
         rows.append([*claims_[1], f"time-averaged mean ‖W_i‖₄⁴: {averages}",
                      "increasing in σ", verdict(bool(np.all(np.diff(avg.to_numpy()) > 0)))])
-    if "normal" in ns.index.get_level_values(0):
+    else:
+        rows.append(not_computed(*claims_[1], "no fig. 4 model with bipolar noise trained "
+                                 "without diverging"))
+    if "normal" in kinds:
         rel = ns.loc["normal"].final_vs_random
         ratios = ", ".join(f"{v:.2f} (σ {k:g})" for k, v in rel.items())
         rows.append([*claims_[2], f"final / (3/(m + 2)): {ratios}",
                      "each within [0.75, 1.25]", verdict(bool(rel.between(0.75, 1.25).all()))])
+    else:
+        rows.append(not_computed(*claims_[2], "no fig. 4 model with normal noise trained "
+                                 "without diverging"))
     return rows
 
 

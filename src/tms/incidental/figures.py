@@ -153,10 +153,15 @@ def fig5_sweep(table: pd.DataFrame, m: int) -> plt.Figure:
     for ax, kind, col, label in ((axes[0], "l1", "lam", "l1 coefficient λ"),
                                  (axes[1], "noise", "sigma", "noise σ")):
         tab = table[table.kind == kind]
+        if not len(tab):                         # every model of this kind diverged
+            ax.text(0.5, 0.5, "no model", ha="center", transform=ax.transAxes)
+            ax.set_xlabel(label)
+            continue
         ax.scatter(tab[col], tab.fourth, s=12, color="tab:blue", alpha=0.6)
         mean = tab.groupby(col).fourth.mean()
         ax.plot(mean.index, mean.values, "o-", color="tab:blue", label="mean")
-        ax.axhspan(base.min(), base.max(), color="0.8", label="baseline (λ = σ = 0)")
+        if len(base):
+            ax.axhspan(base.min(), base.max(), color="0.8", label="baseline (λ = σ = 0)")
         ax.axhline(random_unit_fourth_norm(m), color="k", ls=":", label="3/(m + 2)")
         ax.set_xscale("log")
         ax.set_xlabel(label)

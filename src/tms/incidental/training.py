@@ -153,6 +153,7 @@ def single(cfg: IpSingle, device: str = "cpu") -> tuple[pd.DataFrame, dict[str, 
     trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.record_every,
                   fourth_norms, device)
     stuck = stuck_encodings(trace.W, cfg.stuck_below)
-    return (stuck[~trace.diverged[stuck.instance.to_numpy()]].reset_index(drop=True),
+    usable = ~stuck.instance.isin(np.flatnonzero(trace.diverged))
+    return (stuck[usable].reset_index(drop=True),
             {"steps": trace.steps, "fourth": trace.recorded, "W": trace.W,
              "diverged": trace.diverged})

@@ -35,20 +35,25 @@ def _linear_rows(linear: pd.DataFrame) -> list[list]:
                  f"(scaled); after {int(first.steps_cap.iloc[0])} steps {first.gap.max():.1%}",
                  "≤ 1%", verdict(final.gap.max() <= 0.01)])
     sc, sc0 = final[final.spectrum == "scaled"], first[first.spectrum == "scaled"]
-    rows.append(["col(A) = span of the top-d eigenvectors (distinct eigenvalues)",
-                 "Prop. 1, Cor. 2", "AB = projection onto the top-d eigenspace",
-                 f"scaled data: largest principal angle ≤ {sc.angle_top_deg.max():.2f}° after "
-                 f"{cap} steps (≤ {sc0.angle_top_deg.max():.0f}° after "
-                 f"{int(sc0.steps_cap.iloc[0])}); ‖AB − P_A‖_F ≤ "
-                 f"{sc.projection_residual.max():.3f}", "≤ 5°",
-                 verdict(len(sc) > 0 and sc.angle_top_deg.max() <= 5)])
+    top = ("col(A) = span of the top-d eigenvectors (distinct eigenvalues)", "Prop. 1, Cor. 2",
+           "AB = projection onto the top-d eigenspace")
+    if len(sc) and len(sc0):
+        rows.append([*top, f"scaled data: largest principal angle ≤ {sc.angle_top_deg.max():.2f}° "
+                     f"after {cap} steps (≤ {sc0.angle_top_deg.max():.0f}° after "
+                     f"{int(sc0.steps_cap.iloc[0])}); ‖AB − P_A‖_F ≤ "
+                     f"{sc.projection_residual.max():.3f}", "≤ 5°",
+                     verdict(sc.angle_top_deg.max() <= 5)])
+    else:
+        rows.append(not_computed(*top, "every linear autoencoder on the scaled data diverged"))
     sp = final[final.spectrum == "sparse"]
-    rows.append(["on the notes' data: col(A) contains u_1 = 1/√D and commutes with Σ",
-                 "Prop. 1 (eq. 7)", "PA commutes with Σ",
-                 f"max angle(u_1, col A) = {sp.angle_u1_deg.max():.2f}°, max ‖ΣP_A − P_AΣ‖/‖Σ‖ = "
-                 f"{sp.commutator.max():.3f}", "≤ 5°, ≤ 0.05",
-                 verdict(len(sp) > 0 and sp.angle_u1_deg.max() <= 5
-                         and sp.commutator.max() <= 0.05)])
+    u1 = ("on the notes' data: col(A) contains u_1 = 1/√D and commutes with Σ",
+          "Prop. 1 (eq. 7)", "PA commutes with Σ")
+    if len(sp):
+        rows.append([*u1, f"max angle(u_1, col A) = {sp.angle_u1_deg.max():.2f}°, max "
+                     f"‖ΣP_A − P_AΣ‖/‖Σ‖ = {sp.commutator.max():.3f}", "≤ 5°, ≤ 0.05",
+                     verdict(sp.angle_u1_deg.max() <= 5 and sp.commutator.max() <= 0.05)])
+    else:
+        rows.append(not_computed(*u1, "every linear autoencoder on the sparse data diverged"))
     multi = sp[sp.d >= 2]
     rows.append(["the minimum is attained on a unique subspace", "Cor. 2", "unique minimum",
                  f"unique in value only: for d ≥ 2 the trained col(A) lies "

@@ -123,12 +123,17 @@ def rug_weights(n_s: int, rows) -> tuple[np.ndarray, np.ndarray]:
     return w_in, w_out
 
 
-def memory_bytes(n_s: int, n_d: int, n_fit: int) -> tuple[int, int]:
-    """Upper estimates of the memory (bytes) of the rug's stage: (on the CPU) the Hadamard
-    matrix (int64, n_s²) with W_in and W_out of the widest row set n_d (float64), and (on the
-    stage's device) :func:`rug_losses`' fit sample of n_fit vectors, a float32 draw and five
-    float64 copies of its n_fit·n_s entries."""
-    return 8 * n_s * n_s + 16 * n_d * n_s, 44 * n_fit * n_s
+def memory_bytes(n_s: int, n_d: int, n_fit: int, device: str) -> dict[str, int]:
+    """Upper estimates of the memory (bytes) of the rug's stage, by device name: the Hadamard
+    matrix (int64, n_s²) with W_in and W_out of the widest row set n_d (float64), on the CPU;
+    :func:`rug_losses`' fit sample of n_fit vectors, about 72 bytes per entry of its n_fit·n_s
+    on ``device`` (a float32 draw, float64 copies, the fit's own arrays; measured 59–65), with
+    40 more per entry on the CPU when ``device`` is a GPU (the copies the fit reads there). The
+    weights are built after the fit: each device needs the larger of its two."""
+    weights, pairs = 8 * n_s * n_s + 16 * n_d * n_s, n_fit * n_s
+    if device == "cpu":
+        return {"cpu": max(weights, 72 * pairs)}
+    return {"cpu": max(weights, 40 * pairs), device: 72 * pairs}
 
 
 def rug_matrix(n_s: int, rows) -> np.ndarray:

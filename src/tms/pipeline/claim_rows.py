@@ -27,7 +27,8 @@ def verdict(ok: bool) -> str:
     return "reproduced" if ok else "not reproduced"
 
 
-#: The verdict of a claim whose numbers could not be computed (every model it needs diverged).
+#: The verdict of a claim whose numbers could not be computed: every model it needs diverged,
+#: or too few points are left to fit.
 NOT_COMPUTED = "not computed"
 
 
@@ -101,11 +102,11 @@ def rows(table: pd.DataFrame, figures_dir: str | os.PathLike, report_stage: str,
         for pattern, fig, link_stages in links:
             if re.search(pattern, text):
                 figure, stages = fig, list(link_stages)
-                if figure is not None and not (figures_dir / f"{figure}.png").is_file():
-                    if figure not in undrawn:
-                        raise ValueError(f"claim {rec['claim']!r}: no figure {figure}.png in "
-                                         f"{figures_dir}")
+                if figure in undrawn:                  # not this run's: none to link
                     figure = None
+                elif figure is not None and not (figures_dir / f"{figure}.png").is_file():
+                    raise ValueError(f"claim {rec['claim']!r}: no figure {figure}.png in "
+                                     f"{figures_dir}")
                 break
         else:
             m = re.search(r"fig\. (\d+)", rec["source"])

@@ -1,8 +1,9 @@
 """Diverged models out of fits, claims and figures, with a warning for the report.
 
 A trained-model table (tms.persian_rug.training.TRAIN_COLUMNS, tms.notes.training.LINEAR_COLUMNS /
-RELU_COLUMNS) flags each model whose training diverged in its boolean column ``diverged``
-(tms.engine.train). A report never fits, claims or draws such a row silently: it calls :func:`split`
+RELU_COLUMNS, tms.incidental.training's COLLISION_COLUMNS, NOISE_COLUMNS, SWEEP_COLUMNS) flags
+each model whose training diverged in its boolean column ``diverged`` (tms.engine.train,
+tms.engine.tied). A report never fits, claims or draws such a row silently: it calls :func:`split`
 on the table it loaded, uses the kept rows everywhere and shows the warning.
 """
 

@@ -13,6 +13,7 @@ import math
 import os
 import re
 import typing
+from collections.abc import Hashable
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -32,10 +33,12 @@ class _Strict(BaseModel):
 
 
 def _unique(values: list) -> list:
-    repeated = [v for i, v in enumerate(values) if v in values[:i]]
-    if repeated:
-        raise ValueError(f"{repeated[0]!r} appears more than once in {values}: give each value "
-                         f"once (a repeated grid point would be computed and counted twice)")
+    seen = set()
+    for v in values:
+        if v in seen:
+            raise ValueError(f"{v!r} appears more than once in {values}: give each value once "
+                             f"(a repeated grid point would be computed and counted twice)")
+        seen.add(v)
     return values
 
 
@@ -141,6 +144,15 @@ class Grid(_Strict):
 
     _p = field_validator("p")(lambda v: _check_unit_interval("p", v))
     _r = field_validator("ratio")(lambda v: _check_unit_interval("ratio", v))
+
+    @model_validator(mode="after")
+    def _not_too_many(self):
+        models = (len(self.p_values()) * len(self.ratio_values()) * self.seeds
+                  * len(self.models))
+        if models > 10**5:
+            raise ValueError(f"seeds = {self.seeds}: p × ratio × seeds × models = {models} models "
+                             f"per n_s; at most 10^5 (the authors' grid has 400)")
+        return self
 
     def p_values(self) -> list[float]:
         return _expand(self.p)
@@ -284,7 +296,7 @@ class PersianRug(_Strict):
 
     @model_validator(mode="after")
     def _eval_in_reach(self):
-        work = self.eval.n_vectors * max(self.grid.n_s + [self.fig3.n_s])
+        work = self.eval.n_vectors * max(self.grid.n_s + [self.fig3.n_s, self.rug.n_s])
         if work > 2**33:
             raise ValueError(f"eval.n_vectors = {self.eval.n_vectors}: times the largest n_s, "
                              f"{work:.3g} values to score per model; at most 2^33 (hours of "
@@ -723,6 +735,8 @@ class _Loader(yaml.SafeLoader):
         seen = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, Hashable):         # left to SafeLoader's own error
+                continue
             if key in seen:
                 raise yaml.MarkedYAMLError(None, None, f"key {key!r} is given twice in this "
                                            f"mapping; give it once", key_node.start_mark)

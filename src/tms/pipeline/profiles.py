@@ -62,7 +62,7 @@ def default_params(repo: str | Path = ".") -> dict:
     written by :func:`main`, ``params.yaml`` as committed at git HEAD. Raises ParamsError if
     the file is not valid YAML, or if git HEAD cannot be read when it is needed."""
     path = Path(repo) / "params.yaml"
-    if not path.read_text().startswith(GENERATED):
+    if not path.read_bytes().startswith(GENERATED.encode()):
         return read_yaml(path)
     run = subprocess.run(["git", "show", "HEAD:params.yaml"], cwd=repo, capture_output=True,
                          text=True)
