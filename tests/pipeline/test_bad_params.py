@@ -102,6 +102,7 @@ BAD = [
     (f"{PR}.train.max_steps", 10**9, "1000000000", "less than or equal to 10000000"),
     (f"{PR}.train.batch_size", 10**7, "10000000", "less than or equal to 65536"),
     (f"{PR}.grid.seeds", 10**6, "1000000", "less than or equal to 10000"),
+    (f"{PR}.grid.seeds", 5000, "5000", "p × ratio × seeds × models = 180000 models"),
     (f"{PR}.grid.n_s", [32, 10**6], "1000000", "less than or equal to 65536"),
     (f"{PR}.fig3.block", 1024, "1024", "must be <= n_s = 512"),
     # seeds outside numpy's range; ±inf and NaN
@@ -299,7 +300,8 @@ def test_a_bad_value_stops_a_notes_stage_before_any_output(tmp_path, root, load_
     ("a: &x [1, 2]\nb: &y [*x, *x]\nc: [*y, *y]\n", "aliases (*name) are not allowed"),
     ("persian_rug:\n  device: cpu\n  device: cuda\n", "key 'device' is given twice"),
     ("persian_rug: [1, 2\n", "not a valid params file"),
-], ids=["alias bomb", "duplicated key", "invalid YAML"])
+    ("? [a, b]\n: 1\n", "found unhashable key"),
+], ids=["alias bomb", "duplicated key", "invalid YAML", "unhashable key"])
 def test_a_file_yaml_cannot_hold_safely_is_refused_naming_the_line(tmp_path, text, shown):
     path = tmp_path / "params.yaml"
     path.write_text(text)
