@@ -17,4 +17,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main)
+    stage.run(main, __doc__)

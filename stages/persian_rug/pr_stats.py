@@ -12,8 +12,8 @@ from tms.pipeline import io, stage
 from tms.pipeline.params import resolve_device
 
 
-def main(params):
-    n_s = stage.grid_n_s(params, __doc__)
+def main(params, n_s):
+    stage.check_n_s(params, n_s)
     pr = params.persian_rug
     trained = pd.read_parquet(f"data/persian_rug/train/n{n_s}.parquet")
     weights = training.unpack_weights(io.read_arrays(f"data/persian_rug/train/n{n_s}_weights"),
@@ -23,4 +23,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main)
+    stage.run(main, __doc__, stage.N_S)

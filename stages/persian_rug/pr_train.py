@@ -14,8 +14,8 @@ from tms.pipeline import io, stage
 from tms.pipeline.params import resolve_device, schedule_warnings
 
 
-def main(params):
-    n_s = stage.grid_n_s(params, __doc__)
+def main(params, n_s):
+    stage.check_n_s(params, n_s)
     pr = params.persian_rug
     device = resolve_device(pr.device)
     stage.warn(schedule_warnings("persian_rug.train", pr.train, pr.train.max_steps))
@@ -37,4 +37,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main)
+    stage.run(main, __doc__, stage.N_S)

@@ -6,19 +6,19 @@ runs reports/templates/persian_rug.ipynb (figures land in reports/figures/persia
 writes the executed notebook reports/persian_rug.ipynb and reports/persian_rug.html.
 """
 
-import argparse
 from pathlib import Path
 
 from tms.pipeline import stage
 from tms.reporting import notebook
 
+TEMPLATES = Path("reports/templates")
+PAPER = ("paper", {"choices": ["persian_rug", "incidental_polysemanticity", "autoencoding_notes"],
+                   "help": "the paper whose report notebook (reports/templates/PAPER.ipynb) runs"})
 
-def main(params):
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("paper")
-    name = ap.parse_args().paper
-    notebook.build(name, Path("reports/templates") / f"{name}.ipynb", Path("reports"))
+
+def main(params, paper):
+    notebook.build(paper, TEMPLATES / f"{paper}.ipynb", Path("reports"))
 
 
 if __name__ == "__main__":
-    stage.run(main)
+    stage.run(main, __doc__, PAPER)

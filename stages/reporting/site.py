@@ -21,4 +21,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main)
+    stage.run(main, __doc__)

@@ -31,8 +31,8 @@ import torch
 from pydantic import BaseModel
 
 from tms.pipeline.io import atomic_path
+from tms.pipeline.stage import CHECKPOINTS as ROOT
 
-ROOT = Path(".checkpoints")
 #: The first bytes of a checkpoint file, then the sha256 (hex) of the rest and a newline.
 MAGIC = b"tms-checkpoint sha256:"
 

@@ -1,55 +1,116 @@
-"""What every stage script shares: load and validate params before any work, report errors."""
+"""What every stage script shares: its command line, params validated before any work, errors
+reported, and its time logged.
+
+Each script under ``stages/`` ends with ``stage.run(main, __doc__, ...)``. ``--help`` prints the
+script's docstring and arguments and exits before params are read or anything is written.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
+import time
 from collections.abc import Callable
+from datetime import datetime, timezone
+from pathlib import Path
 
 from tms.pipeline.params import Params, ParamsError, check_devices, load
 
 PARAMS_FILE = "params.yaml"
 
+#: One line per stage run (start, end, seconds, exit status) and every warning, appended;
+#: git-ignored, and outside every output DVC hashes.
+LOG_FILE = Path("logs/repro.log")
 
-def run(main: Callable[[Params], None]) -> None:
-    """Validate ``params.yaml`` then call ``main(params)``.
+#: Where training stages keep their checkpoints (tms.engine.checkpoint): outside every output
+#: DVC hashes or deletes.
+CHECKPOINTS = Path(".checkpoints")
+
+#: ``--n-s`` of a per-n_s Persian Rug stage (one item of a DVC ``matrix``).
+N_S = ("--n-s", {"type": int, "required": True, "metavar": "N_S", "dest": "n_s",
+                 "help": "the n_s of the grid to run: one of persian_rug.grid.n_s"})
+
+
+def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict],
+        argv: list[str] | None = None) -> None:
+    """Parse the command line, validate ``params.yaml``, then call ``main(params, **arguments)``.
+
+    ``doc``: the script's docstring (the ``--help`` text). ``arguments``: ``(flag, kwargs)`` pairs
+    for ``argparse.ArgumentParser.add_argument`` (e.g. :data:`N_S`); their parsed values are
+    passed to ``main`` as keyword arguments. ``--help`` exits 0 before anything is read or written.
 
     An invalid params file, or a ``device`` this machine lacks, stops the stage with exit
     status 2 and the message of :class:`ParamsError` (key, value, what is allowed) before
     anything is written. SIGTERM ends the stage like an exception (exit status 143), so
     temporary files of unfinished outputs (tms.pipeline.io.atomic_path) are removed on the way out;
-    training checkpoints (tms.engine.checkpoint) stay for the next run to resume from.
+    training checkpoints (tms.engine.checkpoint) stay for the next run to resume from. The
+    stage's wall time and exit status go to stderr and to :data:`LOG_FILE`.
     """
+    parser = argparse.ArgumentParser(description=doc,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    for flag, kwargs in arguments:
+        parser.add_argument(flag, **kwargs)
+    args = vars(parser.parse_args(argv))
+    name = (os.environ.get("DVC_STAGE")
+            or " ".join([Path(sys.argv[0]).stem, *map(str, args.values())]))
     signal.signal(signal.SIGTERM, _terminate)
+    start, status = time.perf_counter(), 1
+    _log(f"{name}: started")
     try:
         params = load(PARAMS_FILE)
         check_devices(params)
-        main(params)
+        main(params, **args)
+        status = 0
     except ParamsError as err:
         print(f"error: {err}", file=sys.stderr)
+        _log(f"{name}: error: {err}")
+        status = 2
         sys.exit(2)
+    except SystemExit as exit_:
+        status = exit_.code if isinstance(exit_.code, int) else 1
+        raise
+    except KeyboardInterrupt:
+        status = 130
+        raise
+    finally:
+        seconds = time.perf_counter() - start
+        ended = "done" if status == 0 else f"failed (exit status {status})"
+        print(f"{name}: {ended} in {seconds:.1f} s", file=sys.stderr)
+        _log(f"{name}: {ended} in {seconds:.1f} s")
 
 
 def warn(messages: list[str]) -> None:
-    """Print each message as ``warning: …`` on stderr (a valid run that is likely not meant)."""
+    """Print each message as ``warning: …`` on stderr and in :data:`LOG_FILE` (a valid run that
+    is likely not meant)."""
     for message in messages:
         print(f"warning: {message}", file=sys.stderr)
+        _log(f"warning: {message}")
 
 
-def _terminate(signum, frame) -> None:
-    raise SystemExit(128 + signum)
-
-
-def grid_n_s(params: Params, description: str) -> int:
-    """The ``--n-s`` argument of a per-n_s Persian Rug stage (one DVC matrix item).
+def check_n_s(params: Params, n_s: int) -> int:
+    """``n_s`` (the ``--n-s`` of :data:`N_S`), checked against persian_rug.grid.n_s.
 
     Raises ParamsError unless it is one of persian_rug.grid.n_s.
     """
-    ap = argparse.ArgumentParser(description=description)
-    ap.add_argument("--n-s", type=int, required=True)
-    n_s = ap.parse_args().n_s
     if n_s not in params.persian_rug.grid.n_s:
         raise ParamsError(f"--n-s {n_s} is not in persian_rug.grid.n_s = "
                           f"{params.persian_rug.grid.n_s}")
     return n_s
+
+
+def _log(line: str) -> None:
+    """Append ``line``, time-stamped, to :data:`LOG_FILE` (one write: stages may run at once).
+    A log that cannot be written (a read-only checkout) is skipped; the run is unaffected."""
+    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    try:
+        LOG_FILE.parent.mkdir(exist_ok=True)
+        with LOG_FILE.open("a", encoding="utf-8") as f:
+            f.write(f"{stamp} {line}\n")
+    except OSError:
+        pass
+
+
+def _terminate(signum, frame) -> None:
+    raise SystemExit(128 + signum)
