@@ -209,7 +209,7 @@ def test_a_stage_with_bad_params_exits_2_and_touches_nothing(tmp_path, root, loa
         pytest.skip("this machine has a cuda:3")
     shutil.copytree(root / "stages", tmp_path / "stages",
                     ignore=shutil.ignore_patterns("__pycache__"))
-    raw = _with_value(load_profile("tiny"), key, value)
+    raw = _with_value(load_profile("smoke"), key, value)
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
     (tmp_path / "data").mkdir()
     (tmp_path / "data/previous.parquet").write_bytes(b"an output of an earlier run")
@@ -346,7 +346,7 @@ def test_a_training_section_that_cannot_stop_early_is_warned_about(load_profile)
 
 def test_a_grid_too_large_for_this_machine_stops_before_training(tmp_path, root, load_profile):
     # the largest stack of n_s = 65536 within a 10^9 MiB budget needs far more than any machine
-    raw = load_profile("tiny")
+    raw = load_profile("smoke")
     raw[PR]["grid"]["n_s"] = [65536]
     raw[PR]["fig2"]["n_s"] = 65536
     raw[PR]["compute"]["memory_budget_mb"] = 1e9

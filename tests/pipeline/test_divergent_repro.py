@@ -1,4 +1,4 @@
-"""End to end: the tiny profile with learning rates that make models diverge in every paper.
+"""End to end: the smoke profile with learning rates that make models diverge in every paper.
 Every report still builds, says which models diverged and what it could not draw, and its
 claims without models read 'not computed'."""
 
@@ -13,7 +13,7 @@ PAPERS = ["autoencoding_notes", "incidental_polysemanticity", "persian_rug"]
 
 @pytest.fixture(scope="module")
 def diverged_repo(tmp_path_factory, pipeline_copy, load_profile, dvc_repro):
-    raw = load_profile("tiny")
+    raw = load_profile("smoke")
     raw["persian_rug"]["train"]["lr"] = 3.0             # every grid model and the fig. 3 model
     ip = raw["incidental_polysemanticity"]
     for section in ("collisions", "noise", "sweep", "single"):    # figs. 3–6

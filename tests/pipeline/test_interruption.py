@@ -16,7 +16,7 @@ OUTS = ["data/persian_rug/train/n16.parquet", "data/persian_rug/train/n16_weight
 
 
 def _params(tiny: dict, checkpoint_every: int) -> dict:
-    """The tiny profile with a longer training of one model kind (the stopping rule cannot
+    """The smoke profile with a longer training of one model kind (the stopping rule cannot
     fire before step 500) and checkpoints every ``checkpoint_every`` steps."""
     tiny["persian_rug"]["grid"]["models"] = ["relu"]
     tiny["persian_rug"]["train"].update(max_steps=400, window=250, check_every=10,
@@ -34,14 +34,14 @@ def _outputs(repo: Path) -> dict[str, str]:
 def uninterrupted(tmp_path_factory, pipeline_copy, load_profile, dvc_repro):
     """The stage's outputs from one run without checkpoints or interruption."""
     repo = tmp_path_factory.mktemp("uninterrupted")
-    dvc_repro(repo, pipeline_copy(repo, _params(load_profile("tiny"), 0)), STAGE)
+    dvc_repro(repo, pipeline_copy(repo, _params(load_profile("smoke"), 0)), STAGE)
     return _outputs(repo)
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_killed_training_resumes_to_the_same_outputs(tmp_path, uninterrupted, pipeline_copy,
                                                      load_profile, dvc_repro, sig):
-    env = pipeline_copy(tmp_path, _params(load_profile("tiny"), 40))
+    env = pipeline_copy(tmp_path, _params(load_profile("smoke"), 40))
     job = subprocess.Popen([sys.executable, "-m", "dvc", "repro", STAGE], cwd=tmp_path, env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            start_new_session=True)      # its own process group: dvc and stage

@@ -36,7 +36,7 @@ def _never(*args, **kwargs):
 
 def test_every_training_stack_is_checked_before_it_trains(small_machine, load_profile,
                                                           monkeypatch):
-    p = params.parse(load_profile("tiny"))
+    p = params.parse(load_profile("smoke"))
     for module in (pr_training, notes_training):
         monkeypatch.setattr(module, "train_grid", _never)
     monkeypatch.setattr(ip_training, "train", _never)
@@ -75,7 +75,7 @@ def test_a_run_that_can_take_more_than_an_hour_says_so(monkeypatch, capsys, load
     monkeypatch.setattr(machine, "fp32_flops", lambda device: 1.0)
     monkeypatch.setattr(pr_training, "train_grid", _never)
     monkeypatch.setattr(ip_training, "train", _never)
-    p = params.parse(load_profile("tiny"))
+    p = params.parse(load_profile("smoke"))
     pr = p.persian_rug
     points = pr_training.expand(16, pr.grid.p_values(), pr.grid.ratio_values(), 1)
     with pytest.raises(AssertionError, match="training started"):
@@ -98,5 +98,5 @@ def test_the_stages_that_sample_or_build_large_arrays_check_the_machine_first(
     spec.loader.exec_module(module)
     monkeypatch.chdir(tmp_path)
     with pytest.raises(params.ParamsError, match=re.escape(shown)):
-        module.main(params.parse(load_profile("tiny")))
+        module.main(params.parse(load_profile("smoke")))
     assert list(tmp_path.iterdir()) == []

@@ -9,7 +9,7 @@ from tms.engine.train import Schedule
 from tms.pipeline import params, profiles
 
 
-@pytest.mark.parametrize("name", ["default", "paper", "tiny"])
+@pytest.mark.parametrize("name", ["default", "paper", "smoke"])
 def test_shipped_profiles_are_valid(load_profile, name):
     assert params.parse(load_profile(name)).persian_rug.eval.n_vectors >= 65536
 
@@ -105,7 +105,7 @@ def test_an_overlay_may_set_a_key_the_default_leaves_to_the_schema(tmp_path, loa
 
 def test_profiles_hold_only_what_differs_from_the_default(root, load_profile):
     default = load_profile("default")
-    for path in [root / "profiles/paper.yaml", root / "tests/profiles/tiny.yaml"]:
+    for path in [root / "profiles/paper.yaml", root / "profiles/smoke.yaml"]:
         overlay = yaml.safe_load(path.read_text())
 
         def same(node, base, at=""):

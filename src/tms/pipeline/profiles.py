@@ -1,7 +1,7 @@
 """Params profiles as overlays on the default ``params.yaml``.
 
 ``params.yaml`` is the complete default profile (DVC reads it); a profile such as
-``profiles/paper.yaml`` or ``tests/profiles/tiny.yaml`` holds only the keys whose values differ.
+``profiles/paper.yaml`` or ``profiles/smoke.yaml`` holds only the keys whose values differ.
 :func:`merge` puts an overlay's values into the default, section by section, and the schema
 (tms.pipeline.params) validates the result: a key it does not know is an error naming the
 overlay file and the dotted key. ``null`` in an overlay sets a key to null (for the optional keys
