@@ -1,4 +1,4 @@
-"""The incidental-polysemanticity stages and report on the tiny profile, run in-process in a
+"""The incidental-polysemanticity stages and report on the smoke profile, run in-process in a
 temporary directory (tests/pipeline/test_repro.py runs the same stages through `dvc repro`)."""
 
 import hashlib
@@ -33,12 +33,12 @@ def _stage(name):
 @pytest.fixture(scope="module")
 def ip_repo(tmp_path_factory, load_profile):
     repo = tmp_path_factory.mktemp("ip_repo")
-    (repo / "params.yaml").write_text(yaml.safe_dump(load_profile("tiny")))
+    (repo / "params.yaml").write_text(yaml.safe_dump(load_profile("smoke")))
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(repo)
-        tiny = params.load("params.yaml")
+        smoke = params.load("params.yaml")
         for name in STAGES:
-            _stage(name).main(tiny)
+            _stage(name).main(smoke)
         notebook.build("incidental_polysemanticity",
                        ROOT / "reports/templates/incidental_polysemanticity.ipynb", Path("reports"))
     return repo
@@ -86,12 +86,12 @@ def test_same_params_give_identical_files(ip_repo, monkeypatch):
 def test_bad_params_stop_an_ip_stage_before_any_output(tmp_path, monkeypatch, capsys,
                                                        load_profile, section, key, value,
                                                        message):
-    bad = load_profile("tiny")
+    bad = load_profile("smoke")
     bad["incidental_polysemanticity"][section][key] = value
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(bad))
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exit_:
-        stage.run(_stage(f"ip_{section}").main)
+        stage.run(_stage(f"ip_{section}").main, "", argv=[])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert f"incidental_polysemanticity.{section}.{key}" in err and message in err
@@ -113,7 +113,7 @@ def test_a_report_stopped_mid_run_leaves_no_file_and_no_kernel(ip_repo, tmp_path
                            env={**os.environ, "TMPDIR": str(temp)},
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
-    while not list(temp.glob("*.json")):      # the kernel's connection file: it has started
+    while not list(temp.rglob("*.json")):     # the kernel's connection file: it has started
         assert job.poll() is None and time.monotonic() < deadline, "no kernel started"
         time.sleep(0.05)
     kernel = _kernel_pids(temp)
@@ -125,7 +125,7 @@ def test_a_report_stopped_mid_run_leaves_no_file_and_no_kernel(ip_repo, tmp_path
     while any(_alive(pid) for pid in kernel):  # the kernel goes with its stage
         assert time.monotonic() < deadline, "the kernel outlived its stage"
         time.sleep(0.1)
-    assert list(temp.iterdir()) == []          # no connection file
+    assert list(temp.iterdir()) == []          # no connection file, nor its folder
     assert [p.name for p in (repo / "reports").iterdir() if p.name.startswith(".")] == []
     assert not (repo / "reports/incidental_polysemanticity.html").exists()
 

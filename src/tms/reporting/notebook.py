@@ -9,9 +9,12 @@ network (no require.js, no MathJax: the reports have no TeX), so it renders offl
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import jinja2
@@ -28,6 +31,10 @@ _OFFLINE = jinja2.DictLoader({"offline.html.j2": """{%- extends 'lab/index.html.
 {%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
 """})
 
+
+# The kernel's own log (its start-up notices, e.g. that it talks to this process over local TCP)
+# is not the report's business: errors only.
+_QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 
 _STYLER_ID = re.compile(r'<table id="T_([0-9a-f]+)"')
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
@@ -60,6 +67,20 @@ def _strip(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+@contextlib.contextmanager
+def _kernel_files() -> Iterator[None]:
+    """Temporary files made in this process (the kernel's connection file) go to a private
+    folder, removed on the way out whatever happens: a stage stopped while its kernel starts or
+    runs (SIGINT, SIGTERM) leaves no file in the system's temporary folder."""
+    saved = tempfile.tempdir
+    with tempfile.TemporaryDirectory(prefix="tms-report-") as folder:
+        tempfile.tempdir = folder
+        try:
+            yield
+        finally:
+            tempfile.tempdir = saved
+
+
 def build(name: str, template: Path, out_dir: Path, parameters: dict | None = None) -> Path:
     """Run ``template`` with ``parameters`` (cwd: the repository root, where ``dvc repro`` runs)
     and write ``out_dir/name.ipynb`` and ``out_dir/name.html`` atomically. Returns the HTML path.
@@ -69,11 +90,12 @@ def build(name: str, template: Path, out_dir: Path, parameters: dict | None = No
     params = {"figures_dir": f"{out_dir}/figures/{name}", **(parameters or {})}
     Path(params["figures_dir"]).mkdir(parents=True, exist_ok=True)
     with atomic_path(out_dir / f"{name}.ipynb") as tmp_nb:
-        papermill.execute_notebook(str(template), str(tmp_nb), parameters=params,
-                                   cwd=str(Path.cwd()), kernel_name="python3",
-                                   log_output=False,
-                                   progress_bar=sys.stderr.isatty() and  # none off terminals
-                                   {"desc": f"report {name}", "leave": False})
+        with _kernel_files():
+            papermill.execute_notebook(str(template), str(tmp_nb), parameters=params,
+                                       cwd=str(Path.cwd()), kernel_name="python3",
+                                       log_output=False, extra_arguments=_QUIET_KERNEL,
+                                       progress_bar=sys.stderr.isatty() and  # not off terminals
+                                       {"desc": f"report {name}", "leave": False})
         nb = _strip(nbformat.read(tmp_nb, as_version=4))
         nbformat.write(nb, tmp_nb)
         html, _ = HTMLExporter(embed_images=True, extra_loaders=[_OFFLINE],
