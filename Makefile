@@ -9,7 +9,10 @@ STAMP  := $(VENV)/.installed
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: env repro test bench profile clean-data browser site-check verify
+.PHONY: help env repro test bench profile browser site-check verify
+
+help:  ## this list
+	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 # torch first and pinned, so pip never resolves an unpinned (CUDA) build; then the package.
 $(STAMP): pyproject.toml
@@ -19,15 +22,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-env: $(STAMP)
+env: $(STAMP)  ## create .venv: torch pinned first, then the package and its pins
 
-# Once every stage is up to date no checkpoint can be resumed: those of an interrupted run whose
-# outputs DVC then restored from its run cache would otherwise stay in .checkpoints/.
-repro: $(STAMP)
-	$(BIN)/dvc repro
-	rm -rf .checkpoints
+# Validates the whole params.yaml before DVC starts any stage, runs `dvc repro`, removes the
+# checkpoints once every stage is up to date, prints each stage's time (tms.pipeline.repro).
+repro: $(STAMP)  ## validate params.yaml, run the pipeline (TARGETS=… for dvc repro), say where to look
+	$(BIN)/python -m tms.pipeline.repro $(TARGETS)
 
-test: $(STAMP) browser
+test: $(STAMP) browser  ## the test suite (pytest; about 15 minutes on 2 cores)
 	$(BIN)/python -m pytest -q
 
 # Headless Chromium and its driver (Debian packages) for the browser test: installed quietly,
@@ -42,19 +44,19 @@ browser:
 
 # After `make repro`: the site and every paper report in headless Chromium (fails on a broken
 # image, link or script error) and a screenshot of the index page, reports/index.png.
-site-check: $(STAMP) browser
+site-check: $(STAMP) browser  ## after repro: load the site and reports in headless Chromium
 	$(BIN)/python -m tms.reporting.browser reports/index.html \
 	  $(filter-out reports/index.html,$(wildcard reports/*.html)) --screenshot reports/index.png
 
 # Re-hash every output against dvc.lock (dvc status trusts sizes and times) and name any that
 # differs; exit status 1 if one does.
-verify: $(STAMP)
+verify: $(STAMP)  ## re-hash every output against dvc.lock, name any that differs
 	$(BIN)/python -m tms.pipeline.verify
 
-bench: $(STAMP)
+bench: $(STAMP)  ## engine throughput and the default profile's wall time
 	$(BIN)/python bench/run.py
 
 # Switch params.yaml to a profile of profiles/ (e.g. `make profile PROFILE=paper`): the committed
 # default with the profile's keys over it, validated; `git checkout params.yaml` returns to the default.
-profile: $(STAMP)
+profile: $(STAMP)  ## PROFILE=paper|smoke: write params.yaml from a profile of profiles/
 	$(BIN)/python -m tms.pipeline.profiles $(PROFILE)

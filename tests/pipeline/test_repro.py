@@ -1,4 +1,4 @@
-"""End to end: `dvc repro` of a tiny profile in a temporary copy of the repository."""
+"""End to end: `dvc repro` of the smoke profile in a temporary copy of the repository."""
 
 import hashlib
 import json
@@ -16,7 +16,7 @@ import yaml
 from dvc.repo import Repo
 from markupsafe import escape
 
-from tms.pipeline import verify
+from tms.pipeline import stage, verify
 from tms.reporting import browser, errata, site
 
 PAPERS = ["autoencoding_notes", "incidental_polysemanticity", "persian_rug"]
@@ -33,11 +33,11 @@ def _hashes(repo: Path, *dirs: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def repro_tiny(pipeline_copy, load_profile, dvc_repro):
-    """``repro_tiny(repo)``: copy the pipeline into ``repo`` with the tiny profile, run
+def repro_smoke(pipeline_copy, load_profile, dvc_repro):
+    """``repro_smoke(repo)``: copy the pipeline into ``repo`` with the smoke profile, run
     ``dvc repro`` there and return the environment (hashes of the copy kept around it)."""
     def run(repo: Path) -> dict:
-        env = pipeline_copy(repo, load_profile("tiny"))
+        env = pipeline_copy(repo, load_profile("smoke"))
         BEFORE[repo] = _hashes(repo, ".")
         dvc_repro(repo, env)
         AFTER[repo] = _hashes(repo, ".")
@@ -46,13 +46,13 @@ def repro_tiny(pipeline_copy, load_profile, dvc_repro):
 
 
 @pytest.fixture(scope="module")
-def tiny_repo(tmp_path_factory, repro_tiny):
+def smoke_repo(tmp_path_factory, repro_smoke):
     repo = tmp_path_factory.mktemp("repo")
-    return repo, repro_tiny(repo)
+    return repo, repro_smoke(repo)
 
 
-def test_repro_builds_the_report_and_figures(tiny_repo):
-    repo, _ = tiny_repo
+def test_repro_builds_the_report_and_figures(smoke_repo):
+    repo, _ = smoke_repo
     html = (repo / "reports/persian_rug.html").read_text()
     for text in ("Figure 1", "Figure 2", "Figure 3", "Claims", "data:image/png;base64"):
         assert text in html
@@ -62,16 +62,16 @@ def test_repro_builds_the_report_and_figures(tiny_repo):
 
 
 @pytest.mark.parametrize("paper", PAPERS)
-def test_every_paper_report_is_built_with_its_claims(tiny_repo, paper):
-    repo, _ = tiny_repo
+def test_every_paper_report_is_built_with_its_claims(smoke_repo, paper):
+    repo, _ = smoke_repo
     html = (repo / f"reports/{paper}.html").read_text()
     assert "Claims" in html and "data:image/png;base64" in html
     assert "Traceback" not in html
     assert len(list((repo / f"reports/figures/{paper}").glob("*.png"))) >= 3
 
 
-def test_tables_have_one_row_per_model(tiny_repo):
-    repo, _ = tiny_repo
+def test_tables_have_one_row_per_model(smoke_repo):
+    repo, _ = smoke_repo
     train = pd.read_parquet(repo / "data/persian_rug/train/n16.parquet")
     assert len(train) == 2 * 2 * 2 * 2              # models × seeds × ratios × p
     assert set(train.model) == {"relu", "linear"}
@@ -81,11 +81,11 @@ def test_tables_have_one_row_per_model(tiny_repo):
     assert len(pd.read_parquet(repo / "data/persian_rug/theory.parquet")) == 2 * 5
 
 
-def test_same_params_give_byte_identical_data_and_figures(tiny_repo, repro_tiny, tmp_path):
-    repo, _ = tiny_repo
+def test_same_params_give_byte_identical_data_and_figures(smoke_repo, repro_smoke, tmp_path):
+    repo, _ = smoke_repo
     again = tmp_path / "again"
     again.mkdir()
-    repro_tiny(again)
+    repro_smoke(again)
     first, second = _hashes(repo), _hashes(again)
     assert len(first) > 20 and first.keys() == second.keys()
     for paper in PAPERS:                      # the data and the figures of every paper
@@ -94,8 +94,8 @@ def test_same_params_give_byte_identical_data_and_figures(tiny_repo, repro_tiny,
     assert [k for k in first if first[k] != second[k]] == []
 
 
-def test_no_stage_writes_outside_its_declared_outs(tiny_repo):
-    repo, _ = tiny_repo
+def test_no_stage_writes_outside_its_declared_outs(smoke_repo):
+    repo, _ = smoke_repo
     with Repo(str(repo)) as dvc:                        # every stage, matrix entries expanded
         stages = list(dvc.index.stages)
         outs = [Path(o.fs_path).relative_to(repo) for st in stages for o in st.outs]
@@ -103,11 +103,13 @@ def test_no_stage_writes_outside_its_declared_outs(tiny_repo):
     assert [o for o in outs if not (repo / o).exists()] == []   # each stage wrote its outs
     before, after = BEFORE[repo], AFTER[repo]           # around the fixture's `dvc repro`
     written = [f for f in after if before.get(f) != after[f]
-               and not f.startswith(".dvc/") and f != "dvc.lock"]
+               and not f.startswith(".dvc/") and f not in ("dvc.lock", str(stage.LOG_FILE))]
     assert len(written) > 30
     outside = [f for f in written if not any(Path(f) == o or o in Path(f).parents for o in outs)]
     assert outside == []
     assert [f for f in before if f not in after] == []          # nothing of the copy deleted
+    log = (repo / stage.LOG_FILE).read_text()
+    assert all(f"{st.addressing}: done in " in log for st in stages)     # each stage's time
 
 
 def _dvc(repo: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
@@ -117,8 +119,8 @@ def _dvc(repo: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
     return run
 
 
-def test_site_shows_every_claim_with_links_and_metrics(tiny_repo):
-    repo, env = tiny_repo
+def test_site_shows_every_claim_with_links_and_metrics(smoke_repo):
+    repo, env = smoke_repo
     html = (repo / "reports/index.html").read_text()
     stages = set(_dvc(repo, env, "dag", "--mermaid").stdout.split('"')[1::2])
     metrics = json.loads((repo / "reports/claims.json").read_text())
@@ -144,8 +146,8 @@ def test_site_shows_every_claim_with_links_and_metrics(tiny_repo):
     assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)   # nothing remote
 
 
-def test_second_repro_reruns_nothing_and_keeps_the_lock(tiny_repo):
-    repo, env = tiny_repo
+def test_second_repro_reruns_nothing_and_keeps_the_lock(smoke_repo):
+    repo, env = smoke_repo
     lock = (repo / "dvc.lock").read_bytes()
     run = _dvc(repo, env, "repro")
     assert "Running stage" not in run.stdout
@@ -157,9 +159,9 @@ def test_second_repro_reruns_nothing_and_keeps_the_lock(tiny_repo):
     ("relu.max_steps", 31, {"notes_relu", "site"}),
     ("scale_min", 0.3, {"notes_linear", "notes_saddle", "notes_flows", "notes_report", "site"}),
 ])
-def test_editing_one_experiment_touches_only_its_stages_and_the_site(tiny_repo, tmp_path, key,
+def test_editing_one_experiment_touches_only_its_stages_and_the_site(smoke_repo, tmp_path, key,
                                                                       value, expected):
-    repo, env = tiny_repo
+    repo, env = smoke_repo
     work = tmp_path / "edit"
     shutil.copytree(repo, work, symlinks=True)
     params = yaml.safe_load((work / "params.yaml").read_text())
@@ -173,8 +175,8 @@ def test_editing_one_experiment_touches_only_its_stages_and_the_site(tiny_repo, 
     assert set(status) == expected
 
 
-def test_dvc_reads_the_claims_as_metrics_and_the_curves_as_plots(tiny_repo, tmp_path):
-    repo, env = tiny_repo
+def test_dvc_reads_the_claims_as_metrics_and_the_curves_as_plots(smoke_repo, tmp_path):
+    repo, env = smoke_repo
     shown = json.loads(_dvc(repo, env, "metrics", "show", "--json").stdout)
     values = shown[""]["data"]["reports/claims.json"]["data"]
     assert values["persian_rug"]["claims_total"] > 0
@@ -195,17 +197,25 @@ def test_dvc_reads_the_claims_as_metrics_and_the_curves_as_plots(tiny_repo, tmp_
     assert np.allclose(col.polysemantic, raw.groupby("m").polysemantic.mean().to_numpy())
 
 
-def test_metrics_diff_and_exp_show_in_a_git_checkout(tiny_repo, tmp_path):
-    repo, env = tiny_repo
-    work = tmp_path / "git"
+GIT = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+
+
+def _git_checkout(repo: Path, work: Path, env: dict) -> None:
+    """``work``: a copy of the pipeline run in ``repo``, committed to a new git repository, with
+    DVC's git support on (as in a clone of the project)."""
     shutil.copytree(repo, work, symlinks=True)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
     (work / ".gitignore").write_text("/data/\n/reports/*.html\n/reports/*.ipynb\n"
-                                     "/reports/figures/\n/reports/claims/\n")
+                                     "/reports/figures/\n/reports/claims/\n/logs/\n")
     subprocess.run(["git", "init", "-q"], cwd=work, check=True)
     _dvc(work, env, "config", "core.no_scm", "false")
-    subprocess.run(git + ["add", "-A"], cwd=work, check=True)
-    subprocess.run(git + ["commit", "-q", "-m", "tiny"], cwd=work, check=True)
+    subprocess.run(GIT + ["add", "-A"], cwd=work, check=True)
+    subprocess.run(GIT + ["commit", "-q", "-m", "smoke"], cwd=work, check=True)
+
+
+def test_metrics_diff_and_exp_show_in_a_git_checkout(smoke_repo, tmp_path):
+    repo, env = smoke_repo
+    work = tmp_path / "git"
+    _git_checkout(repo, work, env)
     claims = json.loads((work / "reports/claims.json").read_text())
     claims["persian_rug"]["reproduced"] += 1
     (work / "reports/claims.json").write_text(json.dumps(claims))
@@ -223,8 +233,8 @@ def test_metrics_diff_and_exp_show_in_a_git_checkout(tiny_repo, tmp_path):
     assert "polysemantic neurons against m" in page and '"rev": "HEAD"' in page
 
 
-def test_pages_load_in_headless_chromium_without_errors(tiny_repo):
-    repo, _ = tiny_repo
+def test_pages_load_in_headless_chromium_without_errors(smoke_repo):
+    repo, _ = smoke_repo
     if None in browser.executables():
         pytest.skip("chromium and chromedriver are not installed (make test installs them)")
     pages = [repo / "reports/index.html"] + [repo / f"reports/{p}.html" for p in PAPERS]
@@ -234,8 +244,8 @@ def test_pages_load_in_headless_chromium_without_errors(tiny_repo):
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
 
 
-def test_figures_carry_no_timestamp_or_software_metadata(tiny_repo):
-    repo, _ = tiny_repo
+def test_figures_carry_no_timestamp_or_software_metadata(smoke_repo):
+    repo, _ = smoke_repo
     pngs = sorted((repo / "reports/figures").rglob("*.png"))
     assert len(pngs) >= 15
     for png in pngs:
@@ -250,8 +260,8 @@ def test_figures_carry_no_timestamp_or_software_metadata(tiny_repo):
         assert "<dc:date>" not in meta and "<dc:creator>" not in meta, svg
 
 
-def test_verify_finds_a_byte_changed_in_place_that_dvc_status_misses(tiny_repo, tmp_path):
-    repo, env = tiny_repo
+def test_verify_finds_a_byte_changed_in_place_that_dvc_status_misses(smoke_repo, tmp_path):
+    repo, env = smoke_repo
     work = tmp_path / "verify"
     shutil.copytree(repo, work, symlinks=True)
     assert verify.changed_outputs(str(work)) == {}
@@ -267,8 +277,8 @@ def test_verify_finds_a_byte_changed_in_place_that_dvc_status_misses(tiny_repo, 
 
 
 def test_what_a_killed_write_leaves_is_never_hashed_and_goes_with_the_next_write(
-        tiny_repo, tmp_path):
-    repo, env = tiny_repo
+        smoke_repo, tmp_path):
+    repo, env = smoke_repo
     work = tmp_path / "litter"
     shutil.copytree(repo, work, symlinks=True)
     lock = (work / "dvc.lock").read_bytes()
@@ -281,3 +291,57 @@ def test_what_a_killed_write_leaves_is_never_hashed_and_goes_with_the_next_write
     _dvc(work, env, "repro", "-f", "pr_train@16")
     assert not any(p.exists() for p in litter)
     assert (work / "dvc.lock").read_bytes() == lock
+
+
+def test_an_experiment_applied_after_the_baseline_leaves_nothing_to_rerun(smoke_repo, tmp_path):
+    repo, env = smoke_repo
+    work = tmp_path / "exp"
+    _git_checkout(repo, work, env)
+    report = work / "reports/autoencoding_notes.ipynb"
+    baseline = report.read_bytes()
+    _dvc(work, env, "exp", "run", "-n", "short", "-S", "autoencoding_notes.relu.max_steps=31")
+    changed = report.read_bytes()
+    assert changed != baseline
+    subprocess.run(["git", "checkout", "--", "."], cwd=work, check=True)
+    _dvc(work, env, "checkout")                       # the baseline, executed notebooks included
+    assert report.read_bytes() == baseline
+    assert "up to date" in _dvc(work, env, "status").stdout
+    _dvc(work, env, "exp", "apply", "short")
+    assert report.read_bytes() == changed
+    assert "up to date" in _dvc(work, env, "status").stdout
+    again = _dvc(work, env, "repro")
+    assert "Running stage" not in again.stdout
+
+
+def _wrapper(work: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
+    """``python -m tms.pipeline.repro`` (what `make repro` runs) in ``work``."""
+    return subprocess.run([sys.executable, "-m", "tms.pipeline.repro", *args], cwd=work, env=env,
+                          capture_output=True, text=True)
+
+
+def test_make_repro_times_the_stages_and_names_the_page_to_open(smoke_repo, tmp_path):
+    repo, env = smoke_repo
+    work = tmp_path / "wrapped"
+    shutil.copytree(repo, work, symlinks=True)
+    path = os.pathsep.join(p for p in env["PATH"].split(os.pathsep)
+                           if Path(p) != Path(sys.executable).parent)   # not activated
+    run = _wrapper(work, {**env, "PATH": path}, "--force", "pr_theory")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "Running stage 'pr_theory'" in run.stdout and "dvc push" not in run.stdout
+    assert re.search(r"^  pr_theory +[0-9.]+ s$", run.stdout, re.M)
+    assert run.stdout.rstrip().endswith("results: open reports/index.html (links to every "
+                                        "report and claim)")
+
+
+def test_make_repro_refuses_a_bad_value_before_dvc_deletes_anything(smoke_repo, tmp_path):
+    repo, env = smoke_repo
+    work = tmp_path / "bad"
+    shutil.copytree(repo, work, symlinks=True)
+    params = yaml.safe_load((work / "params.yaml").read_text())
+    params["persian_rug"]["rug"]["n_s"] = 1000
+    (work / "params.yaml").write_text(yaml.safe_dump(params))
+    before = _hashes(work, "data", "reports")
+    run = _wrapper(work, env)
+    assert run.returncode == 2 and "persian_rug.rug.n_s = 1000" in run.stderr
+    assert "Running stage" not in run.stdout
+    assert _hashes(work, "data", "reports") == before

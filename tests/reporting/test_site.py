@@ -96,7 +96,9 @@ def test_metrics_count_verdicts_and_keep_numbers():
     x = m["x"]
     assert (x["claims_total"], x["reproduced"], x["not_reproduced"], x["erratum"]) == (4, 2, 1, 1)
     assert len(x["claims"]) == 4
-    assert [c.get("reproduced") for c in x["claims"].values()] == [1, 0, None, 1]
+    assert [c["verdict"] for c in x["claims"].values()] == ["reproduced", "not reproduced",
+                                                             "erratum", "reproduced"]
+    assert [c.get("value") for c in x["claims"].values()] == [2.0, None, None, 2.0]
     assert all(re.fullmatch(r"[a-z0-9_]+", k) for k in x["claims"])
     assert x["claims"]["fig_0_claim_0"]["value"] == 2.0
 

@@ -41,18 +41,15 @@ def _key(text: str, taken: set[str]) -> str:
 
 def metrics(papers: list[dict]) -> dict:
     """DVC metrics of the claims: per paper, the count of rows per verdict and, per claim
-    (key: slug of 'source claim'), ``verdict``, ``reproduced`` (1/0 where the verdict is
-    reproduced / not reproduced), ``value`` and ``uncertainty`` where numeric."""
+    (key: slug of 'source claim'), ``verdict``, and ``value`` and ``uncertainty`` where numeric."""
     out = {}
     for paper in papers:
         counts = Counter(r["verdict"] for r in paper["claims"])
         rows, taken = {}, set()
         for r in paper["claims"]:
-            rec = {"verdict": r["verdict"]}
-            if r["verdict"] in ("reproduced", "not reproduced"):
-                rec["reproduced"] = int(r["verdict"] == "reproduced")
-            rec.update({k: r[k] for k in ("value", "uncertainty") if r.get(k) is not None})
-            rows[_key(f"{r['source']} {r['claim']}", taken)] = rec
+            rows[_key(f"{r['source']} {r['claim']}", taken)] = {
+                "verdict": r["verdict"],
+                **{k: r[k] for k in ("value", "uncertainty") if r.get(k) is not None}}
         out[paper["paper"]] = {"claims_total": len(paper["claims"]),
                                **{v.replace(" ", "_"): counts.get(v, 0) for v in VERDICTS},
                                "claims": rows}

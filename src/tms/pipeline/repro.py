@@ -1,0 +1,88 @@
+"""``make repro``: validate the whole params file, run ``dvc repro``, say where the results are.
+
+    python -m tms.pipeline.repro [DVC REPRO ARGUMENTS ...]     # e.g. `pr_report`, `--force`
+
+1. ``params.yaml`` is validated once, every section and device, before DVC starts any stage: a
+   bad value stops here with the key named (exit status 2), before DVC removes the output of the
+   stage it was about to run.
+2. ``dvc repro`` runs with this interpreter's folder first on ``PATH``, so the stages' ``python``
+   is this environment's even when it is not activated. Its console output is passed through, but
+   for the hint to ``dvc push`` (the project has no DVC remote).
+3. When every stage is up to date (no arguments given), the checkpoints of interrupted runs
+   are removed: none can be resumed any more.
+4. Each stage's wall time this run (from the stages' log, :data:`tms.pipeline.stage.LOG_FILE`),
+   the total, and the page to open.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tms.pipeline.params import ParamsError, check_devices, load
+from tms.pipeline.stage import CHECKPOINTS, LOG_FILE, PARAMS_FILE
+
+INDEX = "reports/index.html"
+_DONE = re.compile(r"^\S+ (\S+): done in ([0-9.]+) s$")
+
+
+def stage_times(log_lines: list[str]) -> list[tuple[str, float]]:
+    """(stage, seconds) of every stage that finished in ``log_lines`` (lines of the stages' log),
+    in the order they finished."""
+    return [(m.group(1), float(m.group(2))) for m in map(_DONE.match, log_lines) if m]
+
+
+def summary(times: list[tuple[str, float]]) -> list[str]:
+    """The closing lines: each stage's time, the total, and the page to open."""
+    lines = [f"  {name:<24} {seconds:8.1f} s" for name, seconds in times]
+    if times:
+        lines = ["stage times this run:", *lines,
+                 f"  {'total':<24} {sum(s for _, s in times):8.1f} s   (log: {LOG_FILE})"]
+    return [*lines, f"results: open {INDEX} (links to every report and claim)"]
+
+
+def _log_size() -> int:
+    return LOG_FILE.stat().st_size if LOG_FILE.exists() else 0
+
+
+def _log_since(offset: int) -> list[str]:
+    if not LOG_FILE.exists():
+        return []
+    with LOG_FILE.open(encoding="utf-8") as log:
+        log.seek(offset)
+        return log.read().splitlines()
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if {"-h", "--help"} & set(argv):
+        print(__doc__)
+        return 0
+    try:
+        check_devices(load(PARAMS_FILE))
+    except (ParamsError, FileNotFoundError) as err:
+        print(f"error: {err}\nnothing was run: fix {PARAMS_FILE} and run again", file=sys.stderr)
+        return 2
+    start = _log_size()
+    env = {**os.environ, "PYTHONUNBUFFERED": "1",
+           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])}
+    with subprocess.Popen([sys.executable, "-m", "dvc", "repro", *argv], env=env,
+                          stdout=subprocess.PIPE, text=True, bufsize=1) as dvc:
+        for line in dvc.stdout:
+            if "dvc push" not in line:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+    if dvc.returncode != 0:
+        return dvc.returncode
+    if not argv:
+        shutil.rmtree(CHECKPOINTS, ignore_errors=True)
+    print("\n".join(summary(stage_times(_log_since(start)))))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
