@@ -6,10 +6,13 @@ TORCH  ?= torch==2.13.0
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# npm's record of what `npm ci` installed, and the page template of DVC plots (below)
+PLOTS_JS   := node_modules/.package-lock.json
+PLOTS_PAGE := reports/templates/plots/page.html
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: env repro test bench profile clean-data browser site-check verify
+.PHONY: env repro test bench profile clean-data browser site-check verify plots-page
 
 # torch first and pinned, so pip never resolves an unpinned (CUDA) build; then the package.
 $(STAMP): pyproject.toml
@@ -19,15 +22,28 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-env: $(STAMP)
+env: $(STAMP) $(PLOTS_PAGE)
+
+# The page template of `dvc plots show` / `dvc plots diff` (.dvc/config plots.html_template):
+# Vega, Vega-Lite and Vega-Embed as pinned by package-lock.json (`npm ci`, a few seconds),
+# inlined with their licences by tms.plots_page so the page draws offline. Without npm the page
+# says so above the plots, and this rule says so on every make.
+$(PLOTS_JS): package.json package-lock.json
+	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error; else \
+	  echo "npm missing (Debian: apt-get install npm): dvc plots show will not draw the plots"; fi
+
+$(PLOTS_PAGE): $(PLOTS_JS) src/tms/plots_page.py reports/templates/plots/vega.LICENSE | $(STAMP)
+	$(BIN)/python -m tms.plots_page $@
+
+plots-page: $(PLOTS_PAGE)
 
 # Once every stage is up to date no checkpoint can be resumed: those of an interrupted run whose
 # outputs DVC then restored from its run cache would otherwise stay in .checkpoints/.
-repro: $(STAMP)
+repro: $(STAMP) $(PLOTS_PAGE)
 	$(BIN)/dvc repro
 	rm -rf .checkpoints
 
-test: $(STAMP) browser
+test: $(STAMP) browser $(PLOTS_PAGE)
 	$(BIN)/python -m pytest -q
 
 # Headless Chromium and its driver (Debian packages) for the browser test: installed quietly,
