@@ -6,10 +6,13 @@ TORCH  ?= torch==2.13.0
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+# npm's record of what `npm ci` installed, and the page template of DVC plots (below)
+PLOTS_JS   := node_modules/.package-lock.json
+PLOTS_PAGE := reports/templates/plots/page.html
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help env repro test bench profile browser site-check verify
+.PHONY: help env repro test bench profile browser site-check verify plots-page
 
 help:  ## this list
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -22,14 +25,27 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
-env: $(STAMP)  ## create .venv: torch pinned first, then the package and its pins
+env: $(STAMP) $(PLOTS_PAGE)  ## create .venv (torch pinned first, then the package) and the plots page
+
+# The page template of `dvc plots show` / `dvc plots diff` (.dvc/config plots.html_template):
+# Vega, Vega-Lite and Vega-Embed as pinned by package-lock.json (`npm ci`, a few seconds),
+# inlined with their licences by tms.reporting.plots_page so the page draws offline. Without npm
+# the page says so above the plots, and this rule says so on every make.
+$(PLOTS_JS): package.json package-lock.json
+	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund --loglevel=error; else \
+	  echo "npm missing (Debian: apt-get install npm): dvc plots show will not draw the plots"; fi
+
+$(PLOTS_PAGE): $(PLOTS_JS) src/tms/reporting/plots_page.py reports/templates/plots/vega.LICENSE | $(STAMP)
+	$(BIN)/python -m tms.reporting.plots_page $@
+
+plots-page: $(PLOTS_PAGE)  ## the offline page template of dvc plots show / diff (npm ci, then inlined)
 
 # Validates the whole params.yaml before DVC starts any stage, runs `dvc repro`, removes the
 # checkpoints once every stage is up to date, prints each stage's time (tms.pipeline.repro).
-repro: $(STAMP)  ## validate params.yaml, run the pipeline (TARGETS=… for dvc repro), say where to look
+repro: $(STAMP) $(PLOTS_PAGE)  ## validate params.yaml, run the pipeline (TARGETS=… for dvc repro), say where to look
 	$(BIN)/python -m tms.pipeline.repro $(TARGETS)
 
-test: $(STAMP) browser  ## the test suite (pytest; about 15 minutes on 2 cores)
+test: $(STAMP) browser $(PLOTS_PAGE)  ## the test suite (pytest; about 15 minutes on 2 cores)
 	$(BIN)/python -m pytest -q
 
 # Headless Chromium and its driver (Debian packages) for the browser test: installed quietly,

@@ -1,7 +1,8 @@
 """The main curves as long tables for DVC plots (``dvc plots show`` / ``dvc plots diff``).
 
 Each table has an x column, a y column and, where a figure draws several curves, a ``series``
-column that the template ``reports/templates/plots/series.json`` colours by.
+column the templates of reports/templates/plots/ draw one curve per value of (fig. 2's
+``p_and_curve.json`` reads its ``<kind> p=<p>`` labels: colour by p, dash by kind).
 """
 
 from __future__ import annotations
