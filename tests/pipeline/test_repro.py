@@ -109,7 +109,7 @@ def test_no_stage_writes_outside_its_declared_outs(smoke_repo):
     assert outside == []
     assert [f for f in before if f not in after] == []          # nothing of the copy deleted
     log = (repo / stage.LOG_FILE).read_text()
-    assert all(f"{st.addressing}: done in " in log for st in stages)     # each stage's time
+    assert all(f"{st.name}: done in " in log for st in stages)     # each stage's time
 
 
 def _dvc(repo: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
