@@ -9,7 +9,7 @@ STAMP  := $(VENV)/.installed
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: env repro test bench profile clean-data browser site-check verify
+.PHONY: env repro test bench profile clean-data browser site-check verify publish
 
 # torch first and pinned, so pip never resolves an unpinned (CUDA) build; then the package.
 $(STAMP): pyproject.toml
@@ -45,6 +45,12 @@ browser:
 site-check: $(STAMP) browser
 	$(BIN)/python -m tms.reporting.browser reports/index.html \
 	  $(filter-out reports/index.html,$(wildcard reports/*.html)) --screenshot reports/index.png
+
+# After `make repro`: the site (index, reports, figures, data downloads: every file a page links)
+# as one self-contained folder, public/, and public.tar.gz of it (byte-stable), to serve or
+# attach as is.
+publish: $(STAMP)
+	$(BIN)/python -m tms.reporting.publish reports/index.html public
 
 # Re-hash every output against dvc.lock (dvc status trusts sizes and times) and name any that
 # differs; exit status 1 if one does.
