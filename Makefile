@@ -12,7 +12,7 @@ PLOTS_PAGE := reports/templates/plots/page.html
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help env repro test bench profile browser site-check verify plots-page
+.PHONY: help env repro test bench profile browser site-check verify plots-page publish
 
 help:  ## this list
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -63,6 +63,12 @@ browser:
 site-check: $(STAMP) browser  ## after repro: load the site and reports in headless Chromium
 	$(BIN)/python -m tms.reporting.browser reports/index.html \
 	  $(filter-out reports/index.html,$(wildcard reports/*.html)) --screenshot reports/index.png
+
+# After `make repro`: the site (index, reports, figures, data downloads: every file a page links)
+# as one self-contained folder, public/, and public.tar.gz of it (byte-stable), to serve or
+# attach as is.
+publish: $(STAMP)  ## after repro: the site and all it links as public/ and public.tar.gz
+	$(BIN)/python -m tms.reporting.publish reports/index.html public
 
 # Re-hash every output against dvc.lock (dvc status trusts sizes and times) and name any that
 # differs; exit status 1 if one does.

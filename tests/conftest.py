@@ -1,6 +1,7 @@
 """Fixtures shared by the test packages: the repository, its params profiles, and a temporary copy
 of the pipeline to run ``dvc repro`` in."""
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -77,3 +78,45 @@ def dvc_repro() -> Callable[..., subprocess.CompletedProcess]:
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
         return run
     return repro
+
+
+def _hashes(repo: Path, *dirs: str) -> dict[str, str]:
+    """sha256 of every file under ``dirs`` of ``repo`` (default: the data and the figures)."""
+    files = [f for d in dirs or ("data", "reports/figures") for f in sorted((repo / d).rglob("*"))
+             if f.is_file() and f.name != ".gitignore"]
+    return {str(f.relative_to(repo)): hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
+
+
+@pytest.fixture(scope="session")
+def file_hashes() -> Callable[..., dict[str, str]]:
+    """``file_hashes(repo, *dirs)``: {path: sha256} of every file under ``dirs`` of ``repo``
+    (default: the data and the figures)."""
+    return _hashes
+
+
+@pytest.fixture(scope="session")
+def smoke_hashes() -> dict[Path, tuple[dict[str, str], dict[str, str]]]:
+    """{repository copy: (hashes of all its files before its smoke `dvc repro`, right after)}."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def repro_smoke(pipeline_copy, load_profile, dvc_repro, smoke_hashes) -> Callable[[Path], dict]:
+    """``repro_smoke(repo)``: copy the pipeline into ``repo`` with the smoke profile, run
+    ``dvc repro`` there and return the environment (the copy's hashes around it go to
+    ``smoke_hashes``)."""
+    def run(repo: Path) -> dict:
+        env = pipeline_copy(repo, load_profile("smoke"))
+        before = _hashes(repo, ".")
+        dvc_repro(repo, env)
+        smoke_hashes[repo] = (before, _hashes(repo, "."))
+        return env
+    return run
+
+
+@pytest.fixture(scope="session")
+def smoke_repo(tmp_path_factory, repro_smoke) -> tuple[Path, dict]:
+    """(repository, environment): the pipeline run once on the smoke profile, shared by every
+    test that reads its outputs (copy it before changing anything)."""
+    repo = tmp_path_factory.mktemp("repo")
+    return repo, repro_smoke(repo)

@@ -1,6 +1,5 @@
 """End to end: `dvc repro` of the smoke profile in a temporary copy of the repository."""
 
-import hashlib
 import json
 import os
 import re
@@ -20,37 +19,6 @@ from tms.pipeline import stage, verify
 from tms.reporting import browser, errata, site
 
 PAPERS = ["autoencoding_notes", "incidental_polysemanticity", "persian_rug"]
-#: every file of each repository copy, with its hash, before and right after its `dvc repro`
-BEFORE: dict[Path, dict[str, str]] = {}
-AFTER: dict[Path, dict[str, str]] = {}
-
-
-def _hashes(repo: Path, *dirs: str) -> dict[str, str]:
-    """sha256 of every file under ``dirs`` of ``repo`` (default: the data and the figures)."""
-    files = [f for d in dirs or ("data", "reports/figures") for f in sorted((repo / d).rglob("*"))
-             if f.is_file() and f.name != ".gitignore"]
-    return {str(f.relative_to(repo)): hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
-
-
-@pytest.fixture(scope="module")
-def repro_smoke(pipeline_copy, load_profile, dvc_repro):
-    """``repro_smoke(repo)``: copy the pipeline into ``repo`` with the smoke profile, run
-    ``dvc repro`` there and return the environment (hashes of the copy kept around it)."""
-    def run(repo: Path) -> dict:
-        env = pipeline_copy(repo, load_profile("smoke"))
-        BEFORE[repo] = _hashes(repo, ".")
-        dvc_repro(repo, env)
-        AFTER[repo] = _hashes(repo, ".")
-        return env
-    return run
-
-
-@pytest.fixture(scope="module")
-def smoke_repo(tmp_path_factory, repro_smoke):
-    repo = tmp_path_factory.mktemp("repo")
-    return repo, repro_smoke(repo)
-
-
 def test_repro_builds_the_report_and_figures(smoke_repo):
     repo, _ = smoke_repo
     html = (repo / "reports/persian_rug.html").read_text()
@@ -81,12 +49,13 @@ def test_tables_have_one_row_per_model(smoke_repo):
     assert len(pd.read_parquet(repo / "data/persian_rug/theory.parquet")) == 2 * 5
 
 
-def test_same_params_give_byte_identical_data_and_figures(smoke_repo, repro_smoke, tmp_path):
+def test_same_params_give_byte_identical_data_and_figures(smoke_repo, repro_smoke, tmp_path,
+                                                           file_hashes):
     repo, _ = smoke_repo
     again = tmp_path / "again"
     again.mkdir()
     repro_smoke(again)
-    first, second = _hashes(repo), _hashes(again)
+    first, second = file_hashes(repo), file_hashes(again)
     assert len(first) > 20 and first.keys() == second.keys()
     for paper in PAPERS:                      # the data and the figures of every paper
         for d in (f"data/{paper}/", f"reports/figures/{paper}/"):
@@ -94,14 +63,14 @@ def test_same_params_give_byte_identical_data_and_figures(smoke_repo, repro_smok
     assert [k for k in first if first[k] != second[k]] == []
 
 
-def test_no_stage_writes_outside_its_declared_outs(smoke_repo):
+def test_no_stage_writes_outside_its_declared_outs(smoke_repo, smoke_hashes):
     repo, _ = smoke_repo
     with Repo(str(repo)) as dvc:                        # every stage, matrix entries expanded
         stages = list(dvc.index.stages)
         outs = [Path(o.fs_path).relative_to(repo) for st in stages for o in st.outs]
     assert len(stages) >= 18
     assert [o for o in outs if not (repo / o).exists()] == []   # each stage wrote its outs
-    before, after = BEFORE[repo], AFTER[repo]           # around the fixture's `dvc repro`
+    before, after = smoke_hashes[repo]                  # around the fixture's `dvc repro`
     written = [f for f in after if before.get(f) != after[f]
                and not f.startswith(".dvc/") and f not in ("dvc.lock", str(stage.LOG_FILE))]
     assert len(written) > 30
@@ -333,15 +302,16 @@ def test_make_repro_times_the_stages_and_names_the_page_to_open(smoke_repo, tmp_
                                         "report and claim)")
 
 
-def test_make_repro_refuses_a_bad_value_before_dvc_deletes_anything(smoke_repo, tmp_path):
+def test_make_repro_refuses_a_bad_value_before_dvc_deletes_anything(smoke_repo, tmp_path,
+                                                                   file_hashes):
     repo, env = smoke_repo
     work = tmp_path / "bad"
     shutil.copytree(repo, work, symlinks=True)
     params = yaml.safe_load((work / "params.yaml").read_text())
     params["persian_rug"]["rug"]["n_s"] = 1000
     (work / "params.yaml").write_text(yaml.safe_dump(params))
-    before = _hashes(work, "data", "reports")
+    before = file_hashes(work, "data", "reports")
     run = _wrapper(work, env)
     assert run.returncode == 2 and "persian_rug.rug.n_s = 1000" in run.stderr
     assert "Running stage" not in run.stdout
-    assert _hashes(work, "data", "reports") == before
+    assert file_hashes(work, "data", "reports") == before

@@ -2,6 +2,7 @@
 
 import re
 import subprocess
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -137,6 +138,35 @@ def test_page_shows_rows_errata_and_rejects_unknown_stages():
     papers[0]["claims"][0]["stages"] = ["nowhere"]
     with pytest.raises(ValueError, match="nowhere"):
         site.render(papers, "", "", MERMAID, stages)
+
+
+def test_claims_link_their_figure_caption_or_their_row_and_the_figure_data():
+    with_figure = {"figure": "reports/figures/p/fig2.png"}
+    assert site.claim_links(0, with_figure, "p.html", Path("reports")) == {
+        "claim_href": "p.html#figure-fig2", "figure_href": "figures/p/fig2.png",
+        "data_href": "figures/p/fig2.csv"}
+    assert site.claim_links(3, {"figure": None}, "p.html", Path("reports")) == {
+        "claim_href": "p.html#T_claims_row3_col0", "figure_href": None, "data_href": None}
+
+
+def test_claims_table_can_be_filtered_and_sorted_and_links_into_the_reports():
+    stages = [{"name": "b", "cmd": "python x", "deps": [], "params": [], "outs": []}]
+    papers = [_paper("persian_rug", "reproduced", "erratum"), _paper("other", "answered")]
+    papers[0]["claims"][1]["figure"] = "reports/figures/persian_rug/fig4.png"
+    html = site.render(papers, "", "abc", 'flowchart TD\n\tnode1["b"]', stages)
+    table = html[html.index('id="claims-table"'):].split("</table>")[0]
+    assert table.count('<tr data-paper="persian_rug" data-verdict="') == 2
+    assert '<tr data-paper="other" data-verdict="answered">' in table
+    assert 'href="persian_rug.html#T_claims_row0_col0"' in table         # no figure: its row
+    assert 'href="persian_rug.html#figure-fig4"' in table                 # its figure's caption
+    assert 'src="figures/persian_rug/fig4.png"' in table
+    assert 'href="figures/persian_rug/fig4.csv"' in table
+    assert 'href="figures/persian_rug/fig4.png"' not in html              # never the bare PNG
+    for select, options in (("filter-paper", ["persian_rug", "other"]),
+                            ("filter-verdict", list(site.VERDICTS))):
+        block = html[html.index(f'id="{select}"'):].split("</select>")[0]
+        assert [f'<option value="{o}">' in block for o in options] == [True] * len(options)
+    assert "<script>" in html and "<script src" not in html
 
 
 def test_git_revision_names_the_commit_and_uncommitted_inputs(tmp_path):

@@ -3,8 +3,8 @@
 Volatile notebook content is stripped or pinned so an unchanged stage gives the same bytes:
 execution times, papermill timings and kernel versions are dropped; the injected-parameters
 cell, pandas Styler tables (random ``T_xxxxx`` ids) and object reprs (``at 0x7f...``) get
-names that depend on the notebook alone. The HTML loads no script from the
-network (no require.js, no MathJax: the reports have no TeX), so it renders offline.
+names that depend on the notebook alone. The page itself (hidden code, contents, maths as
+MathML, nothing loaded from the network) is tms.reporting.page.
 """
 
 from __future__ import annotations
@@ -17,20 +17,11 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
-import jinja2
 import nbformat
 import papermill
-from nbconvert import HTMLExporter
 
 from tms.pipeline.io import atomic_path
-
-
-# JupyterLab's template without the two scripts it loads from a CDN.
-_OFFLINE = jinja2.DictLoader({"offline.html.j2": """{%- extends 'lab/index.html.j2' -%}
-{%- block html_head_js -%}{%- endblock html_head_js -%}
-{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
-"""})
-
+from tms.reporting import page
 
 # The kernel's own log (its start-up notices, e.g. that it talks to this process over local TCP)
 # is not the report's business: errors only.
@@ -85,7 +76,8 @@ def build(name: str, template: Path, out_dir: Path, parameters: dict | None = No
     """Run ``template`` with ``parameters`` (cwd: the repository root, where ``dvc repro`` runs)
     and write ``out_dir/name.ipynb`` and ``out_dir/name.html`` atomically. Returns the HTML path.
 
-    Raises papermill.PapermillExecutionError if a cell fails (nothing is written then).
+    Raises papermill.PapermillExecutionError if a cell fails (nothing is written then), and
+    latex2mathml's exceptions for TeX in markdown that it cannot convert.
     """
     params = {"figures_dir": f"{out_dir}/figures/{name}", **(parameters or {})}
     Path(params["figures_dir"]).mkdir(parents=True, exist_ok=True)
@@ -98,8 +90,6 @@ def build(name: str, template: Path, out_dir: Path, parameters: dict | None = No
                                        {"desc": f"report {name}", "leave": False})
         nb = _strip(nbformat.read(tmp_nb, as_version=4))
         nbformat.write(nb, tmp_nb)
-        html, _ = HTMLExporter(embed_images=True, extra_loaders=[_OFFLINE],
-                               template_file="offline.html.j2").from_notebook_node(nb)
         with atomic_path(out_dir / f"{name}.html") as tmp_html:
-            tmp_html.write_text(html)
+            tmp_html.write_text(page.render(nb))
     return out_dir / f"{name}.html"

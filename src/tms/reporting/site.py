@@ -2,7 +2,10 @@
 
 Generic over papers, claims rows and stages: the papers are the files ``reports/claims/*.json``
 that the report notebooks write (tms.pipeline.claim_rows), the stages those of ``dvc dag``. The page
-is self-contained (no script, no network): the DAG is drawn to inline SVG (tms.reporting.dag).
+is self-contained (nothing loaded from the network): the DAG is drawn to inline SVG
+(tms.reporting.dag), and a small inline script sorts and filters the claims table. Each claim
+links to the place in its report that shows it (tms.reporting.anchors): its figure's caption,
+else its row of the report's claims table; each figure links to the CSV of its data written beside its PNG.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from pathlib import Path
 import jinja2
 
 from tms.pipeline.claim_rows import NOT_COMPUTED
-from tms.reporting import dag, errata
+from tms.reporting import anchors, dag, errata
 
 VERDICTS = ("reproduced", "not reproduced", "erratum", "caveat", "answered", NOT_COMPUTED)
 
@@ -116,7 +119,11 @@ th { background: #f0f0f0; }
 td.v-reproduced { background: #dff3df; } td.v-not-reproduced { background: #f8d7d7; }
 td.v-erratum { background: #fff1c9; } td.v-caveat, td.v-answered { background: #e5eefa; }
 td.v-not-computed { background: #ececec; }
-img.thumb { width: 120px; border: 1px solid #ddd; }
+img.thumb { width: 320px; border: 1px solid #ddd; display: block; }
+#claims-table th { cursor: pointer; user-select: none; }
+#claims-table th[data-sort="asc"]::after { content: " \25B2"; }
+#claims-table th[data-sort="desc"]::after { content: " \25BC"; }
+.filters { margin: 0.5em 0; } .filters label { margin-right: 1.5em; }
 pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 .dag svg { max-width: 100%; height: auto; }
 </style></head><body>
@@ -132,14 +139,22 @@ below. {{ total }} claims: {% for v, n in totals %}{{ n }} {{ v }}{% if not loop
 </ul>
 
 <h2 id="claims">Claims</h2>
+<p>Each claim links to the place in its paper's report that shows it; each figure to its
+section of the report and to the data it draws (CSV). Click a column's heading to sort by it.</p>
+<div class="filters"><label>paper <select id="filter-paper"><option value="">all</option>
+{% for p in papers %}<option value="{{ p.paper }}">{{ p.paper }}</option>{% endfor %}</select></label>
+<label>verdict <select id="filter-verdict"><option value="">all</option>
+{% for v in verdicts %}<option value="{{ v }}">{{ v }}</option>{% endfor %}</select></label>
+<span id="claims-shown"></span></div>
 <table id="claims-table"><thead><tr><th>paper</th><th>claim</th><th>source</th>
 <th>paper's value</th><th>ours (± uncertainty)</th><th>tolerance</th><th>verdict</th>
 <th>figure</th><th>stages</th></tr></thead><tbody>
-{% for p in papers %}{% for r in p.claims %}<tr>
-<td><a href="{{ p.report_href }}">{{ p.paper }}</a></td><td>{{ r.claim }}</td><td>{{ r.source }}</td>
+{% for p in papers %}{% for r in p.claims %}<tr data-paper="{{ p.paper }}" data-verdict="{{ r.verdict }}">
+<td><a href="{{ p.report_href }}">{{ p.paper }}</a></td><td><a class="claim-link" href="{{ r.claim_href }}">{{ r.claim }}</a></td><td>{{ r.source }}</td>
 <td>{{ r.paper }}</td><td>{{ r.ours }}</td><td>{{ r.tolerance }}</td>
 <td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.verdict }}</td>
-<td>{% if r.figure_href %}<a href="{{ r.figure_href }}"><img class="thumb" src="{{ r.figure_href }}" alt="{{ r.source }}"></a>{% else %}—{% endif %}</td>
+<td>{% if r.figure_href %}<a href="{{ r.claim_href }}"><img class="thumb" src="{{ r.figure_href }}" alt="{{ r.source }}"></a>
+<a class="data-link" href="{{ r.data_href }}">data (CSV)</a>{% else %}—{% endif %}</td>
 <td>{% for s in r.stages %}<a href="#{{ anchor(s) }}">{{ s }}</a>{% if not loop.last %}, {% endif %}{% endfor %}</td>
 </tr>
 {% endfor %}{% endfor %}</tbody></table>
@@ -151,11 +166,11 @@ leave out), with the claims rows that bear on it; then the errata our checks fou
 <th>what holds</th><th>our evidence</th></tr></thead><tbody>
 {% for e in errata %}<tr><td>{{ e.paper }}</td><td>{{ e.where }}</td><td>{{ e.printed }}</td>
 <td>{{ e.correct }}</td><td>{% for r in e.rows %}<p>{{ r.source }}, {{ r.verdict }}: {{ r.ours }}
-{% if r.figure_href %}(<a href="{{ r.figure_href }}">figure</a>){% endif %}</p>{% else %}
+(<a href="{{ r.claim_href }}">{% if r.figure_href %}figure{% else %}report{% endif %}</a>)</p>{% else %}
 <p>no claims row{% if e.note %}; {{ e.note }}{% else %}: not checked by the pipeline yet{% endif %}</p>{% endfor %}</td></tr>
 {% endfor %}{% for r in other_errata %}<tr><td>{{ r.paper_key }}</td><td>{{ r.source }}</td>
-<td>{{ r.claim }}</td><td>{{ r.ours }}</td><td>found by our check{% if r.figure_href %}
-(<a href="{{ r.figure_href }}">figure</a>){% endif %}</td></tr>
+<td>{{ r.claim }}</td><td>{{ r.ours }}</td><td>found by our check
+(<a href="{{ r.claim_href }}">{% if r.figure_href %}figure{% else %}report{% endif %}</a>)</td></tr>
 {% endfor %}</tbody></table>
 
 <h2 id="params">Params profile</h2>
@@ -170,6 +185,40 @@ leave out), with the claims rows that bear on it; then the errata our checks fou
 {% for s in stages %}<tr{% if s.id %} id="{{ s.id }}"{% endif %}><td>{{ s.name }}</td><td><code>{{ s.cmd }}</code></td>
 <td>{{ s.deps|join(', ') }}</td><td>{{ s.params|join('; ') }}</td><td>{{ s.outs|join(', ') }}</td></tr>
 {% endfor %}</tbody></table>
+<script>
+(function () {
+  const table = document.getElementById("claims-table"), body = table.tBodies[0];
+  const paper = document.getElementById("filter-paper");
+  const verdict = document.getElementById("filter-verdict");
+  function filter() {
+    let shown = 0;
+    for (const row of body.rows) {
+      row.hidden = (paper.value && row.dataset.paper !== paper.value) ||
+                   (verdict.value && row.dataset.verdict !== verdict.value);
+      shown += row.hidden ? 0 : 1;
+    }
+    document.getElementById("claims-shown").textContent =
+      shown + " of " + body.rows.length + " claims shown";
+  }
+  paper.addEventListener("change", filter);
+  verdict.addEventListener("change", filter);
+  const heads = Array.from(table.tHead.rows[0].cells);
+  heads.forEach(function (th, col) {
+    th.addEventListener("click", function () {
+      const dir = th.dataset.sort === "asc" ? -1 : 1;
+      heads.forEach(function (h) { h.removeAttribute("data-sort"); });
+      th.dataset.sort = dir === 1 ? "asc" : "desc";
+      const text = function (row) { return row.cells[col].textContent.trim(); };
+      Array.from(body.rows)
+        .sort(function (a, b) {
+          return dir * text(a).localeCompare(text(b), "en", {numeric: true});
+        })
+        .forEach(function (row) { body.appendChild(row); });
+    });
+  });
+  filter();
+})();
+</script>
 </body></html>
 """, autoescape=True, trim_blocks=False)
 
@@ -185,6 +234,18 @@ def _href(path: str | None, base: Path) -> str | None:
     return Path(path).relative_to(base).as_posix() if Path(path).is_relative_to(base) else path
 
 
+def claim_links(row: int, claim: dict, report_href: str, base: Path) -> dict:
+    """The links of the claim ``claim`` (a record of tms.pipeline.claim_rows.rows, the
+    ``row``-th of its paper) relative to ``base``: ``claim_href``, the place in the report that
+    shows it (its figure's caption, or its row of the report's claims table when it has no
+    figure); ``figure_href``, the PNG, and ``data_href``, the CSV of its data beside it (None
+    without a figure)."""
+    figure = claim["figure"]
+    anchor = anchors.figure(Path(figure).stem) if figure else anchors.claim(row)
+    return {"claim_href": f"{report_href}#{anchor}", "figure_href": _href(figure, base),
+            "data_href": _href(figure and Path(figure).with_suffix(".csv").as_posix(), base)}
+
+
 def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
            stages: list[dict], base: str | Path = "reports") -> str:
     """The index page as HTML text. papers: :func:`load_claims`; stages: :func:`stage_table`;
@@ -196,8 +257,9 @@ def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
     _check_stages(papers, {s["name"] for s in stages})
     view = []
     for p in papers:
-        rows = [{**r, "figure_href": _href(r["figure"], base)} for r in p["claims"]]
-        view.append({**p, "claims": rows, "report_href": _href(p["report"], base),
+        report_href = _href(p["report"], base)
+        rows = [{**r, **claim_links(i, r, report_href, base)} for i, r in enumerate(p["claims"])]
+        view.append({**p, "claims": rows, "report_href": report_href,
                      "totals": _totals(p["claims"])})
     by_paper = {p["paper"]: p["claims"] for p in view}
     listed, errata_view = set(), []
@@ -215,5 +277,5 @@ def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
     return _TEMPLATE.render(papers=view, errata=errata_view, other_errata=other,
                             params_text=params_text, revision=revision, mermaid=mermaid,
                             dag_svg=dag.svg(dag.parse(mermaid)), stages=stage_rows,
-                            anchor=_anchor, total=sum(len(p["claims"]) for p in papers),
+                            anchor=_anchor, verdicts=VERDICTS, total=sum(len(p["claims"]) for p in papers),
                             totals=_totals([r for p in papers for r in p["claims"]]))

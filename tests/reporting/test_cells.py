@@ -1,0 +1,35 @@
+"""The report cells' figure helper: image, data and caption, with the anchor the site links to."""
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from tms.reporting import anchors, cells  # noqa: E402
+
+
+def test_caption_anchors_the_figure_and_links_its_data():
+    text = cells.caption("fig2", "Figure 2", "n_s = 64, p = 0.1.", "figures/p/fig2.csv")
+    assert text.startswith(f'<a id="{anchors.figure("fig2")}"></a>**Figure 2.** n_s = 64')
+    assert text.endswith("(figures/p/fig2.csv)")
+
+
+def test_figure_writes_image_and_data_byte_stable(tmp_path, monkeypatch):
+    shown = []
+    monkeypatch.setattr(cells, "display", shown.append)
+    figures_dir = tmp_path / "reports/figures/p"
+    data = pd.DataFrame({"p": [0.1, 1 / 3], "loss": [1e-9, 2.0]})
+    written = []
+    for _ in range(2):
+        fig, ax = plt.subplots()
+        ax.plot(data.p, data.loss)
+        cells.figure(fig, figures_dir, "fig9", "Figure 9", "n_s = 8.", data)
+        written.append({p.name: p.read_bytes() for p in sorted(figures_dir.iterdir())})
+    assert written[0] == written[1]
+    assert sorted(written[0]) == ["fig9.csv", "fig9.png", "fig9.svg"]
+    assert written[0]["fig9.csv"] == b"p,loss\n0.1,1e-09\n0.3333333333,2\n"
+    caption, image = shown[:2]                                 # the caption, then the image
+    assert "(figures/p/fig9.csv)" in caption.data and image.filename.endswith("fig9.png")
+    assert not plt.get_fignums()                               # the figure is closed
