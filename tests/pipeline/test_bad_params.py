@@ -12,7 +12,7 @@ import pytest
 import torch
 import yaml
 
-from tms.pipeline import params
+from tms.pipeline import params, stage
 
 PR, AN, IP = "persian_rug", "autoencoding_notes", "incidental_polysemanticity"
 #: As a value in the tables below: the key is removed.
@@ -220,6 +220,9 @@ def test_a_stage_with_bad_params_exits_2_and_touches_nothing(tmp_path, root, loa
     assert run.returncode == 2, run.stderr
     assert shown in run.stderr
     assert "Traceback" not in run.stderr
+    log = tmp_path / stage.LOG_FILE                      # the stages' log records the refusal
+    assert shown in log.read_text()
+    log.unlink()
     assert _snapshot(tmp_path) == before
 
 

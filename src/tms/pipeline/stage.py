@@ -43,7 +43,8 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict],
 
     An invalid params file, or a ``device`` this machine lacks, stops the stage with exit
     status 2 and the message of :class:`ParamsError` (key, value, what is allowed) before
-    anything is written. SIGTERM ends the stage like an exception (exit status 143), so
+    anything is written. SIGTERM ends the stage like an exception (exit status 143), and SIGINT
+    as KeyboardInterrupt even if the stage was started with it ignored, so
     temporary files of unfinished outputs (tms.pipeline.io.atomic_path) are removed on the way out;
     training checkpoints (tms.engine.checkpoint) stay for the next run to resume from. The
     stage's wall time and exit status go to stderr and to :data:`LOG_FILE`.
@@ -56,6 +57,9 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict],
     name = (os.environ.get("DVC_STAGE")
             or " ".join([Path(sys.argv[0]).stem, *map(str, args.values())]))
     signal.signal(signal.SIGTERM, _terminate)
+    # Ctrl-C stops a stage even when it was started with SIGINT ignored (a background job of a
+    # shell ignores it, and Python then leaves it ignored).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     start, status = time.perf_counter(), 1
     _log(f"{name}: started")
     try:
