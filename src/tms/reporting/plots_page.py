@@ -20,6 +20,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tms.pipeline.io import atomic_path
+
 #: Where the page is written, relative to the repository (.dvc/config names it).
 PAGE = "reports/templates/plots/page.html"
 #: The browser build of each library, in the order the page loads them.
@@ -103,7 +105,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                 "node_modules/)")
     args = ap.parse_args(argv)
     text = page(Path(args.root))
-    Path(args.out).write_text(text, encoding="utf8")
+    with atomic_path(args.out) as tmp:      # make trusts the file's time: never a half page
+        tmp.write_text(text, encoding="utf8")
     if _MISSING in text:
         print(f"{args.out}: Vega, Vega-Lite and Vega-Embed are not installed (npm ci): "
               "dvc plots show writes pages that say so and draw no plot", file=sys.stderr)
