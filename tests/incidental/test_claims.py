@@ -1,9 +1,11 @@
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import pytest
 
 from tms.incidental import claims, sparsification
-from tms.pipeline import claim_rows
+from tms.pipeline import params
 
 
 def _trajectory(m=10000, lam=1e-3):
@@ -50,6 +52,9 @@ def test_noise_summary_final_average_and_random_ratio():
     assert s.loc["normal", "final_vs_random"] == pytest.approx(0.15 / 0.5)
 
 
+IP = params.load(Path(__file__).parents[2] / "params.yaml").incidental_polysemanticity
+
+
 def _inputs(first_order=True, fit=(0.24, 0.2, 0.3), bipolar_final=0.8):
     checks = pd.DataFrame({
         "check": ["collision probability", "interference at init",
@@ -59,9 +64,9 @@ def _inputs(first_order=True, fit=(0.24, 0.2, 0.3), bipolar_final=0.8):
                   "‖W_i‖₄⁴ coefficient of the next-step loss, normal noise",
                   "interference decay: numerical W_i·W_j / exact solution − 1 (max)",
                   "interference decay: rate −d ln(W_i·W_j)/dt / (‖W_i‖² + ‖W_j‖²) − 1 (max)"],
-        "estimate": [0.0316, 0.5, 0.2, 1.0, -0.0032, 1.0, 0.0, 1e-8, 1e-7],
-        "se": [1e-4, 1e-3, 1e-3, 1e-3, 0.0, 1e-3, 0.0, 0.0, 0.0],
-        "closed_form": [0.03125, 0.5, 0.2, 1.0, -0.0032, 1.0, 0.0, 0.0, 0.0]})
+        "estimate": [0.03126, 0.5, 0.1667, 1.0, -0.0032, 1.0, 0.0, 1e-8, 1e-7],
+        "se": [1e-4, 1e-3, 1e-4, 1e-3, 0.0, 1e-3, 0.0, 0.0, 0.0],
+        "closed_form": [0.03125, 0.5, 3 / 18, 1.0, -0.0032, 1.0, 0.0, 0.0, 0.0]})
     collisions = pd.DataFrame({"n": 32, "m": [32, 64], "polysemantic": [8, 4],
                                "benign_pairs_init": [8, 4]})
     noise = pd.DataFrame({"instance": [0, 1, 2, 3], "noise": ["bipolar", "normal"] * 2,
@@ -75,55 +80,121 @@ def _inputs(first_order=True, fit=(0.24, 0.2, 0.3), bipolar_final=0.8):
     stuck = pd.DataFrame({"instance": [1], "feature": [3], "fourth": [0.13], "coords": [7],
                           "owned_by_others": [7], "opposite_sign": [7]})
     c, lo, hi = fit
-    return (checks, _trajectory(), _euler(first_order), collisions,
-            {"c": c, "lo": lo, "hi": hi}, {"c": 0.24, "lo": 0.2, "hi": 0.3}, noise, fourth, 4,
-            sweep, stuck, 4, 0.95)
+    return dict(checks=checks, trajectory=_trajectory(), euler=_euler(first_order),
+                collisions=collisions, fit={"c": c, "lo": lo, "hi": hi},
+                fit_init={"c": 0.24, "lo": 0.2, "hi": 0.3}, noise=noise, noise_fourth=fourth,
+                sweep=sweep, stuck=stuck, candidates=4, ip=IP)
 
 
-def test_claims_rows_and_verdicts():
-    table = claims.incidental_polysemanticity(*_inputs()).set_index("claim")
-    assert list(table.columns) == claim_rows.COLUMNS[1:]
-    collision = table.loc["benign collision probability 1/(2m)"]
-    assert collision.verdict == "not reproduced"               # 3.5 standard errors off
-    fig3 = table.filter(like="polysemantic neurons ≈", axis=0).iloc[0]
-    assert fig3.verdict == "reproduced" and "[0.200, 0.300]" in fig3.ours
-    euler = table.filter(like="Euler", axis=0).iloc[0]
-    assert euler.verdict == "reproduced" and "0.50% (dt 0.5)" in euler.ours
-    contrast = table.loc["bipolar noise sparsifies, normal does not (σ = 0.2)"]
-    assert contrast.verdict == "reproduced" and "0.800 vs 0.160" in contrast.ours
-    assert table.filter(like="stuck", axis=0).verdict.iloc[0] == "reproduced"
-    assert (table.filter(like="very large", axis=0).verdict == "reproduced").all()
-    assert "0.400 at λ = 1 (peak 0.900)" in table.loc[
-        "very large λ: fourth norm drops as ‖W_i‖ shrinks"].ours
+def _rows(**inputs):
+    return {r["id"]: r for r in claims.incidental_polysemanticity(**inputs)}
 
 
-def test_claims_fail_when_the_numbers_do():
-    table = claims.incidental_polysemanticity(
-        *_inputs(first_order=False, fit=(0.19, 0.16, 0.22), bipolar_final=0.3)).set_index("claim")
-    assert table.filter(like="polysemantic neurons ≈", axis=0).verdict.iloc[0] == "not reproduced"
-    assert table.filter(like="Euler", axis=0).verdict.iloc[0] == "not reproduced"
-    assert table.loc["bipolar noise sparsifies, normal does not (σ = 0.2)"].verdict == \
-        "not reproduced"
+def _with(i, key, **columns):
+    t = i[key].copy()
+    for col, v in columns.items():
+        t[col] = v(t) if callable(v) else v
+    return {**i, key: t}
+
+
+def _check(i, check, estimate):
+    t = i["checks"].copy()
+    t.loc[t.check == check, "estimate"] = estimate
+    return {**i, "checks": t}
+
+
+def _ip(i, part, **update):
+    cfg = getattr(i["ip"], part).model_copy(update=update)
+    return {**i, "ip": i["ip"].model_copy(update={part: cfg})}
+
+
+def _sweep_at(i, kind, col, value, **columns):
+    t = i["sweep"].copy()
+    at = (t.kind == kind) & (t[col] == value)
+    for c, v in columns.items():
+        t.loc[at, c] = v
+    return {**i, "sweep": t}
+
+
+def _fourth(i, row, values):
+    f = i["noise_fourth"].copy()
+    f[row] = values
+    return {**i, "noise_fourth": f}
+
+
+PERTURB = {
+    "fig2.l1_constant": lambda i: _with(i, "trajectory", l1=lambda t: t.l1 * 10),
+    "fig2.m_prime_time": lambda i: _with(i, "trajectory", lam=lambda t: t.lam * 10),
+    "fig7.inside_bounds": lambda i: _with(i, "trajectory", relvar=0.95),
+    "fig7.relvar_constant": lambda i: _with(i, "trajectory", relvar=5.0, relvar_hi=6.0),
+    "appb.euler": lambda i: {**i, "euler": _euler(False)},
+    "sec21.collision_probability": lambda i: _check(i, "collision probability", 0.0316),
+    "sec21.interference_init": lambda i: _check(i, "interference at init", 0.6),
+    "sec21.decay_solution": lambda i: _check(
+        i, "interference decay: numerical W_i·W_j / exact solution − 1 (max)", 1e-3),
+    "sec21.decay_rate": lambda i: _check(
+        i, "interference decay: rate −d ln(W_i·W_j)/dt / (‖W_i‖² + ‖W_j‖²) − 1 (max)", 1e-2),
+    "fig3.polysemantic": lambda i: _ip(i, "collisions", n=256),
+    "fig3.collisions_init": lambda i: {**i, "fit_init": {"c": 0.5, "lo": 0.45, "hi": 0.55}},
+    "appc.fourth_moment_bipolar": lambda i: _check(i, "E(w·ξ)⁴, bipolar noise", 1.01),
+    "appc.fourth_moment_normal": lambda i: _check(i, "E(w·ξ)⁴, normal noise", 1.01),
+    "appc.coefficient_bipolar": lambda i: _check(
+        i, "‖W_i‖₄⁴ coefficient of the next-step loss, bipolar noise", -0.0042),
+    "appc.coefficient_normal": lambda i: _check(
+        i, "‖W_i‖₄⁴ coefficient of the next-step loss, normal noise", 1e-3),
+    "figs45.random_fourth": lambda i: _check(i, "random unit vector fourth norm", 3 / 16),
+    "fig4.contrast": lambda i: _fourth(i, 2, [0.2, 0.3]),
+    "fig4.sigma_speed": lambda i: _fourth(i, 2, [0.05, 0.5]),
+    "fig4.normal_flat": lambda i: _fourth(i, 1, [0.5, 0.5]),
+    "fig5.small_l1": lambda i: _sweep_at(i, "l1", "lam", 1e-5, fourth=0.5),
+    "fig5.large_l1": lambda i: _sweep_at(i, "l1", "lam", 1.0, l2sq=1.0),
+    "fig5.small_noise": lambda i: _sweep_at(i, "noise", "sigma", 0.01, fourth=0.5),
+    "fig5.large_noise": lambda i: _sweep_at(i, "noise", "sigma", 0.5, fourth=0.2, l2sq=0.5),
+    "fig6.stuck": lambda i: _ip(i, "single", sigma=0.01, steps=1_000_000),
+}
+
+
+def test_every_claim_is_present_and_its_verdict_can_flip():
+    base = _rows(**_inputs())
+    assert set(base) == set(PERTURB) == set(claims.CLAIMS)
+    assert base["fig3.polysemantic"]["verdict"] == "inconclusive at this scale"   # n 32 < 256
+    assert base["fig6.stuck"]["verdict"] == "inconclusive at this scale"          # σ 0.1
+    assert base["figs45.random_fourth"]["verdict"] == "erratum"
+    assert base["fig5.large_noise"]["verdict"] == "not reproduced"    # spread, not shrunk
+    assert base["sec21.collision_probability"]["verdict"] == "sanity check"
+    for cid, perturb in PERTURB.items():
+        changed = _rows(**perturb(_inputs()))[cid]["verdict"]
+        assert changed != base[cid]["verdict"], (cid, changed)
+
+
+def test_claims_rows_read_the_numbers():
+    rows = _rows(**_ip(_inputs(), "collisions", n=256))
+    fig3 = rows["fig3.polysemantic"]
+    assert fig3["verdict"] == "reproduced" and "[0.200, 0.300]" in fig3["ours"]
+    assert fig3["value"] == 0.24 and fig3["uncertainty"] == pytest.approx(0.05)
+    euler = rows["appb.euler"]
+    assert euler["verdict"] == "sanity check" and "0.50% (dt 0.5)" in euler["ours"]
+    contrast = rows["fig4.contrast"]
+    assert contrast["verdict"] == "reproduced" and "0.800 (bipolar) vs 0.160" in contrast["ours"]
+    assert "0.400 at λ = 1 (peak 0.900)" in rows["fig5.large_l1"]["ours"]
+    assert all(r["scale"] and r["paper_scale"] for r in rows.values())
 
 
 def test_claims_of_experiments_whose_models_all_diverged_read_not_computed():
-    (checks, traj, euler, collisions, fit, fit_init, noise, fourth, m, sweep, stuck, _,
-     level) = _inputs()
-    table = claims.incidental_polysemanticity(
-        checks, traj, euler, collisions.iloc[:0], None, None, noise.iloc[:0], fourth, m,
-        sweep[sweep.kind != "baseline"], stuck.iloc[:0], 0, level).set_index("claim")
-    gone = table[table.verdict == "not computed"]
-    assert len(gone) == 2 + 3 + 4 + 1            # fig. 3, fig. 4, fig. 5, fig. 6
-    assert gone.ours.str.startswith("not computed: ").all()
-    assert "every fig. 6 candidate diverged" in gone.filter(like="stuck", axis=0).ours.iloc[0]
-    checks_rows = table[table.ours.str.contains("Monte Carlo|closed form")]   # need no model
-    assert len(checks_rows) >= 6 and (checks_rows.verdict != "not computed").all()
+    i = _inputs()
+    gone = _rows(**{**i, "collisions": i["collisions"].iloc[:0], "fit": None, "fit_init": None,
+                    "noise": i["noise"].iloc[:0],
+                    "sweep": i["sweep"][i["sweep"].kind != "baseline"],
+                    "stuck": i["stuck"].iloc[:0], "candidates": 0})
+    missing = {k for k, r in gone.items() if r["verdict"] == "not computed"}
+    assert missing == {"fig3.polysemantic", "fig3.collisions_init", "fig4.contrast",
+                       "fig4.sigma_speed", "fig4.normal_flat", "fig5.small_l1", "fig5.large_l1",
+                       "fig5.small_noise", "fig5.large_noise", "fig6.stuck"}
+    assert all(gone[k]["ours"].startswith("not computed: ") for k in missing)
+    assert "every fig. 6 candidate diverged" in gone["fig6.stuck"]["ours"]
     # one noise kind left: its own claims are computed from the rows that remain
-    bipolar = noise[noise.noise == "bipolar"].reset_index(drop=True)    # as split leaves it
-    partial = claims.incidental_polysemanticity(
-        checks, traj, euler, collisions, fit, fit_init, bipolar, fourth, m, sweep, stuck, 4,
-        level).set_index("claim")
-    faster = partial.loc["the larger σ, the faster bipolar noise sparsifies"]
-    assert faster.verdict == "reproduced" and "0.500 (σ 0.2)" in faster.ours    # rows 0 and 2
-    assert partial.loc["normal noise: no effect on sparsity (fourth norm stays at a random "
-                       "vector's)", "verdict"] == "not computed"
+    bipolar = i["noise"][i["noise"].noise == "bipolar"].reset_index(drop=True)   # as split leaves
+    partial = _rows(**{**i, "noise": bipolar})
+    faster = partial["fig4.sigma_speed"]
+    assert faster["verdict"] == "reproduced" and "0.500 (σ 0.2)" in faster["ours"]   # rows 0, 2
+    assert partial["fig4.normal_flat"]["verdict"] == "not computed"

@@ -5,7 +5,6 @@ import pandas as pd
 import pytest
 
 from tms.notes import claims, data, flows, theory
-from tms.pipeline import claim_rows
 
 
 @pytest.fixture(scope="module")
@@ -27,34 +26,66 @@ def inputs():
                 saddle_summary=summary,
                 gradients=flows.gradient_checks(0.5, 5, 2, 200, 0, 0.25),
                 flows=flows.flows_table(0.5, 5, 2, 0.25, 0.1, 0, 400.0, 0.05, 8),
-                energy=flows.energy_along_flow(5, 2, 0.1, 0, 30.0, 20), relu=relu)
+                energy=flows.energy_along_flow(5, 2, 0.1, 0, 30.0, 20), relu=relu,
+                spectrum=theory.spectrum(theory.sparse_sigma(0.5, 5))[0])
 
 
-def test_every_claim_has_a_verdict_and_good_inputs_reproduce(inputs):
-    table = claims.autoencoding_notes(**inputs)
-    assert list(table.columns) == claim_rows.COLUMNS and len(table) == 19
-    assert table.verdict.value_counts().to_dict() == {"reproduced": 14, "caveat": 2,
-                                                      "erratum": 2, "answered": 1}
-    answered = table[table.verdict == "answered"].ours.iloc[0]
+def _rows(inputs):
+    return {r["id"]: r for r in claims.autoencoding_notes(**inputs)}
+
+
+def _with(i, key, where=None, **columns):
+    """i with columns of table ``key`` replaced on the rows ``where`` selects (all: None)."""
+    t = i[key].copy()
+    rows = slice(None) if where is None else where(t)
+    for col, v in columns.items():
+        t.loc[rows, col] = v(t.loc[rows]) if callable(v) else v
+    return {**i, key: t}
+
+
+PERTURB = {
+    "sec21.second_moment": lambda i: _with(i, "moments",
+                                           diag_mc=lambda t: t.diag + 10 * t.diag_se),
+    "sec21.cross_moment": lambda i: _with(i, "moments", off_mc=lambda t: t.off + 10 * t.off_se),
+    "sec21.zero_probability": lambda i: _with(i, "moments",
+                                              zero_diag_mc=lambda t: t.zero_diag + 0.1),
+    "sec1.distinct_eigenvalues": lambda i: {**i, "spectrum": np.arange(5.0, 0.0, -1.0)},
+    "prop1.trained_minimum": lambda i: _with(i, "linear", gap=0.05),
+    "prop1.top_eigenspace": lambda i: _with(i, "linear", angle_top_deg=30.0),
+    "prop1.u1_commutes": lambda i: _with(i, "linear", angle_u1_deg=30.0),
+    "cor2.unique": lambda i: _with(i, "linear", angle_top_deg=1.0),
+    "prop1.critical_points": lambda i: _with(i, "critical", grad_norm=1e-3),
+    "prop3.saddles": lambda i: _with(i, "critical", n_negative=lambda t: t.n_negative + 1),
+    "prop3.decrease": lambda i: _with(i, "saddle", lambda t: t.index == 0,
+                                      decrease=lambda t: t.decrease * 1.01),
+    "eq19.gradient": lambda i: _with(i, "gradients", lambda t: t.equation == "19", rel_diff=1e-3),
+    "eq20_28.identities": lambda i: _with(i, "gradients", lambda t: t.equation != "19",
+                                          rel_diff=1e-3),
+    "eq22.identity_gd": lambda i: _with(i, "flows", lambda t: t.spectrum == "identity",
+                                        distance=1.0),
+    "eq22.tied_dynamics": lambda i: _with(i, "flows", loss_flow=lambda t: t.loss_min),
+    "eq28.energy_decreases": lambda i: _with(i, "energy", E=lambda t: t.E.to_numpy()[::-1]),
+    "eq28.energy_printed": lambda i: _with(i, "energy", dE_ordered_dt=-1.0),
+    "sec31.skeleton_mass": lambda i: _with(
+        i, "skeletons", mass_ge2_mc=lambda t: t.mass_ge2 + 10 * t.mass_ge2_se + 0.01),
+    "sec31.ignore_ge2": lambda i: _with(i, "relu", share_ge2=lambda t: t.mass_ge2),
+}
+
+
+def test_every_claim_is_present_and_its_verdict_can_flip(inputs):
+    base = _rows(inputs)
+    assert set(base) == set(PERTURB) == set(claims.CLAIMS)
+    counts = pd.Series([r["verdict"] for r in base.values()]).value_counts().to_dict()
+    assert counts == {"sanity check": 14, "caveat": 2, "erratum": 2, "finding": 1}
     ratio = 0.2 / data.mass_ge2(0.99, 20)
-    assert f"{ratio:.0f}×" in answered
-
-
-def test_verdicts_flip_when_the_measurement_misses(inputs):
-    bad = dict(inputs)
-    bad["linear"] = inputs["linear"].assign(gap=0.05)
-    saddle = inputs["saddle"].copy()
-    saddle.loc[0, "decrease"] *= 1.01
-    bad["saddle"] = saddle
-    table = claims.autoencoding_notes(**bad).set_index("source")
-    assert table.loc["Prop. 1, Cor. 2"].verdict.tolist()[0] == "not reproduced"
-    assert table.loc["Prop. 3 (eq. 18)"].verdict == "not reproduced"
+    assert f"{ratio:.0f}×" in base["sec31.ignore_ge2"]["ours"]
+    for cid, perturb in PERTURB.items():
+        changed = _rows(perturb(inputs))[cid]["verdict"]
+        assert changed != base[cid]["verdict"], (cid, changed)
 
 
 def test_claims_of_trained_models_that_all_diverged_read_not_computed(inputs):
-    table = claims.autoencoding_notes(**{**inputs, "linear": inputs["linear"].iloc[:0],
-                                         "relu": inputs["relu"].iloc[:0]})
-    assert len(table) == 19
-    gone = table[table.verdict == "not computed"]
-    assert len(gone) == 5
-    assert set(gone.source) == {"Prop. 1, Cor. 2", "Prop. 1 (eq. 7)", "Cor. 2", "sec. 3.1"}
+    rows = _rows({**inputs, "linear": inputs["linear"].iloc[:0], "relu": inputs["relu"].iloc[:0]})
+    gone = {k for k, r in rows.items() if r["verdict"] == "not computed"}
+    assert gone == {"prop1.trained_minimum", "prop1.top_eigenspace", "prop1.u1_commutes",
+                    "cor2.unique", "sec31.ignore_ge2"}

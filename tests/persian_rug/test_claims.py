@@ -4,9 +4,10 @@
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.linalg
 from matplotlib.colors import LogNorm, Normalize
 
-from tms.persian_rug import claims, figures, scaling
+from tms.persian_rug import claims, figures, scaling, theory
 
 
 def _stats(factor_by_n_s, seeds=2):
@@ -39,30 +40,128 @@ def test_heatmaps_share_one_colour_scale_log_when_spanning_decades():
     assert type(norm) is Normalize
 
 
-def test_symmetry_claims_follow_the_medians():
-    rug = pd.DataFrame({"bound_ratio": [1.0, 1.0 + 1e-12]})
-    falling = claims.symmetry(_stats({32: 1.0, 64: 0.5, 128: 0.2}), rug)
-    assert (falling.verdict == "reproduced").all()
-    assert "100% of 6 cells" in falling.ours.iloc[0]
-    rising = claims.symmetry(_stats({32: 0.2, 64: 0.5, 128: 1.0}), rug)
-    assert (rising.verdict.iloc[:4] == "not reproduced").all()
-    bad_rug = claims.symmetry(_stats({32: 1.0, 64: 0.5}), pd.DataFrame({"bound_ratio": [1.01]}))
-    assert bad_rug.verdict.iloc[-1] == "not reproduced"
+N_S = (1024, 2048)
 
 
-def test_scaling_claims_on_the_theory_and_a_source_without_points():
-    th = scaling.theory_grid([0.001, 0.005, 0.02], np.linspace(0.1, 0.9, 5))
-    few = pd.DataFrame({"p": [0.5], "ratio": [0.5], "loss": [0.01]})
-    fits = pd.concat([scaling.fit_laws(th, "theory", 0.25, 200, 0),
-                      scaling.fit_laws(few, "trained (n_s = 16)", 0.25, 200, 0)])
-    rows = claims.scaling(fits, th, 0.25).set_index("claim")
-    assert rows.loc["L0(p) ≥ p/3 − p²/9 (loss as ratio → 0)", "verdict"] == "erratum"
-    assert rows.loc["C·p²/r < L < O(p²/r · log 1/p) for p/r ≪ 1", "verdict"] == "reproduced"
-    beta_prime = rows.loc["L ∝ (n_s/n_d − 1) at fixed p (theory; the exact σ²)"]
-    assert beta_prime.verdict == "reproduced"
-    assert rows.loc["L ∝ 1/r at fixed p (theory, the paper's form)", "verdict"] == "not reproduced"
-    trained = rows.loc["the same law for the trained (n_s = 16)"]
-    assert trained.verdict == "not computed" and "0 points in the regime" in trained.ours
+def _inputs():
+    """Inputs of every Persian Rug claims function on which each claim has a verdict: the
+    trained models on the theory curve, converged, at the paper's n_s; the rug on the theory."""
+    stats = _stats({1024: 1.0, 2048: 0.5})
+    cells = stats[["p", "ratio"]].drop_duplicates()
+    th = {(p, r): theory.optimal_symmetric(p, r)["loss"] for p, r in zip(cells.p, cells.ratio)}
+    stats["loss"] = [th[(p, r)] * (1.04 if n == 1024 else 1.02)
+                     for p, r, n in zip(stats.p, stats.ratio, stats.n_s)]
+    trained = stats[["n_s", "p", "ratio"]].assign(stopped=True, diverged=False, steps=900)
+    fig3 = pd.DataFrame({"n_s": [512], "n_d": [130], "p": [0.044], "steps": [5000],
+                         "stopped": [True], "diverged": [False], "diag_mean": [1.29],
+                         "diag_std": [0.01], "diag_live_mean": [1.29], "diag_live_std": [0.01],
+                         "dead_fraction": [0.0], "bias_mean": [-0.18], "bias_std": [0.01]})
+    rug = pd.DataFrame({"n_s": 1024, "n_d": 256, "ratio": 0.25, "p": [0.1, 0.2]})
+    rug["loss"] = [theory.optimal_symmetric(p, 0.25)["loss"] * 1.01 for p in rug.p]
+    rug["bound_ratio"] = 1.0
+    theory_t = pd.DataFrame({"p": [0.1, 0.1], "ratio": [0.25, 0.5]})
+    theory_t["loss_linear"] = theory.optimal_linear_loss(theory_t.p, theory_t.ratio)
+    th_grid = scaling.theory_grid([0.001, 0.005, 0.02], np.linspace(0.1, 0.9, 5))
+    fits = pd.DataFrame(
+        [[src, law, term, est, est - 0.01, est + 0.01, None, 30]
+         for src in ("theory", "Persian rug (n_s = 1024)", "trained (n_s = 1024)",
+                     "trained (n_s = 2048)")
+         for law, term, est in (("p, n_s/n_d − 1", "n_s/n_d − 1", 1.02),
+                                ("p, n_s/n_d − 1", "p", 1.95), ("p, r", "r", -1.03))],
+        columns=scaling.FIT_COLUMNS)
+    W = np.eye(64) * 1.29 + np.random.default_rng(0).normal(0, 0.05, (64, 64))   # noise-like
+    return dict(fig3=fig3, W=W, rug=rug, theory_t=theory_t, stats=stats, trained=trained,
+                xor=claims.printed_hadamard(8), th_grid=th_grid, fits=fits)
+
+
+def _rows(i):
+    return {r["id"]: r for r in
+            claims.persian_rug(i["fig3"], i["W"], claims.rug_vs_theory(i["rug"]), i["theory_t"],
+                               i["stats"], i["trained"], i["xor"], 128)
+            + claims.symmetry(i["stats"], i["rug"], i["trained"])
+            + claims.scaling(i["fits"], i["th_grid"], 0.25, i["trained"])}
+
+
+def _set(i, key, **columns):
+    """i with columns of table ``key`` replaced (a callable gets the table)."""
+    t = i[key].copy()
+    for col, v in columns.items():
+        t[col] = v(t) if callable(v) else v
+    return {**i, key: t}
+
+
+def _fit(i, source, term, estimate):
+    f = i["fits"].copy()
+    f.loc[(f.source == source) & (f.term == term), "estimate"] = estimate
+    return {**i, "fits": f}
+
+
+def _falls_for(column, rising):
+    def change(t):
+        v = t[column].copy()
+        v[t.n_s == 2048] = v[t.n_s == 2048] * (4.0 if rising else 1.0)
+        return v
+    return change
+
+
+#: One perturbation of the inputs per claim that must change its verdict.
+PERTURB = {
+    "fig1.hadamard_xor": lambda i: {**i, "xor": scipy.linalg.hadamard(8).astype(float)},
+    "fig2.linear_optimum": lambda i: _set(
+        i, "theory_t", loss_linear=lambda t: (128 - t.ratio * 128 - 1) * t.p / (3 * 128)),
+    "fig2.rug_theory": lambda i: _set(i, "rug", loss=lambda t: t.loss * 1.3),
+    "fig2.trained_theory": lambda i: _set(i, "stats", loss=lambda t: t.loss * 1.5),
+    "fig2.trained_trend": lambda i: _set(
+        i, "stats", loss=lambda t: t.loss * np.where(t.n_s == 2048, 1.06 / 1.02, 1.0)),
+    "fig3.diagonal": lambda i: _set(i, "fig3", diag_std=0.25),
+    "fig3.diagonal_live": lambda i: _set(i, "fig3", diag_live_mean=1.4),
+    "fig3.bias": lambda i: _set(i, "fig3", bias_mean=0.05),
+    "fig3.off_diagonal": lambda i: {**i, "W": i["W"] - 0.1 * (i["W"] > 0.05)},   # one-sided
+    **{f"sym.{col}": (lambda c: lambda i: _set(i, "stats", **{c: _falls_for(c, True)}))(col)
+       for col in claims.SYMMETRY},
+    "sym.variance_bound": lambda i: _set(i, "stats", bound_ratio=0.9),
+    "sym.rug_attains_bound": lambda i: _set(i, "rug", bound_ratio=1.01),
+    "scaling.initial_loss": lambda i: _set(i, "th_grid", L0=lambda t: t.p),
+    "scaling.bounds_ordered": lambda i: _set(i, "th_grid", lower=lambda t: t.loss * 2),
+    "scaling.beta_prime": lambda i: _fit(i, "theory", "n_s/n_d − 1", 1.3),
+    "scaling.beta": lambda i: _fit(i, "theory", "r", -2.0),
+    "scaling.alpha": lambda i: _fit(i, "theory", "p", 1.5),
+    "scaling.rug": lambda i: _fit(i, "Persian rug (n_s = 1024)", "n_s/n_d − 1", 1.5),
+    "scaling.trained": lambda i: _fit(i, "trained (n_s = 2048)", "n_s/n_d − 1", 1.5),
+    "finding.worse_than_linear": lambda i: _set(       # base: p 0.5 is above the linear map
+        i, "stats", loss=lambda t: np.minimum(
+            t.loss, 0.5 * theory.optimal_linear_loss(t.p.to_numpy(), t.ratio.to_numpy()))),
+}
+
+
+def test_every_claim_is_present_and_its_verdict_can_flip():
+    base = _rows(_inputs())
+    assert set(base) == set(PERTURB) == set(claims.CLAIMS)
+    assert base["fig3.diagonal"]["verdict"] == "reproduced"
+    assert base["sym.variance_bound"]["verdict"] == "sanity check"
+    assert base["fig1.hadamard_xor"]["verdict"] == "erratum"
+    for cid, perturb in PERTURB.items():
+        changed = _rows(perturb(_inputs()))[cid]["verdict"]
+        assert changed != base[cid]["verdict"], (cid, changed)
+
+
+def test_trained_claims_below_the_paper_scale_or_unconverged_are_inconclusive():
+    i = _inputs()
+    good = _rows(i)
+    assert good["sym.diag_var"]["verdict"] == "reproduced"
+    assert good["fig2.trained_theory"]["verdict"] == "reproduced"
+    small = {**i, "stats": i["stats"].assign(n_s=i["stats"].n_s // 16)}     # n_s 64, 128
+    rows = _rows(small)
+    for cid in ("sym.diag_var", "fig2.trained_theory", "fig2.trained_trend"):
+        assert rows[cid]["verdict"] == "inconclusive at this scale"
+        assert "largest n_s 128 < 1024" in rows[cid]["inconclusive"]
+    capped = _rows(_set(i, "trained", stopped=lambda t: t.index % 2 == 0))
+    assert capped["sym.lyapunov"]["verdict"] == "inconclusive at this scale"
+    assert "50% of the models stopped at the step cap" in capped["sym.lyapunov"]["inconclusive"]
+    # a sanity check is never made inconclusive, nor counted as reproduced
+    assert capped["sym.variance_bound"]["verdict"] == "sanity check"
+    # every row names the scale it ran at, and the paper's
+    assert all(r["scale"] and r["paper_scale"] for r in rows.values())
 
 
 def test_medians_by_n_s_take_seed_means_then_the_median_over_the_grid():
@@ -81,16 +180,17 @@ def test_medians_by_n_s_take_seed_means_then_the_median_over_the_grid():
 
 
 def test_claims_of_models_that_all_diverged_read_not_computed():
-    stats = pd.DataFrame(columns=["model", "n_s", "p", "ratio_target", "seed_index",
-                                  *claims.SYMMETRY, "bound_ratio"])
-    rug = pd.DataFrame({"bound_ratio": [1.0, 1.0]})
-    sym = claims.symmetry(stats, rug)
-    assert (sym.verdict.iloc[:5] == "not computed").all()
-    assert sym.ours.iloc[0] == "not computed: every trained model diverged"
-    assert sym.verdict.iloc[5] == "reproduced"                  # the rug's own claim stands
-    fig3 = pd.DataFrame({"diverged": [True], "diag_mean": [np.nan]})
-    gap = claims.rug_vs_theory(pd.DataFrame({"n_s": [64], "n_d": [16], "ratio": [0.25],
-                                             "p": [0.5], "loss": [0.05]}))
-    rows = claims.persian_rug(fig3, gap)
-    assert rows.verdict.iloc[:3].tolist() == ["not computed"] * 3
-    assert rows.verdict.iloc[4:].tolist() == ["erratum", "erratum"]
+    i = _inputs()
+    empty = i["stats"].iloc[:0]
+    rows = {r["id"]: r for r in claims.symmetry(empty, i["rug"], i["trained"])}
+    assert all(rows[f"sym.{c}"]["verdict"] == "not computed" for c in claims.SYMMETRY)
+    assert rows["sym.diag_var"]["ours"] == "not computed: every trained model diverged"
+    assert rows["sym.rug_attains_bound"]["verdict"] == "sanity check"   # the rug's own stands
+    fig3 = i["fig3"].assign(diverged=True)
+    rows = {r["id"]: r for r in claims.persian_rug(
+        fig3, None, claims.rug_vs_theory(i["rug"]), i["theory_t"], empty, i["trained"], i["xor"],
+        128)}
+    assert [rows[c]["verdict"] for c in ("fig3.diagonal", "fig3.diagonal_live", "fig3.bias",
+                                         "fig3.off_diagonal", "fig2.trained_theory")] == [
+        "not computed"] * 5
+    assert rows["fig1.hadamard_xor"]["verdict"] == "erratum"

@@ -15,8 +15,15 @@ import yaml
 from dvc.repo import Repo
 from markupsafe import escape
 
-from tms.pipeline import stage, verify
-from tms.reporting import browser, errata, site
+from tms.incidental.claims import CLAIMS as IP_CLAIMS
+from tms.notes.claims import CLAIMS as NOTES_CLAIMS
+from tms.persian_rug.claims import CLAIMS as PR_CLAIMS
+from tms.pipeline import claim_rows, stage, verify
+from tms.reporting import browser, errata
+
+ROOT = Path(__file__).resolve().parents[2]
+REGISTRIES = {"autoencoding_notes": NOTES_CLAIMS, "incidental_polysemanticity": IP_CLAIMS,
+              "persian_rug": PR_CLAIMS}
 
 PAPERS = ["autoencoding_notes", "incidental_polysemanticity", "persian_rug"]
 def test_repro_builds_the_report_and_figures(smoke_repo):
@@ -100,19 +107,42 @@ def test_site_shows_every_claim_with_links_and_metrics(smoke_repo):
         assert len(data["claims"]) >= 5 and metrics[paper]["claims_total"] == len(data["claims"])
         for row in data["claims"]:
             assert escape(row["claim"]) in html and escape(row["ours"]) in html
-            assert row["verdict"] in site.VERDICTS
+            assert row["verdict"] in claim_rows.VERDICTS
+            assert row["scale"] and row["paper_scale"]                 # every row its scale
             assert row["figure"] is None or (repo / row["figure"]).is_file()
             assert set(row["stages"]) <= stages | {s.split("@")[0] for s in stages}
     # the fig. 3 diagonal: the metric against the trained model's table
     f3 = pd.read_parquet(repo / "data/persian_rug/fig3.parquet")
-    diag = next(v for k, v in metrics["persian_rug"]["claims"].items()
-                if k.startswith("fig_3_diagonal"))
+    diag = metrics["persian_rug"]["claims"]["fig3.diagonal"]
     assert diag["value"] == pytest.approx(f3.diag_mean.mean(), abs=5e-4)
     assert diag["uncertainty"] == pytest.approx(f3.diag_std.mean(), abs=5e-4)
     for erratum in errata.ERRATA:
         assert escape(erratum.printed) in html
     assert "flowchart TD" in html and "<svg" in html and "pr_train@16" in html
     assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)   # nothing remote
+
+
+def test_claim_ids_are_the_same_under_every_profile(smoke_repo):
+    """The metric keys are the registries' ids: the smoke run's equal the committed default run's
+    (reports/claims.json), and any profile's, since the export refuses rows that differ."""
+    repo, _ = smoke_repo
+    smoke = json.loads((repo / "reports/claims.json").read_text())
+    default = json.loads((ROOT / "reports/claims.json").read_text())
+    for paper, registry in REGISTRIES.items():
+        assert set(smoke[paper]["claims"]) == set(default[paper]["claims"]) == set(registry)
+
+
+def test_the_summary_counts_no_sanity_check_as_reproduced(smoke_repo):
+    repo, _ = smoke_repo
+    html = (repo / "reports/index.html").read_text()
+    for paper, registry in REGISTRIES.items():
+        rows = json.loads((repo / f"reports/claims/{paper}.json").read_text())["claims"]
+        sanity = [r for r in rows if registry[r["id"]].kind == "sanity check"]
+        assert all(r["verdict"] in ("sanity check", "not reproduced", "not computed")
+                   for r in sanity)
+        counted = len(rows) - len(sanity)
+        item = html[html.index(f'href="{paper}.html"'):].split("</li>")[0]
+        assert f"{counted} claims: " in item and f"{len(sanity)} sanity checks" in item
 
 
 def test_second_repro_reruns_nothing_and_keeps_the_lock(smoke_repo):

@@ -1,14 +1,11 @@
 """The report site's parts: claims as data, metrics, errata, the DAG drawing, the page."""
 
-import re
 import subprocess
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
 from tms.pipeline import claim_rows
-from tms.pipeline.claim_rows import COLUMNS
 from tms.reporting import browser, dag, errata, site
 
 MERMAID = """flowchart TD
@@ -22,94 +19,112 @@ MERMAID = """flowchart TD
 \tnode3-->node4"""
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("1.302 ± 0.050 (mean over 2 seed(s))", (1.302, 0.05)),
-    ("−0.180 ± 0.010", (-0.18, 0.01)),
-    ("0.0512 ± 1.2e-03 (Monte Carlo; 0.4 s.e. off)", (0.0512, 0.0012)),
-    ("max |rug/theory − 1| = 3.2% over 4 points", (0.032, None)),
-    ("c = 0.262, 95% interval [0.21, 0.31]", (0.262, None)),
-    ("λt = 2.26", (2.26, None)),
-    ("0.275 at λ = 0.001; baseline 0.280", (0.275, None)),
-    ("100.0% of the recorded times", (1.0, None)),
-    ("largest |Monte Carlo − exact| = 0.0026", (0.0026, None)),
-    ("decay (max): 8.007e-08 (closed form 0)", (8.007e-08, None)),
-    ("max |rug/theory − 1| = nan% over 0 points", (None, None)),
-    ("final mean ‖W_i‖₄⁴ 0.512 vs 0.300", (None, None)),
-    ("I = [1, 3], j = 3, k = 2", (None, None)),
-    ("4 models (d ∈ [1, 2]) after 30 steps: max L/L_min − 1 = 76.59%", (None, None)),
-    ("the tied loss has −∇L = 2[W(Σ − WᵀWΣ)]", (None, None)),
-])
-def test_numbers_reads_value_and_uncertainty(text, expected):
-    assert claim_rows.numbers(text) == pytest.approx(expected)
+CLAIM = claim_rows.Claim("fig2.loss", "loss matches", "fig. 2", "≈", "n_s 8192", "fig2",
+                         ("train",))
 
 
-def _table(*rows):
-    return pd.DataFrame([list(r) for r in rows], columns=COLUMNS)
+def test_a_claim_row_carries_its_verdict_scale_and_numbers():
+    row = CLAIM.row(True, "x = 0.5", "≤ 5%: why", "n_s 128", value=0.5, uncertainty=float("nan"))
+    assert (row["id"], row["verdict"], row["scale"], row["paper_scale"]) == (
+        "fig2.loss", "reproduced", "n_s 128", "n_s 8192")
+    assert row["value"] == 0.5 and row["uncertainty"] is None and row["inconclusive"] is None
+    assert CLAIM.row(False, "x", "t", "s")["verdict"] == "not reproduced"
+    small = CLAIM.row(True, "x", "t", "s", inconclusive="n_s 128 < 8192")
+    assert small["verdict"] == "inconclusive at this scale"
+    assert small["inconclusive"] == "n_s 128 < 8192"
+    gone = CLAIM.not_computed("every model diverged")
+    assert gone["verdict"] == "not computed" and gone["ours"].endswith("every model diverged")
 
 
-def test_rows_link_figures_and_stages(tmp_path):
-    figs = tmp_path / "figures/paper"
-    figs.mkdir(parents=True)
-    for name in ("fig2", "fig3", "other"):
-        (figs / f"{name}.png").write_bytes(b"png")
-    table = _table(["loss matches", "fig. 2, sec. 4", "≈", "x = 0.5", "≤ 5%", "reproduced"],
-                   ["weights", "fig. 3", "1.29 ± 0.01", "1.3 ± 0.1", "≤ 0.06", "reproduced"],
-                   ["no figure", "fig. 9", "-", "-", "—", "erratum"],
-                   ["special", "sec. 1", "-", "-", "—", "caveat"])
-    rows = claim_rows.rows(table, figs, "rep", links=[(r"special", "other", ["s1", "s2"]),
-                                                          (r"fig\. 2", "fig2", ["train"])])
-    assert [r["figure"] for r in rows] == [f"{figs.as_posix()}/fig2.png",
-                                           f"{figs.as_posix()}/fig3.png", None,
-                                           f"{figs.as_posix()}/other.png"]
-    assert [r["stages"] for r in rows] == [["train"], ["rep"], ["rep"], ["s1", "s2"]]
-    assert [r["value"] for r in rows] == [0.5, 1.3, None, None]
-    assert rows[1]["uncertainty"] == 0.1 and rows[1]["paper"] == "1.29 ± 0.01"
-    with pytest.raises(ValueError, match="no figure fig7.png"):
-        claim_rows.rows(table, figs, "rep", links=[(r"fig\. 2", "fig7", ["train"])])
-    undrawn = claim_rows.rows(table, figs, "rep", links=[(r"fig\. 2", "fig7", ["train"])],
-                              undrawn={"fig7"})          # the report said it could not draw it
-    assert undrawn[0]["figure"] is None and undrawn[0]["stages"] == ["train"]
-    with pytest.raises(ValueError, match="lacks columns"):
-        claim_rows.rows(table.drop(columns="verdict"), figs, "rep")
+@pytest.mark.parametrize("kind, ok, expected", [
+    ("reproduction", True, "reproduced"), ("reproduction", False, "not reproduced"),
+    ("sanity check", True, "sanity check"), ("sanity check", False, "not reproduced"),
+    ("erratum", True, "erratum"), ("erratum", False, "reproduced"),
+    ("caveat", True, "caveat"), ("caveat", False, "reproduced"),
+    ("finding", True, "finding"), ("finding", False, "inconclusive at this scale")])
+def test_every_kind_of_claim_has_a_verdict_that_can_fail(kind, ok, expected):
+    assert claim_rows.verdict(kind, ok) == expected
+    # only a reproduction is made inconclusive by its scale
+    assert (claim_rows.verdict(kind, ok, "too small") == "inconclusive at this scale") == (
+        kind == "reproduction" or expected == "inconclusive at this scale")
 
 
-def test_export_writes_the_paper_file_beside_the_figures(tmp_path):
+def test_claims_reject_malformed_ids_kinds_and_repeats():
+    with pytest.raises(ValueError, match="is not"):
+        claim_rows.Claim("Fig 2", "c", "s", "v", "—", None, ())
+    with pytest.raises(ValueError, match="unknown kind"):
+        claim_rows.Claim("a.b", "c", "s", "v", "—", None, (), "theorem")
+    with pytest.raises(ValueError, match="declared twice"):
+        claim_rows.registry(CLAIM, CLAIM)
+
+
+def test_export_checks_the_registry_and_links_figures(tmp_path):
     figs = tmp_path / "reports/figures/p"
     figs.mkdir(parents=True)
-    path = claim_rows.export(_table(["c", "s", "1", "c = 2", "t", "reproduced"]).style, "p",
-                             "p_report", figs, title="Paper")
+    (figs / "fig2.png").write_bytes(b"png")
+    other = claim_rows.Claim("sec1.other", "o", "sec. 1", "-", "—", None, ("b",), "caveat")
+    claims = claim_rows.registry(other, CLAIM)
+    rows = [CLAIM.row(True, "x", "t", "s", value=2.0), other.row(True, "y", "t", "s")]
+    path = claim_rows.export(rows, claims, "p", "Paper", "p_report", figs)
     assert path == tmp_path / "reports/claims/p.json"
-    papers = site.load_claims(tmp_path / "reports/claims")
-    assert papers[0]["title"] == "Paper" and papers[0]["claims"][0]["value"] == 2.0
-    assert papers[0]["report"] == (tmp_path / "reports/p.html").as_posix()
+    paper = site.load_claims(tmp_path / "reports/claims")[0]
+    assert paper["title"] == "Paper" and paper["report"] == (tmp_path / "reports/p.html").as_posix()
+    assert [r["id"] for r in paper["claims"]] == ["sec1.other", "fig2.loss"]   # registry order
+    assert paper["claims"][1]["figure"] == f"{figs.as_posix()}/fig2.png"
+    assert paper["claims"][1]["stages"] == ["train", "p_report"]
+    assert paper["claims"][0]["figure"] is None
+    undrawn = claim_rows.export(rows, claims, "p", "Paper", "p_report", figs, undrawn={"fig2"})
+    assert site.load_claims(undrawn.parent)[0]["claims"][1]["figure"] is None
+    (figs / "fig2.png").unlink()
+    with pytest.raises(ValueError, match="no figure fig2.png"):
+        claim_rows.export(rows, claims, "p", "Paper", "p_report", figs)
+    with pytest.raises(ValueError, match=r"missing \['sec1.other'\]"):
+        claim_rows.export(rows[:1], claims, "p", "Paper", "p_report", figs, undrawn={"fig2"})
+    with pytest.raises(ValueError, match=r"repeated \['fig2.loss'\]"):
+        claim_rows.export(rows + rows[:1], claims, "p", "Paper", "p_report", figs,
+                          undrawn={"fig2"})
 
 
 def _paper(name, *verdicts):
+    kinds = {"sanity check": "sanity check", "erratum": "erratum", "caveat": "caveat",
+             "finding": "finding"}
     return {"paper": name, "title": name, "stage": "rep", "report": f"reports/{name}.html",
-            "claims": [{"claim": f"claim {i}", "source": f"fig. {i}", "paper": "1",
-                        "ours": "2", "tolerance": "t", "verdict": v, "figure": None,
-                        "stages": ["b"], "value": 2.0 if v == "reproduced" else None,
-                        "uncertainty": None} for i, v in enumerate(verdicts)]}
+            "claims": [{"id": f"fig{i}.claim", "claim": f"claim {i}", "source": f"fig. {i}",
+                        "paper": "1", "paper_scale": "n_s 8192", "ours": "2", "scale": "n_s 64",
+                        "tolerance": "t", "verdict": v, "kind": kinds.get(v, "reproduction"),
+                        "inconclusive": "too small" if v.startswith("inconclusive") else None,
+                        "figure": None, "stages": ["b"],
+                        "value": 2.0 if v == "reproduced" else None, "uncertainty": None}
+                       for i, v in enumerate(verdicts)]}
 
 
-def test_metrics_count_verdicts_and_keep_numbers():
-    m = site.metrics([_paper("x", "reproduced", "not reproduced", "erratum", "reproduced")])
+def test_metrics_count_verdicts_and_keep_numbers_under_the_claim_ids():
+    m = site.metrics([_paper("x", "reproduced", "not reproduced", "erratum", "sanity check")])
     x = m["x"]
-    assert (x["claims_total"], x["reproduced"], x["not_reproduced"], x["erratum"]) == (4, 2, 1, 1)
-    assert len(x["claims"]) == 4
-    assert [c["verdict"] for c in x["claims"].values()] == ["reproduced", "not reproduced",
-                                                             "erratum", "reproduced"]
-    assert [c.get("value") for c in x["claims"].values()] == [2.0, None, None, 2.0]
-    assert all(re.fullmatch(r"[a-z0-9_]+", k) for k in x["claims"])
-    assert x["claims"]["fig_0_claim_0"]["value"] == 2.0
+    assert (x["claims_total"], x["reproduced"], x["not_reproduced"], x["erratum"],
+            x["sanity_check"]) == (4, 1, 1, 1, 1)
+    assert list(x["claims"]) == ["fig0.claim", "fig1.claim", "fig2.claim", "fig3.claim"]
+    assert x["claims"]["fig0.claim"] == {"verdict": "reproduced", "value": 2.0}
+    assert x["claims"]["fig1.claim"] == {"verdict": "not reproduced"}
 
 
-def test_every_erratum_names_a_paper_and_finds_its_rows():
+def test_every_erratum_names_a_paper_and_finds_its_rows_by_id():
     assert {e.paper for e in errata.ERRATA} == {"persian_rug", "incidental_polysemanticity"}
-    xor = next(e for e in errata.ERRATA if e.pattern == "XOR")
-    row = {"claim": "H_ij = parity(bin(i) XOR bin(j))", "source": "sec. 4.2.2"}
+    xor = next(e for e in errata.ERRATA if e.claims == ("fig1.hadamard_xor",))
+    row = {"id": "fig1.hadamard_xor", "claim": "H_ij", "source": "sec. 4.2.2"}
     assert errata.evidence(xor, {"persian_rug": [row]}) == [row]
     assert errata.evidence(xor, {"incidental_polysemanticity": [row]}) == []
+    with pytest.raises(ValueError, match="no claim"):
+        errata.evidence(xor, {"persian_rug": [{**row, "id": "fig1.renamed"}]})
+
+
+def test_every_erratum_names_registered_claims():
+    from tms.incidental.claims import CLAIMS as IP
+    from tms.persian_rug.claims import CLAIMS as PR
+    registries = {"persian_rug": PR, "incidental_polysemanticity": IP}
+    for e in errata.ERRATA:
+        assert set(e.claims) <= set(registries[e.paper]), e
+        assert e.claims or e.note, e
 
 
 def test_dag_parses_mermaid_and_draws_stable_svg():
@@ -126,12 +141,20 @@ def test_dag_parses_mermaid_and_draws_stable_svg():
 def test_page_shows_rows_errata_and_rejects_unknown_stages():
     stages = [{"name": n, "cmd": "python x", "deps": [], "params": [], "outs": []}
               for n in ("a", "b@1", "b@2", "c")]
-    papers = [_paper("persian_rug", "reproduced", "erratum"), _paper("other", "answered")]
+    papers = [_paper("paper_a", "reproduced", "erratum", "sanity check"),
+              _paper("other", "finding")]
     html = site.render(papers, "key: 1 < 2", "abc123", MERMAID, stages)
-    assert html.count('<td class="v-') == 3
+    assert html.count('<td class="v-') == 4
+    # sanity checks apart, and not counted among the paper's claims
+    sanity = html[html.index('id="sanity-table"'):].split("</table>")[0]
+    assert sanity.count('<td class="v-') == 1 and 'data-verdict="sanity check"' in sanity
+    assert "3 claims of the papers: 1 reproduced, 1 erratum, 1 finding;\nand 1 sanity checks" \
+        in html
+    assert "2 claims: 1 reproduced, 1 erratum;\n1 sanity checks" in html
+    assert "<td>n_s 8192</td>" in html and "<td>n_s 64</td>" in html      # both scales
     errata_table = html[html.index('id="errata-table"'):].split("</table>")[0]
     assert errata_table.count("<tr>") == 1 + len(errata.ERRATA) + 1   # head, reference, ours
-    assert 'href="persian_rug.html"' in html and 'href="#stage-b"' in html
+    assert 'href="paper_a.html"' in html and 'href="#stage-b"' in html
     assert 'id="stage-b"' in html and html.count('id="stage-b"') == 1
     assert "key: 1 &lt; 2" in html and "abc123" in html and "<svg" in html
     assert "not checked by the pipeline yet" in html
@@ -142,28 +165,32 @@ def test_page_shows_rows_errata_and_rejects_unknown_stages():
 
 def test_claims_link_their_figure_caption_or_their_row_and_the_figure_data():
     with_figure = {"figure": "reports/figures/p/fig2.png"}
-    assert site.claim_links(0, with_figure, "p.html", Path("reports")) == {
+    assert site.claim_links(with_figure, "p.html", Path("reports")) == {
         "claim_href": "p.html#figure-fig2", "figure_href": "figures/p/fig2.png",
         "data_href": "figures/p/fig2.csv"}
-    assert site.claim_links(3, {"figure": None}, "p.html", Path("reports")) == {
-        "claim_href": "p.html#T_claims_row3_col0", "figure_href": None, "data_href": None}
+    assert site.claim_links({"id": "eq19.gradient", "figure": None}, "p.html",
+                            Path("reports")) == {
+        "claim_href": "p.html#claim-eq19.gradient", "figure_href": None, "data_href": None}
 
 
 def test_claims_table_can_be_filtered_and_sorted_and_links_into_the_reports():
     stages = [{"name": "b", "cmd": "python x", "deps": [], "params": [], "outs": []}]
-    papers = [_paper("persian_rug", "reproduced", "erratum"), _paper("other", "answered")]
-    papers[0]["claims"][1]["figure"] = "reports/figures/persian_rug/fig4.png"
+    papers = [_paper("paper_a", "reproduced", "erratum", "inconclusive at this scale"),
+              _paper("other", "finding")]
+    papers[0]["claims"][1]["figure"] = "reports/figures/paper_a/fig4.png"
     html = site.render(papers, "", "abc", 'flowchart TD\n\tnode1["b"]', stages)
     table = html[html.index('id="claims-table"'):].split("</table>")[0]
-    assert table.count('<tr data-paper="persian_rug" data-verdict="') == 2
-    assert '<tr data-paper="other" data-verdict="answered">' in table
-    assert 'href="persian_rug.html#T_claims_row0_col0"' in table         # no figure: its row
-    assert 'href="persian_rug.html#figure-fig4"' in table                 # its figure's caption
-    assert 'src="figures/persian_rug/fig4.png"' in table
-    assert 'href="figures/persian_rug/fig4.csv"' in table
-    assert 'href="figures/persian_rug/fig4.png"' not in html              # never the bare PNG
-    for select, options in (("filter-paper", ["persian_rug", "other"]),
-                            ("filter-verdict", list(site.VERDICTS))):
+    assert table.count('data-paper="paper_a" data-verdict="') == 3
+    assert 'data-paper="other" data-verdict="finding">' in table
+    assert 'href="paper_a.html#claim-fig0.claim"' in table           # no figure: its row
+    assert "inconclusive at this scale: too small</td>" in table         # and why
+    assert 'href="paper_a.html#figure-fig4"' in table                 # its figure's caption
+    assert 'src="figures/paper_a/fig4.png"' in table
+    assert 'href="figures/paper_a/fig4.csv"' in table
+    assert 'href="figures/paper_a/fig4.png"' not in html              # never the bare PNG
+    for select, options in (("filter-paper", ["paper_a", "other"]),
+                            ("filter-verdict", [v for v in claim_rows.VERDICTS
+                                                if v != "sanity check"])):
         block = html[html.index(f'id="{select}"'):].split("</select>")[0]
         assert [f'<option value="{o}">' in block for o in options] == [True] * len(options)
     assert "<script>" in html and "<script src" not in html

@@ -1,10 +1,28 @@
-"""Claims tables: the rows every paper's claims module returns, and their export as data.
+"""Claims as data: what a paper states (:class:`Claim`), what we measured, and the verdict.
 
-A claims table has one row per claim and the columns :data:`COLUMNS`: the claim, its source
-(figure or section), the paper's value, ours, the tolerance and the verdict. A report notebook's
-last cell calls :func:`export`, which writes ``reports/claims/<paper>.json``
-atomically; the site stage (:mod:`tms.reporting.site`) reads every paper's file, shows the rows on
-``reports/index.html`` and turns them into DVC metrics.
+Each paper's claims module declares its claims once, in a registry (:func:`registry`): a stable
+id (the DVC metric key, the same for every params profile), the paper's statement, value and
+the scale it ran at, where it is stated, the figure that shows it and the stages its numbers
+come from, and its kind. Its claims functions turn the pipeline's tables into one row per claim
+(:meth:`Claim.row`, :meth:`Claim.not_computed`): our value and its uncertainty, the tolerance
+with its justification, the scale we ran at, and the verdict. A report notebook's last cell
+calls :func:`export`, which checks that every registered claim has exactly one row and writes
+``reports/claims/<paper>.json`` atomically; the site stage (:mod:`tms.reporting.site`) shows the
+rows on ``reports/index.html`` and turns them into DVC metrics.
+
+Verdicts (:data:`VERDICTS`):
+
+- **reproduced** / **not reproduced**: the paper's statement passed or failed our test, at a
+  scale that can decide it.
+- **inconclusive at this scale**: the test ran at a scale (sizes, steps, settings) that cannot
+  decide the paper's statement, or on models that did not converge; the row says why.
+- **erratum**: the statement does not hold as printed, and our evidence shows it; **caveat**: it
+  holds with a qualification the paper leaves out. If the evidence fails, the verdict is
+  reproduced (the printed statement stands).
+- **finding**: ours, beyond the paper, with its evidence; inconclusive when the evidence fails.
+- **sanity check**: a theorem or a construction checked numerically: a check of our code, shown
+  apart and never counted as reproduced; not reproduced when it fails.
+- **not computed**: every model it needs diverged, or too few points are left.
 """
 
 from __future__ import annotations
@@ -12,130 +30,174 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import pandas as pd
 
 from tms.pipeline.io import write_json
 
-COLUMNS = ["claim", "source", "paper", "ours", "tolerance", "verdict"]
-
-
-def verdict(ok: bool) -> str:
-    """'reproduced' if the claim's test passed, else 'not reproduced'."""
-    return "reproduced" if ok else "not reproduced"
-
-
-#: The verdict of a claim whose numbers could not be computed: every model it needs diverged,
-#: or too few points are left to fit.
+REPRODUCED, NOT_REPRODUCED = "reproduced", "not reproduced"
+INCONCLUSIVE = "inconclusive at this scale"
 NOT_COMPUTED = "not computed"
+SANITY = "sanity check"
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, "erratum", "caveat", "finding", SANITY,
+            NOT_COMPUTED)
+#: What a claim is: a statement to reproduce, a theorem or construction to check, an erratum,
+#: a caveat or a finding of ours.
+KINDS = ("reproduction", SANITY, "erratum", "caveat", "finding")
+
+#: The columns of a claims table as the report shows it (:func:`table`).
+COLUMNS = ["id", "claim", "source", "paper", "paper_scale", "ours", "scale", "tolerance",
+           "verdict"]
+
+_ID = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$")
 
 
-def not_computed(claim: str, source: str, paper: str, why: str) -> list:
-    """A claims row (:data:`COLUMNS`) for a claim that could not be checked, saying why."""
-    return [claim, source, paper, f"not computed: {why}", "—", NOT_COMPUTED]
-
-
-_NUM = r"[-−]?\d+(?:\.\d+)?(?:[eE][-+−]?\d+)?%?"
-_PLUS_MINUS = re.compile(rf"({_NUM})\s*±\s*({_NUM})")
-_VALUE = [re.compile(p) for p in (
-    rf"^\s*({_NUM})(?=\s*(?:$|[;,(]|at\b|of\b))",     # '0.275 at λ = 0.001; …'
-    rf"^(?:max|largest)\b[^=:]*[=:]\s*({_NUM})",     # 'max |rug/theory − 1| = 3.2% over …'
-    rf"^\s*[^\W\d]\w{{0,2}}\s*=\s*({_NUM})",          # 'c = 0.143, …', 'λt = 2.26'
-    rf":\s*({_NUM})\s*\(closed form",               # '…: 8.0e-08 (closed form 0)'
-)]
-
-# (pattern searched in "source claim", figure stem or None, stages that computed the numbers)
-Link = tuple[str, str | None, Sequence[str]]
-
-
-def _number(text: str) -> float:
-    value = float(text.rstrip("%").replace("−", "-"))
-    return value / 100 if text.endswith("%") else value
-
-
-def numbers(ours: str) -> tuple[float | None, float | None]:
-    """The value and uncertainty of a formatted result, or None where there is none.
-
-    Read only from the shapes the claims functions print: 'a ± b' anywhere → (a, b); a
-    leading number, 'max … = a' / 'largest … = a', a short symbol 's = a' at the start, or
-    ': a (closed form …)' → (a, None); anything else → (None, None). Percentages become
-    fractions; '−' (U+2212) is a minus sign.
-    """
-    m = _PLUS_MINUS.search(ours)
-    if m:
-        return _number(m.group(1)), _number(m.group(2))
-    for pattern in _VALUE:
-        if m := pattern.search(ours):
-            return _number(m.group(1)), None
-    return None, None
+def verdict(kind: str, ok: bool, inconclusive: str | None = None) -> str:
+    """The verdict of a claim of ``kind`` (:data:`KINDS`) whose test gave ``ok``; with
+    ``inconclusive`` (why the scale cannot decide it) a reproduction reads
+    'inconclusive at this scale' whatever ``ok`` is. Raises ValueError on an unknown kind."""
+    if kind == "reproduction":
+        return INCONCLUSIVE if inconclusive else (REPRODUCED if ok else NOT_REPRODUCED)
+    if kind == SANITY:
+        return SANITY if ok else NOT_REPRODUCED
+    if kind in ("erratum", "caveat"):
+        return kind if ok else REPRODUCED
+    if kind == "finding":
+        return "finding" if ok else INCONCLUSIVE
+    raise ValueError(f"unknown claim kind {kind!r}; known: {KINDS}")
 
 
 def _finite(x) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+    if x is None:
+        return None
+    x = float(x)
+    return x if math.isfinite(x) else None
 
 
-def rows(table: pd.DataFrame, figures_dir: str | os.PathLike, report_stage: str,
-         links: Sequence[Link] = (), undrawn: Collection[str] = ()) -> list[dict]:
-    """The claims ``table`` (columns :data:`tms.pipeline.claim_rows.COLUMNS`) as records with links.
+@dataclass(frozen=True)
+class Claim:
+    """One statement of a paper, as the paper makes it.
 
-    Each record adds ``figure`` (repository path of the PNG that shows the claim, or None),
-    ``stages`` (the DVC stages whose outputs the numbers come from), ``value`` and
-    ``uncertainty`` (:func:`numbers` of ``ours``, or the table's own ``value``/``uncertainty``
-    columns where it has them). The first of ``links`` whose pattern is found in
-    "source claim" gives the figure and the stages; a row that none matches links the figure
-    figN of a 'fig. N' source if it exists, and ``report_stage``.
-
-    Raises ValueError if the table lacks a column of COLUMNS or a link names a figure that is
-    not in ``figures_dir``, unless the report said it could not draw it (``undrawn``: figure
-    stems; the claim then links no figure).
+    id: stable key ('<part>.<name>', lower case), the same under every params profile;
+    statement: the claim in words; source: where the paper states it (figure, section,
+    equation); paper_value: the paper's value or form; paper_scale: the scale the paper ran at
+    ('—' for pure mathematics); figure: the stem of the report figure that shows it (None: its
+    row of the report's claims table); stages: the DVC stages its numbers come from; kind: one
+    of :data:`KINDS`. Raises ValueError on a malformed id or an unknown kind.
     """
-    missing = [c for c in COLUMNS if c not in table.columns]
-    if missing:
-        raise ValueError(f"claims table lacks columns {missing}")
-    figures_dir = Path(figures_dir)
-    out = []
-    for rec in table.to_dict("records"):
-        text = f"{rec['source']} {rec['claim']}"
-        figure, stages = None, [report_stage]
-        for pattern, fig, link_stages in links:
-            if re.search(pattern, text):
-                figure, stages = fig, list(link_stages)
-                if figure in undrawn:                  # not this run's: none to link
-                    figure = None
-                elif figure is not None and not (figures_dir / f"{figure}.png").is_file():
-                    raise ValueError(f"claim {rec['claim']!r}: no figure {figure}.png in "
-                                     f"{figures_dir}")
-                break
-        else:
-            m = re.search(r"fig\. (\d+)", rec["source"])
-            if m and (figures_dir / f"fig{m.group(1)}.png").is_file():
-                figure = f"fig{m.group(1)}"
-        value, unc = numbers(str(rec["ours"]))
-        row = {c: str(rec[c]) for c in COLUMNS}
-        row.update(figure=None if figure is None else (figures_dir / f"{figure}.png").as_posix(),
-                   stages=stages, value=_finite(rec.get("value", value)),
-                   uncertainty=_finite(rec.get("uncertainty", unc)))
-        out.append(row)
+
+    id: str
+    statement: str
+    source: str
+    paper_value: str
+    paper_scale: str
+    figure: str | None
+    stages: tuple[str, ...]
+    kind: str = "reproduction"
+
+    def __post_init__(self):
+        if not _ID.match(self.id):
+            raise ValueError(f"claim id {self.id!r} is not '<part>.<name>' in [a-z0-9_]")
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id}: unknown kind {self.kind!r}; known: {KINDS}")
+
+    def row(self, ok: bool, ours: str, tolerance: str, scale: str, *,
+            value: float | None = None, uncertainty: float | None = None,
+            inconclusive: str | None = None) -> dict:
+        """The claims row of this claim: ``ours`` (our result in words), ``value`` and
+        ``uncertainty`` (numbers, None where there is none; NaN becomes None), ``tolerance``
+        (the test and its one-line justification), ``scale`` (what we ran: sizes, seeds,
+        steps), the verdict (:func:`verdict` of ``ok`` and ``inconclusive``) and
+        ``inconclusive`` (why this scale cannot decide it, or None)."""
+        return {**self._fields(), "ours": ours, "value": _finite(value),
+                "uncertainty": _finite(uncertainty), "tolerance": tolerance, "scale": scale,
+                "verdict": verdict(self.kind, bool(ok), inconclusive),
+                "inconclusive": inconclusive if self.kind == "reproduction" else None}
+
+    def not_computed(self, why: str, scale: str = "—") -> dict:
+        """The row of this claim when it could not be checked, saying ``why``."""
+        return {**self._fields(), "ours": f"not computed: {why}", "value": None,
+                "uncertainty": None, "tolerance": "—", "scale": scale, "verdict": NOT_COMPUTED,
+                "inconclusive": None}
+
+    def _fields(self) -> dict:
+        d = asdict(self)
+        return {"id": d["id"], "claim": d["statement"], "source": d["source"],
+                "paper": d["paper_value"], "paper_scale": d["paper_scale"], "kind": d["kind"],
+                "figure": d["figure"], "stages": list(d["stages"])}
+
+
+def registry(*claims: Claim) -> dict[str, Claim]:
+    """The claims of one paper by id, in order. Raises ValueError on a repeated id."""
+    out: dict[str, Claim] = {}
+    for c in claims:
+        if c.id in out:
+            raise ValueError(f"claim id {c.id!r} declared twice")
+        out[c.id] = c
     return out
 
 
-def export(table, paper: str, report_stage: str, figures_dir: str | os.PathLike,
-           links: Sequence[Link] = (), title: str | None = None,
+def table(rows: Iterable[dict]) -> pd.DataFrame:
+    """Claims rows as the report shows them: the columns :data:`COLUMNS`, one row per claim."""
+    return pd.DataFrame(list(rows), columns=[*COLUMNS, "value", "uncertainty", "kind", "figure",
+                                             "stages", "inconclusive"])[COLUMNS]
+
+
+def check(rows: Sequence[dict], claims: Mapping[str, Claim]) -> None:
+    """Raise ValueError unless ``rows`` hold exactly one row per claim of ``claims``."""
+    ids = [r["id"] for r in rows]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    missing = [i for i in claims if i not in ids]
+    unknown = sorted(set(ids) - set(claims))
+    if repeated or missing or unknown:
+        raise ValueError(f"claims rows do not match the registry: repeated {repeated}, "
+                         f"missing {missing}, unknown {unknown}")
+
+
+def export(rows: Sequence[dict], claims: Mapping[str, Claim], paper: str, title: str,
+           report_stage: str, figures_dir: str | os.PathLike,
            undrawn: Collection[str] = ()) -> Path:
     """Write ``reports/claims/<paper>.json`` (beside the figures directory's parent) atomically.
 
-    table: the claims DataFrame or its pandas Styler; figures_dir: ``reports/figures/<paper>``
-    (repository-relative, as the notebooks get it). The file holds ``paper``, ``title``,
-    ``report`` (the HTML report's path), ``stage`` (``report_stage``) and ``claims``
-    (:func:`rows`, with ``undrawn``). Returns the path written.
+    rows: one per claim of ``claims`` (:func:`check`), written in the registry's order, each
+    with ``figure`` made the repository path of its PNG (None if the report could not draw it:
+    ``undrawn``, figure stems) and ``report_stage`` added to its stages; figures_dir:
+    ``reports/figures/<paper>`` (repository-relative, as the notebooks get it). The file holds
+    ``paper``, ``title``, ``report`` (the HTML report's path), ``stage`` and ``claims``.
+    Returns the path written. Raises ValueError if the rows do not match the registry or a
+    claim names a figure that is neither in ``figures_dir`` nor undrawn.
     """
-    table = getattr(table, "data", table)       # a Styler's DataFrame
+    check(rows, claims)
     figures_dir = Path(figures_dir)
+    by_id = {r["id"]: r for r in rows}
+    out = []
+    for cid in claims:
+        r = dict(by_id[cid])
+        fig = r["figure"]
+        if fig is not None and fig in undrawn:
+            fig = None
+        elif fig is not None:
+            path = figures_dir / f"{fig}.png"
+            if not path.is_file():
+                raise ValueError(f"claim {cid}: no figure {fig}.png in {figures_dir}")
+            fig = path.as_posix()
+        r["figure"] = fig
+        r["stages"] = list(dict.fromkeys([*r["stages"], report_stage]))
+        out.append(r)
     reports = figures_dir.parent.parent
     path = reports / "claims" / f"{paper}.json"
-    write_json({"paper": paper, "title": title or paper, "stage": report_stage,
-                "report": (reports / f"{paper}.html").as_posix(),
-                "claims": rows(table, figures_dir, report_stage, links, undrawn)}, path)
+    write_json({"paper": paper, "title": title, "stage": report_stage,
+                "report": (reports / f"{paper}.html").as_posix(), "claims": out}, path)
     return path
+
+
+def span(values: Iterable) -> str:
+    """Distinct values for a scale text: 'a' for one, 'a–b' for several (sorted)."""
+    v = sorted(set(values))
+    if not v:
+        return "none"
+    fmt = (lambda x: f"{x:g}") if not isinstance(v[0], str) else str
+    return fmt(v[0]) if len(v) == 1 else f"{fmt(v[0])}–{fmt(v[-1])}"

@@ -4,14 +4,16 @@ figure with its caption, anchor and data, and show the claims table with an anch
 
 from __future__ import annotations
 
+import html
 import os
 from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
-from IPython.display import Image, Markdown, display
+from IPython.display import HTML, Image, Markdown, display
 
 from tms.pipeline import divergence, savefig
+from tms.pipeline.claim_rows import SANITY
 from tms.pipeline.io import atomic_path
 from tms.reporting import anchors
 
@@ -62,7 +64,32 @@ def figure(fig: plt.Figure, figures_dir: str | os.PathLike, name: str, title: st
     display(Image(filename=str(png)))
 
 
-def claims_table(table: pd.DataFrame):
-    """``table`` as a pandas Styler with the whole text of every cell, left-aligned, and a
-    fixed id per cell (tms.reporting.anchors.claim), for the report's last cell to show."""
-    return table.style.set_uuid(anchors.CLAIMS_UUID).set_properties(**{"text-align": "left"})
+_HEAD = ("claim", "source", "paper's value", "paper's scale", "ours", "our scale", "tolerance",
+         "verdict")
+
+
+def _claims_html(rows: list[dict]) -> str:
+    body = []
+    for r in rows:
+        cells = [r["claim"], r["source"], r["paper"], r["paper_scale"], r["ours"], r["scale"],
+                 r["tolerance"], r["verdict"] + (f" ({r['inconclusive']})"
+                                                 if r.get("inconclusive") else "")]
+        body.append(f'<tr id="{anchors.claim(r["id"])}">'
+                    + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+    head = "".join(f"<th>{h}</th>" for h in _HEAD)
+    return (f'<table class="claims"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}'
+            "</tbody></table>")
+
+
+def claims_table(rows: list[dict]) -> None:
+    """Show the claims rows (tms.pipeline.claim_rows) in full, each row anchored by its claim id
+    (tms.reporting.anchors.claim): first the claims of the paper, then, apart, the sanity checks
+    (theorems and constructions: checks of our code, not counted as reproduced)."""
+    claims = [r for r in rows if r["kind"] != SANITY]
+    sanity = [r for r in rows if r["kind"] == SANITY]
+    display(HTML(_claims_html(claims)))
+    if sanity:
+        display(Markdown("**Sanity checks.** Theorems and constructions checked numerically: they "
+                         "test our code and the paper's algebra, and are not counted as "
+                         "reproductions."))
+        display(HTML(_claims_html(sanity)))

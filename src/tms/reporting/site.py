@@ -18,10 +18,8 @@ from pathlib import Path
 
 import jinja2
 
-from tms.pipeline.claim_rows import NOT_COMPUTED
+from tms.pipeline.claim_rows import SANITY, VERDICTS
 from tms.reporting import anchors, dag, errata
-
-VERDICTS = ("reproduced", "not reproduced", "erratum", "caveat", "answered", NOT_COMPUTED)
 
 
 def load_claims(claims_dir: str | Path) -> list[dict]:
@@ -33,26 +31,16 @@ def load_claims(claims_dir: str | Path) -> list[dict]:
     return [json.loads(f.read_text()) for f in files]
 
 
-def _key(text: str, taken: set[str]) -> str:
-    base = re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_")[:60].rstrip("_") or "claim"
-    key, i = base, 2
-    while key in taken:
-        key, i = f"{base}_{i}", i + 1
-    taken.add(key)
-    return key
-
-
 def metrics(papers: list[dict]) -> dict:
-    """DVC metrics of the claims: per paper, the count of rows per verdict and, per claim
-    (key: slug of 'source claim'), ``verdict``, and ``value`` and ``uncertainty`` where numeric."""
+    """DVC metrics of the claims: per paper, the count of rows per verdict and, per claim (key:
+    its stable id, the same under every params profile), ``verdict``, and ``value`` and
+    ``uncertainty`` where numeric."""
     out = {}
     for paper in papers:
         counts = Counter(r["verdict"] for r in paper["claims"])
-        rows, taken = {}, set()
-        for r in paper["claims"]:
-            rows[_key(f"{r['source']} {r['claim']}", taken)] = {
-                "verdict": r["verdict"],
-                **{k: r[k] for k in ("value", "uncertainty") if r.get(k) is not None}}
+        rows = {r["id"]: {"verdict": r["verdict"],
+                          **{k: r[k] for k in ("value", "uncertainty") if r.get(k) is not None}}
+                for r in paper["claims"]}
         out[paper["paper"]] = {"claims_total": len(paper["claims"]),
                                **{v.replace(" ", "_"): counts.get(v, 0) for v in VERDICTS},
                                "claims": rows}
@@ -117,8 +105,9 @@ table { border-collapse: collapse; font-size: 0.85em; margin-bottom: 1.5em; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; text-align: left; vertical-align: top; }
 th { background: #f0f0f0; }
 td.v-reproduced { background: #dff3df; } td.v-not-reproduced { background: #f8d7d7; }
-td.v-erratum { background: #fff1c9; } td.v-caveat, td.v-answered { background: #e5eefa; }
-td.v-not-computed { background: #ececec; }
+td.v-erratum { background: #fff1c9; } td.v-caveat, td.v-finding { background: #e5eefa; }
+td.v-not-computed, td.v-sanity-check { background: #ececec; }
+td.v-inconclusive-at-this-scale { background: #f3ecdf; }
 img.thumb { width: 320px; border: 1px solid #ddd; display: block; }
 #claims-table th { cursor: pointer; user-select: none; }
 #claims-table th[data-sort="asc"]::after { content: " \25B2"; }
@@ -130,12 +119,15 @@ pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 <h1>Toy models of superposition: what we reproduce</h1>
 <p>Built from git revision <code id="revision">{{ revision }}</code> (the checkout when this
 stage last ran; <code>dvc.lock</code> records the hash of every input) with the params profile
-below. {{ total }} claims: {% for v, n in totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %}.</p>
+below. {{ claims|length }} claims of the papers: {% for v, n in totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %};
+and {{ sanity|length }} sanity checks (not counted). Every row names the scale it ran at and the
+scale the paper used; a claim our scale cannot decide reads <em>inconclusive at this scale</em>.</p>
 
 <h2 id="reports">Paper reports</h2>
 <ul>{% for p in papers %}
 <li><a href="{{ p.report_href }}">{{ p.title }}</a> (stage <a href="#{{ anchor(p.stage) }}">{{ p.stage }}</a>):
-{{ p.claims|length }} claims, {% for v, n in p.totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %}</li>{% endfor %}
+{{ p.counted }} claims: {% for v, n in p.totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %};
+{{ p.sanity }} sanity checks</li>{% endfor %}
 </ul>
 
 <h2 id="claims">Claims</h2>
@@ -146,18 +138,24 @@ section of the report and to the data it draws (CSV). Click a column's heading t
 <label>verdict <select id="filter-verdict"><option value="">all</option>
 {% for v in verdicts %}<option value="{{ v }}">{{ v }}</option>{% endfor %}</select></label>
 <span id="claims-shown"></span></div>
-<table id="claims-table"><thead><tr><th>paper</th><th>claim</th><th>source</th>
-<th>paper's value</th><th>ours (± uncertainty)</th><th>tolerance</th><th>verdict</th>
-<th>figure</th><th>stages</th></tr></thead><tbody>
-{% for p in papers %}{% for r in p.claims %}<tr data-paper="{{ p.paper }}" data-verdict="{{ r.verdict }}">
-<td><a href="{{ p.report_href }}">{{ p.paper }}</a></td><td><a class="claim-link" href="{{ r.claim_href }}">{{ r.claim }}</a></td><td>{{ r.source }}</td>
-<td>{{ r.paper }}</td><td>{{ r.ours }}</td><td>{{ r.tolerance }}</td>
-<td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.verdict }}</td>
+{% macro claim_rows(rows) %}<thead><tr><th>paper</th><th>claim</th><th>source</th>
+<th>paper's value</th><th>paper's scale</th><th>ours (± uncertainty)</th><th>our scale</th>
+<th>tolerance</th><th>verdict</th><th>figure</th><th>stages</th></tr></thead><tbody>
+{% for r in rows %}<tr id="row-{{ r.paper_key }}-{{ r.id }}" data-paper="{{ r.paper_key }}" data-verdict="{{ r.verdict }}">
+<td><a href="{{ r.report_href }}">{{ r.paper_key }}</a></td><td><a class="claim-link" href="{{ r.claim_href }}">{{ r.claim }}</a></td><td>{{ r.source }}</td>
+<td>{{ r.paper }}</td><td>{{ r.paper_scale }}</td><td>{{ r.ours }}</td><td>{{ r.scale }}</td><td>{{ r.tolerance }}</td>
+<td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.verdict }}{% if r.inconclusive %}: {{ r.inconclusive }}{% endif %}</td>
 <td>{% if r.figure_href %}<a href="{{ r.claim_href }}"><img class="thumb" src="{{ r.figure_href }}" alt="{{ r.source }}"></a>
 <a class="data-link" href="{{ r.data_href }}">data (CSV)</a>{% else %}—{% endif %}</td>
 <td>{% for s in r.stages %}<a href="#{{ anchor(s) }}">{{ s }}</a>{% if not loop.last %}, {% endif %}{% endfor %}</td>
 </tr>
-{% endfor %}{% endfor %}</tbody></table>
+{% endfor %}</tbody>{% endmacro %}
+<table id="claims-table">{{ claim_rows(claims) }}</table>
+
+<h2 id="sanity">Sanity checks</h2>
+<p>Theorems and constructions of the papers, checked numerically: they test our code and the
+papers' algebra, and are never counted as reproductions. One that fails reads not reproduced.</p>
+<table id="sanity-table">{{ claim_rows(sanity) }}</table>
 
 <h2 id="errata">Errata</h2>
 <p>Every erratum and paper-versus-code difference named in docs/paper-gaps.md (what the papers
@@ -234,14 +232,13 @@ def _href(path: str | None, base: Path) -> str | None:
     return Path(path).relative_to(base).as_posix() if Path(path).is_relative_to(base) else path
 
 
-def claim_links(row: int, claim: dict, report_href: str, base: Path) -> dict:
-    """The links of the claim ``claim`` (a record of tms.pipeline.claim_rows.rows, the
-    ``row``-th of its paper) relative to ``base``: ``claim_href``, the place in the report that
-    shows it (its figure's caption, or its row of the report's claims table when it has no
-    figure); ``figure_href``, the PNG, and ``data_href``, the CSV of its data beside it (None
-    without a figure)."""
+def claim_links(claim: dict, report_href: str, base: Path) -> dict:
+    """The links of the claim ``claim`` (a row of tms.pipeline.claim_rows) relative to ``base``:
+    ``claim_href``, the place in the report that shows it (its figure's caption, or its row of
+    the report's claims table when it has no figure); ``figure_href``, the PNG, and
+    ``data_href``, the CSV of its data beside it (None without a figure)."""
     figure = claim["figure"]
-    anchor = anchors.figure(Path(figure).stem) if figure else anchors.claim(row)
+    anchor = anchors.figure(Path(figure).stem) if figure else anchors.claim(claim["id"])
     return {"claim_href": f"{report_href}#{anchor}", "figure_href": _href(figure, base),
             "data_href": _href(figure and Path(figure).with_suffix(".csv").as_posix(), base)}
 
@@ -258,17 +255,19 @@ def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
     view = []
     for p in papers:
         report_href = _href(p["report"], base)
-        rows = [{**r, **claim_links(i, r, report_href, base)} for i, r in enumerate(p["claims"])]
-        view.append({**p, "claims": rows, "report_href": report_href,
-                     "totals": _totals(p["claims"])})
+        rows = [{**r, **claim_links(r, report_href, base), "paper_key": p["paper"],
+                 "report_href": report_href} for r in p["claims"]]
+        counted = [r for r in rows if r["kind"] != SANITY]
+        view.append({**p, "claims": rows, "report_href": report_href, "totals": _totals(counted),
+                     "counted": len(counted), "sanity": len(rows) - len(counted)})
     by_paper = {p["paper"]: p["claims"] for p in view}
     listed, errata_view = set(), []
     for e in errata.ERRATA:
         rows = errata.evidence(e, by_paper)
-        listed.update(id(r) for r in rows)
+        listed.update((e.paper, r["id"]) for r in rows)
         errata_view.append({**e.__dict__, "rows": rows})
-    other = [{**r, "paper_key": p["paper"]} for p in view for r in p["claims"]
-             if r["verdict"] == "erratum" and id(r) not in listed]
+    other = [r for p in view for r in p["claims"]
+             if r["verdict"] == "erratum" and (p["paper"], r["id"]) not in listed]
     seen, stage_rows = set(), []
     for s in stages:                        # one anchor per stage (matrix stages: the first)
         sid = _anchor(s["name"])
@@ -277,5 +276,8 @@ def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
     return _TEMPLATE.render(papers=view, errata=errata_view, other_errata=other,
                             params_text=params_text, revision=revision, mermaid=mermaid,
                             dag_svg=dag.svg(dag.parse(mermaid)), stages=stage_rows,
-                            anchor=_anchor, verdicts=VERDICTS, total=sum(len(p["claims"]) for p in papers),
-                            totals=_totals([r for p in papers for r in p["claims"]]))
+                            anchor=_anchor, verdicts=[v for v in VERDICTS if v != SANITY],
+                            claims=[r for p in view for r in p["claims"] if r["kind"] != SANITY],
+                            sanity=[r for p in view for r in p["claims"] if r["kind"] == SANITY],
+                            totals=_totals([r for p in view for r in p["claims"]
+                                            if r["kind"] != SANITY]))
