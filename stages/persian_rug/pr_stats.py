@@ -2,7 +2,9 @@
 
 Reads data/persian_rug/train/n{n_s}.parquet and its weights; writes
 data/persian_rug/stats/n{n_s}.parquet (columns tms.persian_rug.stats.KEY_COLUMNS +
-tms.persian_rug.stats.STAT_COLUMNS, one row per model).
+tms.persian_rug.stats.STAT_COLUMNS, one row per model) and, the same for untrained weights of
+every ReLU model (tms.persian_rug.stats.baseline_statistics: the baseline of figs. 4–7),
+data/persian_rug/stats/n{n_s}_random.parquet.
 """
 
 import pandas as pd
@@ -18,8 +20,12 @@ def main(params, n_s):
     trained = pd.read_parquet(f"data/persian_rug/train/n{n_s}.parquet")
     weights = training.unpack_weights(io.read_arrays(f"data/persian_rug/train/n{n_s}_weights"),
                                       trained.n_d.tolist())
-    table = stats.grid_statistics(trained, weights, resolve_device(pr.device))
+    device = resolve_device(pr.device)
+    table = stats.grid_statistics(trained, weights, device)
+    relu = trained[trained.model == "relu"]
+    baseline = stats.baseline_statistics(relu, device)
     io.write_parquet(table, f"data/persian_rug/stats/n{n_s}.parquet")
+    io.write_parquet(baseline, f"data/persian_rug/stats/n{n_s}_random.parquet")
 
 
 if __name__ == "__main__":

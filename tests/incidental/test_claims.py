@@ -136,6 +136,7 @@ PERTURB = {
         i, "interference decay: rate −d ln(W_i·W_j)/dt / (‖W_i‖² + ‖W_j‖²) − 1 (max)", 1e-2),
     "fig3.polysemantic": lambda i: _ip(i, "collisions", n=256),
     "fig3.collisions_init": lambda i: {**i, "fit_init": {"c": 0.5, "lo": 0.45, "hi": 0.55}},
+    "fig3.m_exponent": lambda i: _ip(i, "collisions", n=256),
     "appc.fourth_moment_bipolar": lambda i: _check(i, "E(w·ξ)⁴, bipolar noise", 1.01),
     "appc.fourth_moment_normal": lambda i: _check(i, "E(w·ξ)⁴, normal noise", 1.01),
     "appc.coefficient_bipolar": lambda i: _check(
@@ -150,6 +151,9 @@ PERTURB = {
     "fig5.large_l1": lambda i: _sweep_at(i, "l1", "lam", 1.0, l2sq=1.0),
     "fig5.small_noise": lambda i: _sweep_at(i, "noise", "sigma", 0.01, fourth=0.5),
     "fig5.large_noise": lambda i: _sweep_at(i, "noise", "sigma", 0.5, fourth=0.2, l2sq=0.5),
+    "fig5.sigma_stronger": lambda i: _with(       # σ's rise spread over as many decades as λ's
+        i, "sweep", fourth=lambda t: np.where(t.kind == "noise", t.sigma.map(
+            {0.01: 0.3, 0.1: 0.5, 0.5: 0.8}), t.fourth)),
     "fig6.stuck": lambda i: _ip(i, "single", sigma=0.01, steps=1_000_000),
 }
 
@@ -187,9 +191,11 @@ def test_claims_of_experiments_whose_models_all_diverged_read_not_computed():
                     "sweep": i["sweep"][i["sweep"].kind != "baseline"],
                     "stuck": i["stuck"].iloc[:0], "candidates": 0})
     missing = {k for k, r in gone.items() if r["verdict"] == "not computed"}
-    assert missing == {"fig3.polysemantic", "fig3.collisions_init", "fig4.contrast",
+    assert missing == {"fig3.polysemantic", "fig3.m_exponent", "fig3.collisions_init",
+                       "fig4.contrast",
                        "fig4.sigma_speed", "fig4.normal_flat", "fig5.small_l1", "fig5.large_l1",
-                       "fig5.small_noise", "fig5.large_noise", "fig6.stuck"}
+                       "fig5.small_noise", "fig5.large_noise", "fig5.sigma_stronger",
+                       "fig6.stuck"}
     assert all(gone[k]["ours"].startswith("not computed: ") for k in missing)
     assert "every fig. 6 candidate diverged" in gone["fig6.stuck"]["ours"]
     # one noise kind left: its own claims are computed from the rows that remain
@@ -198,3 +204,12 @@ def test_claims_of_experiments_whose_models_all_diverged_read_not_computed():
     faster = partial["fig4.sigma_speed"]
     assert faster["verdict"] == "reproduced" and "0.500 (σ 0.2)" in faster["ours"]   # rows 0, 2
     assert partial["fig4.normal_flat"]["verdict"] == "not computed"
+
+
+def test_rise_width_reads_decades_between_10_and_90_percent_of_the_rise():
+    x = np.array([1e-4, 1e-3, 1e-2, 1e-1, 1.0])
+    # rises linearly in log10(x) from 0 at 1e-4 to 1 at 1: 10% at 10^-3.6, 90% at 10^-0.4
+    assert claims.rise_width(x, np.array([0.0, 0.25, 0.5, 0.75, 1.0]), 0.0) == pytest.approx(3.2)
+    # a step between 1e-3 and 1e-2: both crossings in that decade
+    assert claims.rise_width(x, np.array([0.0, 0.0, 1.0, 0.9, 0.5]), 0.0) == pytest.approx(0.8)
+    assert np.isnan(claims.rise_width(x, np.array([1.0, 0.5, 0.4, 0.3, 0.2]), 0.0))

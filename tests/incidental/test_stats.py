@@ -87,3 +87,30 @@ def test_collision_constant_widens_for_overdispersed_counts():
     assert b["hi"] - b["lo"] > 1.4 * (a["hi"] - a["lo"])
     with pytest.raises(ValueError):
         stats.collision_constant([1], n, [16])
+
+
+def test_m_exponent_is_exact_on_noiseless_counts_and_matches_a_second_method():
+    m = np.repeat([32.0, 64.0, 128.0, 256.0], 4)
+    exact = stats.m_exponent(0.25 * 64 * 64 / m, m)            # counts ∝ 1/m, no noise
+    assert exact["beta"] == pytest.approx(-1.0, abs=1e-6) and exact["dispersion"] == 1.0
+    rng = np.random.default_rng(2)
+    counts = rng.poisson(300.0 * m ** -0.7)
+    fit = stats.m_exponent(counts, m)
+    # the Poisson likelihood maximised over (log A, β) by a grid search on β (A in closed form)
+    grid = np.linspace(-1.5, 0.0, 15001)
+    nll = [-poisson.logpmf(counts, counts.sum() / (m ** b).sum() * m ** b).sum() for b in grid]
+    assert fit["beta"] == pytest.approx(grid[int(np.argmin(nll))], abs=2e-4)
+    assert fit["lo"] < fit["beta"] < fit["hi"]
+
+
+def test_m_exponent_interval_covers_at_the_nominal_rate_and_rejects_bad_input():
+    rng = np.random.default_rng(3)
+    m = np.repeat([32.0, 64.0, 128.0, 256.0, 512.0], 16)
+    reps, hits = 300, 0
+    for _ in range(reps):
+        fit = stats.m_exponent(rng.poisson(256.0 / m), m, level=0.9)
+        hits += fit["lo"] <= -1.0 <= fit["hi"]
+    assert 0.85 <= hits / reps <= 0.95          # binomial s.e. of the rate ≈ 0.017
+    for counts, ms in (([1, 2], [16, 16]), ([0, 0], [16, 32]), ([-1, 2], [16, 32])):
+        with pytest.raises(ValueError):
+            stats.m_exponent(counts, ms)

@@ -20,7 +20,8 @@ def _stats(factor_by_n_s, seeds=2):
                     v = f * (1 + 10 * p) * (1 + 0.01 * s)
                     rows.append({"model": "relu", "n_s": n_s, "ratio_target": r, "ratio": r,
                                  "p": p, "seed_index": s, "diag_var": v, "bias_var": v,
-                                 "dvar_nu": v, "lyapunov": v, "bound_ratio": 1 + v,
+                                 "dvar_nu": v, "mean_var_nu": 100.0, "lyapunov": v,
+                                 "bound_ratio": 1 + v,
                                  "bound_ratio_live": 1 + v, "variance_bound": p,
                                  "var_nu_normalised": p * (1 + v)})
     return pd.DataFrame(rows)
@@ -70,7 +71,9 @@ def _inputs():
                                 ("p, n_s/n_d − 1", "p", 1.95), ("p, r", "r", -1.03))],
         columns=scaling.FIT_COLUMNS)
     W = np.eye(64) * 1.29 + np.random.default_rng(0).normal(0, 0.05, (64, 64))   # noise-like
+    baseline = _stats({1024: 0.2, 2048: 0.15})          # untrained: smaller, falling slower
     return dict(fig3=fig3, W=W, rug=rug, theory_t=theory_t, stats=stats, trained=trained,
+                baseline=baseline,
                 xor=claims.printed_hadamard(8), th_grid=th_grid, fits=fits)
 
 
@@ -78,7 +81,7 @@ def _rows(i):
     return {r["id"]: r for r in
             claims.persian_rug(i["fig3"], i["W"], claims.rug_vs_theory(i["rug"]), i["theory_t"],
                                i["stats"], i["trained"], i["xor"], 128)
-            + claims.symmetry(i["stats"], i["rug"], i["trained"])
+            + claims.symmetry(i["stats"], i["rug"], i["trained"], i["baseline"])
             + claims.scaling(i["fits"], i["th_grid"], 0.25, i["trained"])}
 
 
@@ -119,6 +122,7 @@ PERTURB = {
     "fig3.off_diagonal": lambda i: {**i, "W": i["W"] - 0.1 * (i["W"] > 0.05)},   # one-sided
     **{f"sym.{col}": (lambda c: lambda i: _set(i, "stats", **{c: _falls_for(c, True)}))(col)
        for col in claims.SYMMETRY},
+    "sym.identical_variances": lambda i: _set(i, "stats", n_s=lambda t: t.n_s * 4),   # 8192
     "sym.variance_bound": lambda i: _set(i, "stats", bound_ratio=0.9),
     "sym.rug_attains_bound": lambda i: _set(i, "rug", bound_ratio=1.01),
     "scaling.initial_loss": lambda i: _set(i, "th_grid", L0=lambda t: t.p),
@@ -155,6 +159,11 @@ def test_trained_claims_below_the_paper_scale_or_unconverged_are_inconclusive():
     for cid in ("sym.diag_var", "fig2.trained_theory", "fig2.trained_trend"):
         assert rows[cid]["verdict"] == "inconclusive at this scale"
         assert "largest n_s 128 < 1024" in rows[cid]["inconclusive"]
+    # falling, but more slowly than untrained weights do: not the symmetry training makes
+    slower = _rows({**i, "baseline": _stats({1024: 0.3, 2048: 0.1})})
+    assert slower["sym.diag_var"]["verdict"] == "not reproduced"
+    assert "(log-log slope -1.00)" in good["sym.diag_var"]["ours"]          # halves over 2×
+    assert "(slope -0.42)" in good["sym.diag_var"]["ours"]                  # 0.2 → 0.15
     capped = _rows(_set(i, "trained", stopped=lambda t: t.index % 2 == 0))
     assert capped["sym.lyapunov"]["verdict"] == "inconclusive at this scale"
     assert "50% of the models stopped at the step cap" in capped["sym.lyapunov"]["inconclusive"]
@@ -182,7 +191,7 @@ def test_medians_by_n_s_take_seed_means_then_the_median_over_the_grid():
 def test_claims_of_models_that_all_diverged_read_not_computed():
     i = _inputs()
     empty = i["stats"].iloc[:0]
-    rows = {r["id"]: r for r in claims.symmetry(empty, i["rug"], i["trained"])}
+    rows = {r["id"]: r for r in claims.symmetry(empty, i["rug"], i["trained"], i["baseline"])}
     assert all(rows[f"sym.{c}"]["verdict"] == "not computed" for c in claims.SYMMETRY)
     assert rows["sym.diag_var"]["ours"] == "not computed: every trained model diverged"
     assert rows["sym.rug_attains_bound"]["verdict"] == "sanity check"   # the rug's own stands

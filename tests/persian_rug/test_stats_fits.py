@@ -15,6 +15,7 @@ def test_statistics_by_hand_on_a_small_matrix():
     assert s["diag_var"] == pytest.approx(np.var([2, 2, 1]))
     assert s["bias_var"] == pytest.approx(np.var([-0.1, -0.3, -0.2]))
     assert s["dvar_nu"] == pytest.approx(np.var(var_x * off2))
+    assert s["mean_var_nu"] == pytest.approx(np.mean(var_x * off2))
     assert s["dvar_nu_authors"] == pytest.approx(np.var(var_x * (off2 + [4, 4, 1])))
     assert s["lyapunov"] == pytest.approx(max(off3 / off2 ** 1.5))
     assert s["lyapunov_authors"] == pytest.approx(max(off3 / off2))
@@ -103,3 +104,32 @@ def test_weight_statistics_rejects_bad_input():
         stats.weight_statistics(np.ones((2, 4)), np.ones((4, 3)), np.zeros(4), 0.1)
     with pytest.raises(ValueError, match="p must be"):
         stats.weight_statistics(np.ones((2, 4)), np.ones((4, 2)), np.zeros(4), 1.5)
+
+
+def test_random_weights_match_pytorchs_default_initialisation():
+    import torch
+
+    W_in, W_out, b = stats.random_weights(256, 64, seed=3)
+    assert (W_in.shape, W_out.shape, b.shape) == ((64, 256), (256, 64), (256,))
+    assert all(w.dtype == np.float32 for w in (W_in, W_out, b))
+    torch.manual_seed(0)
+    ref_in = torch.nn.Linear(256, 64, bias=False).weight.detach().numpy()     # (n_d, n_s)
+    ref_out = torch.nn.Linear(64, 256).weight.detach().numpy()                # (n_s, n_d)
+    for ours, ref in ((W_in, ref_in), (W_out, ref_out)):
+        assert np.abs(ours).max() <= np.abs(ref).max() * 1.01
+        assert ours.var() == pytest.approx(ref.var(), rel=0.05)     # a²/3, 16k draws each
+    again = stats.random_weights(256, 64, seed=3)
+    assert all(np.array_equal(x, y) for x, y in zip(again, (W_in, W_out, b)))
+    assert not np.array_equal(stats.random_weights(256, 64, seed=4)[0], W_in)
+
+
+def test_baseline_statistics_are_those_of_the_random_weights_row_by_row():
+    trained = pd.DataFrame({"instance": [0, 1], "model": "relu", "n_s": 32, "n_d": [8, 16],
+                            "ratio": [0.25, 0.5], "ratio_target": [0.25, 0.5], "p": [0.1, 0.3],
+                            "seed_index": 0, "seed": [5, 6], "diverged": False, "loss": 0.0,
+                            "diag_mean": 0.0, "bias_mean": 0.0})
+    table = stats.baseline_statistics(trained)
+    assert list(table.columns) == stats.KEY_COLUMNS + stats.STAT_COLUMNS
+    for (_, row), n_d, seed, p in zip(table.iterrows(), (8, 16), (5, 6), (0.1, 0.3)):
+        expect = stats.weight_statistics(*stats.random_weights(32, n_d, seed), p)
+        assert all(row[c] == pytest.approx(expect[c]) for c in stats.STAT_COLUMNS)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tms.incidental import theory
+from tms.incidental import stats, theory
 from tms.pipeline.claim_rows import Claim, registry
 
 _ODE = "m 1e5, λ 1e-5, Euler dt 0.5"
@@ -46,6 +46,9 @@ CLAIMS = registry(
     Claim("fig3.polysemantic", "polysemantic neurons ≈ c·n²/m with c = 1/4", "fig. 3, sec. 2.1",
           "c = 0.25", "n 256, m 256–4096, 16 models per m, AdamW lr 1e-3, 7500 steps", "fig3",
           ("ip_collisions",)),
+    Claim("fig3.m_exponent", "at fixed n, polysemantic neurons fall as 1/m (the exponent of "
+          "n²/m)", "fig. 3, sec. 2.1", "β = −1", "n 256, m 256–4096, 16 models per m, AdamW lr "
+          "1e-3, 7500 steps", "fig3", ("ip_collisions",)),
     Claim("fig3.collisions_init", "benign collisions at init ≈ C(n, 2)/(2m), i.e. "
           "c = (n − 1)/(4n)", "sec. 2.1", "c = (n − 1)/(4n)", "n 256, m 256–4096", "fig3",
           ("ip_collisions",), "sanity check"),
@@ -72,6 +75,9 @@ CLAIMS = registry(
           ("small", f"small {sym}: almost no effect on sparsity", "≈ unregularised"),
           ("large", f"very large {sym}: fourth norm drops because ‖W_i‖ shrinks (the encodings "
                     "stay sparse)", "drop"))],
+    Claim("fig5.sigma_stronger", "σ acts much more strongly than λ: its effect appears as a "
+          "fourth power (σ⁴) where l1 is linear in λ", "fig. 5, sec. 4",
+          "σ's rise far steeper", "n 8, m 16, SGD lr 0.02, 100k steps", "fig5", ("ip_sweep",)),
     Claim("fig6.stuck", "an encoding stuck below ‖W_i‖₄⁴ = 0.2, spread over the other encodings' "
           "neurons with opposite signs", "fig. 6, sec. 4", "1 encoding, 7 neurons, opposite signs",
           "n 8, m 16, bipolar σ 0.01, 1M steps", "fig6", ("ip_single",)),
@@ -212,6 +218,39 @@ def _sweep_rows(sweep: pd.DataFrame, m: int, scale: str) -> list[dict]:
     return rows
 
 
+def rise_width(magnitude: np.ndarray, fourth: np.ndarray, base: float) -> float:
+    """Decades of magnitude over which the mean fourth norm rises from 10% to 90% of the way
+    from ``base`` (the unregularised models') to its peak, by log-linear interpolation on the
+    curve up to its peak. magnitude: (K,) increasing λ or σ values; fourth: (K,) the mean fourth
+    norm at each. NaN if the curve never rises above ``base``."""
+    peak = int(np.argmax(fourth))
+    rise = fourth[:peak + 1] - base
+    if peak == 0 or rise[-1] <= 0:
+        return float("nan")
+    x = np.log10(np.asarray(magnitude, dtype=np.float64)[:peak + 1])
+    crossing = [x[np.argmax(rise >= q * rise[-1])] if rise[0] >= q * rise[-1] else
+                float(np.interp(q * rise[-1], np.maximum.accumulate(rise), x)) for q in (0.1, 0.9)]
+    return float(crossing[1] - crossing[0])
+
+
+def _strength_row(sweep: pd.DataFrame, scale: str) -> dict:
+    """Fig. 5: σ's effect rises over fewer decades of its magnitude than λ's (fourth power
+    against linear)."""
+    claim = CLAIMS["fig5.sigma_stronger"]
+    base = sweep[sweep.kind == "baseline"].fourth
+    curves = {kind: sweep[sweep.kind == kind].groupby(col).fourth.mean()
+              for kind, col in (("l1", "lam"), ("noise", "sigma"))}
+    if not len(base) or not all(len(c) for c in curves.values()):
+        return claim.not_computed("every fig. 5 model of a kind diverged", scale)
+    width = {k: rise_width(c.index.to_numpy(), c.to_numpy(), float(base.mean()))
+             for k, c in curves.items()}
+    return claim.row(
+        width["noise"] < width["l1"] / 2, f"the fourth norm rises from 10% to 90% of its peak "
+        f"over {width['noise']:.2f} decades of σ and {width['l1']:.2f} decades of λ",
+        "σ's rise at most half as wide (in decades) as λ's: a fourth power is 4× steeper on a "
+        "log scale", scale, value=width["noise"] / width["l1"])
+
+
 def incidental_polysemanticity(checks: pd.DataFrame, trajectory: pd.DataFrame,
                                euler: pd.DataFrame, collisions: pd.DataFrame,
                                fit: dict[str, float] | None, fit_init: dict[str, float] | None,
@@ -289,26 +328,37 @@ def incidental_polysemanticity(checks: pd.DataFrame, trajectory: pd.DataFrame,
                         f"{nz.optimizer.name} lr {nz.optimizer.lr:g}, {nz.steps} steps, "
                         f"{nz.instances} models")
     sw = ip.sweep
-    rows += _sweep_rows(sweep, sw.m, f"n {sw.n}, m {sw.m}, {sw.optimizer.name} lr "
-                        f"{sw.optimizer.lr:g}, {sw.steps} steps, {sw.instances} models per point")
+    sw_scale = (f"n {sw.n}, m {sw.m}, {sw.optimizer.name} lr {sw.optimizer.lr:g}, {sw.steps} "
+                f"steps, {sw.instances} models per point")
+    rows += _sweep_rows(sweep, sw.m, sw_scale)
+    rows.append(_strength_row(sweep, sw_scale))
     rows.append(_stuck_row(stuck, candidates, ip.single))
     return rows
 
 
 def _collision_rows(collisions: pd.DataFrame, fit: dict | None, fit_init: dict | None,
                     cfg) -> list[dict]:
-    """Fig. 3: the fitted c of c·n²/m, and the benign collisions at init."""
+    """Fig. 3: the fitted c of c·n²/m, the exponent of m, and the benign collisions at init."""
     scale = (f"n {cfg.n}, m {min(cfg.m)}–{max(cfg.m)}, {len(collisions)} models, "
              f"{cfg.optimizer.name} lr {cfg.optimizer.lr:g}, {cfg.steps} steps")
+    ids = ("fig3.polysemantic", "fig3.m_exponent", "fig3.collisions_init")
     if fit is None or fit_init is None:
         why = f"{len(collisions)} fig. 3 model(s) trained without diverging; the fit needs 2"
-        return [CLAIMS["fig3.polysemantic"].not_computed(why, scale),
-                CLAIMS["fig3.collisions_init"].not_computed(why, scale)]
+        return [CLAIMS[i].not_computed(why, scale) for i in ids]
     small = (f"n {cfg.n} < the paper's {PAPER_N}: at m = n the fit is dominated by a point where "
              "training removes collisions" if cfg.n < PAPER_N else None)
     interval = f"{cfg.level:.0%} interval"
     expect = (cfg.n - 1) / (4 * cfg.n)
-    return [CLAIMS["fig3.polysemantic"].row(
+    try:
+        e = stats.m_exponent(collisions.polysemantic, collisions.m, cfg.level)
+        exponent = CLAIMS["fig3.m_exponent"].row(
+            e["lo"] <= -1 <= e["hi"], f"β = {e['beta']:.2f}, {interval} [{e['lo']:.2f}, "
+            f"{e['hi']:.2f}] (Poisson fit of count ≈ A·m^β; dispersion {e['dispersion']:.1f})",
+            f"−1 in the {interval}", scale, value=e["beta"],
+            uncertainty=(e["hi"] - e["lo"]) / 2, inconclusive=small)
+    except ValueError as err:                    # one m left, or no polysemantic neuron at all
+        exponent = CLAIMS["fig3.m_exponent"].not_computed(str(err), scale)
+    return [exponent, CLAIMS["fig3.polysemantic"].row(
                 fit["lo"] <= 0.25 <= fit["hi"], f"c = {fit['c']:.3f}, {interval} "
                 f"[{fit['lo']:.3f}, {fit['hi']:.3f}]", f"0.25 in the {interval}", scale,
                 value=fit["c"], uncertainty=(fit["hi"] - fit["lo"]) / 2, inconclusive=small),

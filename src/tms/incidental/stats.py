@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.optimize import minimize
 from scipy.stats import norm
 
 #: A weight counts as *representing* its feature when BAND[0] <= |W_ik| <= BAND[1]
@@ -96,3 +97,37 @@ def collision_constant(counts: np.ndarray, n: int, m: np.ndarray, level: float =
     half = norm.ppf(0.5 + level / 2) * np.sqrt(phi * c / x.sum())
     return {"c": float(c), "lo": float(c - half), "hi": float(c + half), "dispersion": phi,
             "n_models": float(len(counts))}
+
+
+def m_exponent(counts: np.ndarray, m: np.ndarray, level: float = 0.95) -> dict[str, float]:
+    """Fit count ≈ A·m^β at fixed n (section 2.1: β = −1, from c·n²/m) with a confidence interval.
+
+    counts: (N,) polysemantic neurons of N models; m: (N,) their neuron counts, at least two
+    distinct. (log A, β) maximise the Poisson likelihood (scipy.optimize.minimize, exact
+    gradient); the interval is the Wald interval of β from the Fisher information scaled by the
+    quasi-Poisson dispersion φ = max(1, Pearson χ²/(N − 2)). Returns beta, lo, hi, dispersion.
+    Raises ValueError when fewer than two distinct m, a negative count, no count above zero, or
+    level outside (0, 1).
+    """
+    counts = np.asarray(counts, dtype=np.float64)
+    x = np.log(np.asarray(m, dtype=np.float64))
+    if len(np.unique(x)) < 2 or not 0 < level < 1 or (counts < 0).any() or counts.sum() <= 0:
+        raise ValueError(f"need >= 2 distinct m, counts >= 0 with one above 0, level in (0, 1); "
+                         f"got m {np.unique(np.exp(x)).tolist()}, level {level}")
+    X = np.column_stack([np.ones_like(x), x - x.mean()])      # centred: a well-posed problem
+
+    def nll(theta):
+        eta = X @ theta
+        mu = np.exp(eta)
+        return float((mu - counts * eta).sum()), X.T @ (mu - counts)
+
+    start = np.array([np.log(counts.mean()), 0.0])
+    theta = minimize(nll, start, jac=True, method="BFGS", options={"gtol": 1e-10}).x
+    mu = np.exp(X @ theta)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        chi2 = float(np.where(mu > 0, (counts - mu) ** 2 / mu, 0.0).sum())
+    phi = max(1.0, chi2 / max(len(counts) - 2, 1))
+    cov = phi * np.linalg.inv(X.T @ (mu[:, None] * X))
+    half = norm.ppf(0.5 + level / 2) * np.sqrt(cov[1, 1])
+    return {"beta": float(theta[1]), "lo": float(theta[1] - half), "hi": float(theta[1] + half),
+            "dispersion": phi}

@@ -68,12 +68,15 @@ CLAIMS = registry(
           ("pr_fig3",)),
     Claim("fig3.off_diagonal", "the off-diagonal of W is approximately mean-zero, like noise",
           "fig. 3", "mean ≈ 0, noise-like", _FIG3, "fig3", ("pr_fig3",)),
-    *[Claim(f"sym.{col}", f"{label} falls as n_s grows at every grid location", fig,
+    *[Claim(f"sym.{col}", f"{label} falls as n_s grows at every grid location, as training "
+            "makes the model symmetric (faster than for untrained weights)", fig,
             "falls with n_s at all locations", _GRID, f"fig{fig[-1]}", _TRAIN)
       for col, (fig, label) in {"diag_var": ("fig. 4", "Var of diag(W)"),
                                 "bias_var": ("fig. 5", "Var of b"),
                                 "dvar_nu": ("fig. 6", "ΔVar(ν)"),
                                 "lyapunov": ("fig. 7", "Λ")}.items()],
+    Claim("sym.identical_variances", "once n_s reaches 8192 all noise variables have identical "
+          "variances", "fig. 6", "Var(ν_i) equal across rows", "n_s 8192", "fig6", _TRAIN),
     Claim("sym.variance_bound", "mean_i Var(ν_i) ≥ Var(x)(n_s/n_d − 1) for every model "
           "(diagonal normalised; a theorem)", "eq. 6, app. C", "bound holds", "—",
           "variance_bound", ("pr_stats",), "sanity check"),
@@ -297,35 +300,77 @@ def _share_smaller(cells: pd.Series) -> tuple[float, int]:
     return float((both[last] < both[first]).mean()) if len(both) else float("nan"), len(both)
 
 
-def symmetry(stats: pd.DataFrame, rug: pd.DataFrame, trained: pd.DataFrame) -> list[dict]:
-    """Rows of the figs. 4–7 claims (each statistic falls with n_s: medians strictly falling and
-    at least :data:`MIN_FALLING` of the cells lower at the largest n_s than at the smallest) and
-    of eq. 6 (the bound, equality for the rug).
+#: Fig. 6's "identical variances": the relative spread √dvar_nu / mean_var_nu of the interference
+#: variances across rows at most this, in at least :data:`MIN_FALLING` of the cells.
+MAX_SPREAD = 0.1
+
+
+def _slope(medians: pd.Series) -> float:
+    """Log-log slope of medians (indexed by n_s) from the smallest to the largest n_s; NaN
+    with fewer than two n_s or a non-positive median."""
+    if len(medians) < 2 or (medians.iloc[[0, -1]] <= 0).any():
+        return float("nan")
+    return float(np.log(medians.iloc[-1] / medians.iloc[0])
+                 / np.log(medians.index[-1] / medians.index[0]))
+
+
+def symmetry(stats: pd.DataFrame, rug: pd.DataFrame, trained: pd.DataFrame,
+             baseline: pd.DataFrame) -> list[dict]:
+    """Rows of the figs. 4–7 claims and of eq. 6 (the bound, equality for the rug).
+
+    A statistic of figs. 4–7 reproduces its figure when its medians over the grid fall strictly
+    with n_s, at least :data:`MIN_FALLING` of the cells are lower at the largest n_s than at the
+    smallest, and its medians fall at least as fast as those of untrained weights (log-log slope
+    from the smallest to the largest n_s: random weights fall with n_s too, Λ ≈ 1/√n_s and the
+    variances ≈ 1/n_s; their values are not comparable, W being much smaller before training).
+    Fig. 6's "identical variances" holds at the largest
+    n_s when the relative spread of Var(ν_i) is at most :data:`MAX_SPREAD` in
+    :data:`MIN_FALLING` of the cells.
 
     stats: the statistics of the trained models that did not diverge (tms.persian_rug.stats);
-    trained: their training tables (column ``stopped``); with no model, the trained-model rows
-    read 'not computed'."""
+    trained: their training tables (column ``stopped``); baseline: the same statistics of
+    untrained weights (tms.persian_rug.stats.baseline_statistics); with no model, the
+    trained-model rows read 'not computed'."""
     rows = []
     if not len(stats):
         why = "every trained model diverged"
         rows += [CLAIMS[f"sym.{c}"].not_computed(why) for c in SYMMETRY]
-        rows.append(CLAIMS["sym.variance_bound"].not_computed(why))
+        rows += [CLAIMS[c].not_computed(why) for c in ("sym.identical_variances",
+                                                       "sym.variance_bound")]
     else:
-        means = cell_means(stats, SYMMETRY)
-        med = means.groupby("n_s").median()              # medians_by_n_s, from the same cells
+        means = cell_means(stats, [*SYMMETRY, "mean_var_nu"])
+        random = cell_means(baseline, SYMMETRY)
+        med, random_med = means.groupby("n_s").median(), random.groupby("n_s").median()
         scale = _grid_scale(stats)
         small = _too_small(list(med.index), divergence.split(trained)[0])
         for col in SYMMETRY:
             share, cells = _share_smaller(means[col])
+            random_share, _ = _share_smaller(random[col])
             values = med[col].to_numpy()
             falls = len(values) >= 2 and bool(np.all(np.diff(values) < 0))
+            slope, random_slope = _slope(med[col]), _slope(random_med[col])
             rows.append(CLAIMS[f"sym.{col}"].row(
-                falls and share >= MIN_FALLING,
+                falls and share >= MIN_FALLING and slope <= random_slope,
                 f"medians {', '.join(f'{v:.3g}' for v in values)} at n_s "
-                f"{', '.join(str(n) for n in med.index)}; lower at the largest than at the "
-                f"smallest n_s in {share:.0%} of {cells} cells",
-                f"medians strictly falling and ≥ {MIN_FALLING:.0%} of the cells falling (the "
-                "paper: every location)", scale, value=share, inconclusive=small))
+                f"{', '.join(str(n) for n in med.index)} (log-log slope {slope:.2f}); lower at "
+                f"the largest than at the smallest n_s in {share:.0%} of {cells} cells. "
+                f"Untrained weights: medians "
+                f"{', '.join(f'{v:.3g}' for v in random_med[col])} (slope {random_slope:.2f}), "
+                f"falling in {random_share:.0%} of the cells",
+                f"medians strictly falling, ≥ {MIN_FALLING:.0%} of the cells falling (the "
+                "paper: every location), and a slope no shallower than untrained weights'",
+                scale, value=share, inconclusive=small))
+        top = means.xs(means.index.get_level_values("n_s").max(), level="n_s")
+        spread = np.sqrt(top.dvar_nu) / top.mean_var_nu
+        share = float((spread <= MAX_SPREAD).mean())
+        rows.append(CLAIMS["sym.identical_variances"].row(
+            share >= MIN_FALLING, f"at n_s {med.index.max()}: √ΔVar(ν) / mean Var(ν) median "
+            f"{spread.median():.2f} (from {spread.min():.2f} to {spread.max():.2f}); "
+            f"≤ {MAX_SPREAD:g} in {share:.0%} of {len(spread)} cells",
+            f"relative spread ≤ {MAX_SPREAD:g} in ≥ {MIN_FALLING:.0%} of the cells: 'identical' "
+            "read as within 10%", scale, value=float(spread.median()),
+            inconclusive=(f"largest n_s {med.index.max()} < 8192" if med.index.max() < 8192
+                          else small)))
         relu = stats[(stats.model == "relu") & np.isfinite(stats.bound_ratio)]
         worst = float(relu.bound_ratio.min()) if len(relu) else float("nan")
         rows.append(CLAIMS["sym.variance_bound"].row(

@@ -51,7 +51,9 @@ def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: flo
     - ``diag_var``: variance over features of diag(W) (fig. 4).
     - ``bias_var``: variance over features of b (fig. 5).
     - ``dvar_nu``: variance over rows of Var(ν_i) = Var(x)·Σ_{j≠i} W_ij² (fig. 6, the paper's
-      definition); ``dvar_nu_authors`` includes the diagonal in the sum (the authors' code).
+      definition); ``dvar_nu_authors`` includes the diagonal in the sum (the authors' code);
+      ``mean_var_nu``: the mean over rows of Var(ν_i), so that √dvar_nu / mean_var_nu is the
+      relative spread of the interference variances (fig. 6: "identical" at n_s 8192).
     - ``lyapunov``: Λ = max_i Σ_{j≠i}|W_ij|³ / (Σ_{j≠i} W_ij²)^{3/2} (fig. 7, eq. 3);
       ``lyapunov_authors`` omits the 3/2 power (the authors' code).
     - ``var_nu_normalised``: mean_i Var(x)·Σ_{j≠i} (W_ij/W_ii)², the interference variance with
@@ -111,6 +113,7 @@ def statistics_from_rows(diag: np.ndarray, off2: np.ndarray, off3: np.ndarray, b
     return {"diag_var": float(diag.var()), "bias_var": float(np.asarray(b, np.float64).var()),
             "dvar_nu": float(np.var(var_x * off2)),
             "dvar_nu_authors": float(np.var(var_x * (off2 + diag ** 2))),
+            "mean_var_nu": float(np.mean(var_x * off2)),
             "lyapunov": float(np.nanmax(lyap)), "lyapunov_authors": float(np.nanmax(lyap_authors)),
             "var_nu_normalised": var_nu_norm, "variance_bound": float(bound),
             "bound_ratio": var_nu_norm / bound if bound > 0 else np.nan,
@@ -142,7 +145,7 @@ def over_seeds(table: pd.DataFrame, values: Sequence[str],
 
 #: Columns of the statistics tables (data/persian_rug/stats/n{n_s}.parquet) besides the keys
 #: copied from the trained table; see :func:`weight_statistics`.
-STAT_COLUMNS = ["diag_var", "bias_var", "dvar_nu", "dvar_nu_authors", "lyapunov",
+STAT_COLUMNS = ["diag_var", "bias_var", "dvar_nu", "dvar_nu_authors", "mean_var_nu", "lyapunov",
                 "lyapunov_authors", "var_nu_normalised", "variance_bound", "bound_ratio",
                 "bound_ratio_live"]
 
@@ -150,6 +153,32 @@ STAT_COLUMNS = ["diag_var", "bias_var", "dvar_nu", "dvar_nu_authors", "lyapunov"
 #: statistics table.
 KEY_COLUMNS = ["instance", "model", "n_s", "n_d", "ratio", "ratio_target", "p", "seed_index",
                "diverged", "loss", "diag_mean", "bias_mean"]
+
+
+def random_weights(n_s: int, n_d: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Untrained weights of one model, the baseline of figs. 4–7: (W_in (n_d, n_s), W_out
+    (n_s, n_d), b (n_s,)) float32, drawn as a model is initialised before training (PyTorch's
+    default for a Linear layer, U(±1/√fan_in): W_in U(±1/√n_s), W_out and b U(±1/√n_d)) from
+    numpy's generator seeded by (seed, 1), a stream of its own."""
+    rng = np.random.default_rng([int(seed), 1])
+    a_in, a_out = 1 / np.sqrt(n_s), 1 / np.sqrt(n_d)
+    return (rng.uniform(-a_in, a_in, (n_d, n_s)).astype(np.float32),
+            rng.uniform(-a_out, a_out, (n_s, n_d)).astype(np.float32),
+            rng.uniform(-a_out, a_out, n_s).astype(np.float32))
+
+
+def baseline_statistics(trained: pd.DataFrame, device: str = "cpu") -> pd.DataFrame:
+    """:func:`weight_statistics` of untrained weights (:func:`random_weights` of each row's n_s,
+    n_d and seed) for every row of a trained grid table, one model in memory at a time. Returns
+    :data:`KEY_COLUMNS` (the trained row's) + :data:`STAT_COLUMNS`."""
+    rows = [weight_statistics(*random_weights(n_s, n_d, seed), float(p), device=device)
+            for n_s, n_d, seed, p in zip(trained.n_s, trained.n_d, trained.seed, trained.p)]
+    return _with_keys(trained, rows)
+
+
+def _with_keys(trained: pd.DataFrame, rows: list[dict]) -> pd.DataFrame:
+    stats = pd.DataFrame(rows, columns=STAT_COLUMNS)
+    return pd.concat([trained[KEY_COLUMNS].reset_index(drop=True), stats], axis=1)
 
 
 def grid_statistics(trained: pd.DataFrame, weights: Sequence[tuple[np.ndarray, np.ndarray,
@@ -165,5 +194,4 @@ def grid_statistics(trained: pd.DataFrame, weights: Sequence[tuple[np.ndarray, n
         raise ValueError(f"{len(trained)} table rows but {len(weights)} weight sets")
     rows = [weight_statistics(W_in, W_out, b, float(p), device=device)
             for (W_in, W_out, b), p in zip(weights, trained.p)]
-    stats = pd.DataFrame(rows, columns=STAT_COLUMNS)
-    return pd.concat([trained[KEY_COLUMNS].reset_index(drop=True), stats], axis=1)
+    return _with_keys(trained, rows)
