@@ -31,9 +31,14 @@ def test_fig3_draws_the_fit_and_the_prediction():
     lines = {ln.get_label(): ln for ln in ax.get_lines()}
     fitted = next(v for k, v in lines.items() if k.startswith("fit"))
     np.testing.assert_allclose(fitted.get_ydata(), 0.2 * 256 / fitted.get_xdata())
-    pred = lines["$n^2/(4m)$"]
+    pred = lines["$n^2/(4m)$ (the paper)"]
     np.testing.assert_allclose(pred.get_ydata(), 256 / (4 * pred.get_xdata()))
-    np.testing.assert_allclose(lines["trained (mean)"].get_ydata(), [3.5, 2.0, 0.5])
+    init = lines["$n(n-1)/(4m)$: expected benign collisions at init"]
+    np.testing.assert_allclose(init.get_ydata(), 16 * 15 / (4 * init.get_xdata()))
+    bars = {c.get_label(): c for c in ax.containers}
+    trained = bars["trained (mean ± s.e.)"]
+    np.testing.assert_allclose(np.asarray(trained.lines[0].get_ydata(), float), [3.5, 2.0, 0.5])
+    assert trained.has_yerr and "benign collisions at init (mean ± s.e.)" in bars
     assert list(ax.get_xticks()) == [16, 32, 64]
 
 

@@ -50,5 +50,6 @@ def test_flows_and_energy_figures_show_each_spectrum_and_the_rising_energy():
     energy = flows.energy_along_flow(6, 2, 0.1, 0, 30.0, 30)
     fig = figures.energy(energy)
     rising = next(line for line in fig.axes[1].get_lines()
-                  if line.get_label() == "dE/dt > 0: the printed E rises")
-    assert len(rising.get_xdata()) == int((energy.dE_ordered_dt > 0).sum()) > 0
+                  if line.get_label() == f"dE/dt > {flows.RISE_TOL:g}: the printed E rises")
+    later = energy[energy.t > 0]                       # round-off is not drawn as a rise
+    assert len(rising.get_xdata()) == int((later.dE_ordered_dt > flows.RISE_TOL).sum()) > 0

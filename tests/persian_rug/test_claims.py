@@ -127,6 +127,7 @@ PERTURB = {
     "sym.rug_attains_bound": lambda i: _set(i, "rug", bound_ratio=1.01),
     "scaling.initial_loss": lambda i: _set(i, "th_grid", L0=lambda t: t.p),
     "scaling.bounds_ordered": lambda i: _set(i, "th_grid", lower=lambda t: t.loss * 2),
+    "scaling.constant_factor": lambda i: _set(i, "th_grid", lower=lambda t: t.loss / 20),
     "scaling.beta_prime": lambda i: _fit(i, "theory", "n_s/n_d − 1", 1.3),
     "scaling.beta": lambda i: _fit(i, "theory", "r", -2.0),
     "scaling.alpha": lambda i: _fit(i, "theory", "p", 1.5),

@@ -1,4 +1,6 @@
+import numpy as np
 import pandas as pd
+import pytest
 
 from tms.persian_rug import figures
 
@@ -12,14 +14,29 @@ def test_fig2_draws_every_series_for_every_p():
     theory = pd.DataFrame({"p": [0.1] * 3 + [0.5] * 3, "ratio": [0.25, 0.5, 1.0] * 2,
                            "loss": [0.02, 0.01, 0.0, 0.08, 0.05, 0.0],
                            "loss_linear": [0.03, 0.02, 0.0, 0.09, 0.06, 0.0]})
-    rug_t = pd.DataFrame({"p": [0.1, 0.5], "ratio": [0.25, 0.25], "loss": [0.02, 0.08]})
-    trained = pd.DataFrame({"model": ["relu"] * 4, "p": [0.1, 0.1, 0.5, 0.5],
+    rug_t = pd.DataFrame({"n_s": 1024, "p": [0.1, 0.5], "ratio": [0.25, 0.25],
+                          "loss": [0.02, 0.08]})
+    trained = pd.DataFrame({"model": ["relu"] * 4, "n_s": 64, "p": [0.1, 0.1, 0.5, 0.5],
                             "ratio": [0.25, 0.25, 0.25, 0.25], "loss": [0.021, 0.023, 0.08, 0.081],
                             "seed_index": [0, 1, 0, 1]})
     fig = figures.fig2_loss(trained, rug_t, theory, [0.1, 0.5])
     left = fig.axes[0]
     labels = [line.get_label() for line in left.get_lines()]
-    assert labels.count("Persian rug") == 2 and labels.count("optimal linear") == 2
+    for p in (0.1, 0.5):                              # every curve names its p
+        assert {f"p = {p:g}: theory", f"p = {p:g}: optimal linear",
+                f"p = {p:g}: Persian rug"} <= set(labels)
+    assert fig._suptitle.get_text() == "trained n_s = 64; Persian rug n_s = 1024"
     theory_line = next(line for line in left.get_lines() if line.get_label() == "p = 0.1: theory")
     assert list(theory_line.get_xdata()) == [0.25, 0.5]        # ratio 1 (loss 0) left off log axis
     assert left.get_yscale() == "log"
+
+
+def test_fig3_puts_the_bias_on_its_own_scale_and_marks_dead_features():
+    W = np.diag([1.3, 0.1, 1.3, 1.2]) + 0.05
+    b = np.array([-0.2, -0.1, -0.2, -0.15])
+    fig = figures.fig3_weights(W, b, np.array([False, True, False, False]))
+    ax, axb = fig.axes[:2]
+    assert ax.images[0].get_clim() == pytest.approx((-1.35, 1.35))
+    assert axb.images[0].get_clim() == pytest.approx((-0.2, 0.2))       # not W's scale
+    dead = next(line for line in ax.get_lines() if line.get_label().startswith("dead"))
+    assert list(dead.get_xdata()) == [1] and dead.get_label() == "dead feature (1 of 4)"

@@ -34,7 +34,8 @@ def fig1_architecture(n: int = 4, m: int = 6) -> plt.Figure:
     ax.text(2.0, top, "output $y = \\mathrm{ReLU}(W h)$", ha="center")
     ax.text(0.5, -top + 0.2, "$W^{\\top}$ (encoder)", ha="center")
     ax.text(1.5, -top + 0.2, "$W$ (decoder, tied)", ha="center")
-    ax.text(1.0, -top - 0.35, "loss $\\sum_i \\|y - e_i\\|^2 + \\lambda \\|h\\|_1$;  "
+    ax.text(1.0, -top - 0.35, "loss $\\sum_i (\\|y_i - e_i\\|^2 + \\lambda \\|h_i\\|_1)$ "
+            "$= \\sum_i \\|y_i - e_i\\|^2 + \\lambda \\sum_{ik} |W_{ik}|$;  "
             "noise $\\xi$: bipolar $\\pm\\sigma$ or $\\sigma\\,N(0, 1)$", ha="center")
     for x0 in (0.5, 1.5):
         ax.add_patch(FancyArrowPatch((x0 - 0.12, top - 0.45), (x0 + 0.12, top - 0.45),
@@ -105,11 +106,16 @@ def fig3_collisions(table: pd.DataFrame, fit: dict[str, float]) -> plt.Figure:
     jitter = np.exp(np.linspace(-0.06, 0.06, table.groupby("m").size().max()))
     for m, tab in table.groupby("m"):
         ax.scatter(m * jitter[:len(tab)], tab.polysemantic, s=12, color="tab:blue", alpha=0.5)
-    means = table.groupby("m")[["polysemantic", "benign_pairs_init"]].mean()
-    ax.plot(means.index, means.polysemantic, "o-", color="tab:blue", label="trained (mean)")
-    ax.plot(means.index, means.benign_pairs_init, "s", mfc="none", color="0.4",
-            label="benign collisions at init (mean)")
-    ax.plot(grid, n * n / (4 * grid), "k--", label="$n^2/(4m)$")
+    g = table.groupby("m")[["polysemantic", "benign_pairs_init"]]
+    means, sem = g.mean(), g.sem().fillna(0.0)
+    ax.errorbar(means.index, means.polysemantic, yerr=sem.polysemantic, fmt="o-",
+                color="tab:blue", capsize=3, label="trained (mean ± s.e.)")
+    ax.errorbar(means.index, means.benign_pairs_init, yerr=sem.benign_pairs_init, fmt="s",
+                mfc="none", color="0.4", capsize=3,
+                label="benign collisions at init (mean ± s.e.)")
+    ax.plot(grid, n * n / (4 * grid), "k--", label="$n^2/(4m)$ (the paper)")
+    ax.plot(grid, n * (n - 1) / (4 * grid), "k:",
+            label="$n(n-1)/(4m)$: expected benign collisions at init")
     ax.plot(grid, fit["c"] * n * n / grid, color="tab:red",
             label=f"fit $c\\,n^2/m$, c = {fit['c']:.3f} [{fit['lo']:.3f}, {fit['hi']:.3f}]")
     ax.fill_between(grid, fit["lo"] * n * n / grid, fit["hi"] * n * n / grid, color="tab:red",

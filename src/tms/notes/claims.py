@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tms.notes.flows import RISE_TOL
 from tms.pipeline import divergence
 from tms.pipeline.claim_rows import Claim, registry, span
 
@@ -224,10 +225,10 @@ def autoencoding_notes(moments: pd.DataFrame, skeletons: pd.DataFrame, linear: p
         f"{len(energy)} times", value=rise))
     printed_rise = float(e.dE_ordered_dt.max())
     rows.append(CLAIMS["eq28.energy_printed"].row(
-        printed_rise > 1e-9, "summed over ordered pairs the cross term is doubled: the flow is "
+        printed_rise > RISE_TOL, "summed over ordered pairs the cross term is doubled: the flow is "
         "−∇E only with ½Σ_{i<j} (or ¼Σ_{i≠j}); the printed E rises along the flow by up to "
-        f"{printed_rise:.2g} per unit time", "a rise > 1e-9 shows the printed E is not the flow's "
-        "energy", f"{len(energy)} times", value=printed_rise))
+        f"{printed_rise:.2g} per unit time", f"a rise > {RISE_TOL:g} (above round-off) "
+        "shows the printed E is not the flow's energy", f"{len(energy)} times", value=printed_rise))
     z = _max_z(skeletons.mass_ge2_mc, skeletons.mass_ge2, skeletons.mass_ge2_se)
     rows.append(CLAIMS["sec31.skeleton_mass"].row(
         z <= 4, f"Monte Carlo: largest deviation {z:.1f} standard errors", "≤ 4 standard errors",

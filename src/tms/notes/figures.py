@@ -12,6 +12,7 @@ import numpy as np
 import pandas as pd
 
 from tms.notes import data
+from tms.notes.flows import RISE_TOL
 from tms.pipeline.savefig import plt
 
 
@@ -154,7 +155,7 @@ def flows(table: pd.DataFrame) -> plt.Figure:
         ax.set_yscale("log")
         ax.set_xlabel("flow time t (GD step k at t = 4ηk)")
         ax.set_title(f"Σ: {name}")
-    axes[0, 0].set_ylabel("L(W) − min L")
+    axes[0, 0].set_ylabel("L(W) − min L;  ‖W_flow − W_GD‖_F (dotted)")
     axes[0, 0].legend(fontsize=8)
     fig.tight_layout()
     return fig
@@ -175,9 +176,9 @@ def energy(table: pd.DataFrame) -> plt.Figure:
     axr.plot(t.t, -t.minus_speed_sq, "-", color="k", lw=3, alpha=0.3, label="‖dW/dt‖²_F")
     axr.plot(t.t, -t.dE_dt, "o", mfc="none", ms=4, label="−dE/dt (unordered pairs)")
     axr.plot(t.t, np.abs(t.dE_ordered_dt), "x", ms=4, label="|dE/dt|, E as printed")
-    rise = t[t.dE_ordered_dt > 0]
+    rise = t[t.dE_ordered_dt > RISE_TOL]          # above round-off: a rise
     axr.plot(rise.t, rise.dE_ordered_dt, "x", color="C3", ms=7,
-             label="dE/dt > 0: the printed E rises")
+             label=f"dE/dt > {RISE_TOL:g}: the printed E rises")
     axr.set_xscale("log")
     axr.set_yscale("log")
     axr.set_xlabel("t")

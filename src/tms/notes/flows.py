@@ -24,6 +24,10 @@ import pandas as pd
 import torch
 from scipy.integrate import solve_ivp
 
+#: A change of the energy per unit time above this is a rise; below, round-off of the flow's
+#: float64 integration (eq. 28's figure and its erratum row).
+RISE_TOL = 1e-9
+
 from tms.engine import sampler
 from tms.notes import theory
 

@@ -87,6 +87,10 @@ CLAIMS = registry(
     Claim("scaling.bounds_ordered", "C·p²/r < L < O(p²/r · log 1/p) for p/r ≪ 1 (bounds "
           "derived from the theory)", "sec. 4.3.2–4.3.3, app. D", "lower and upper bounds", "—",
           "bounds", ("pr_scaling",), "sanity check"),
+    Claim("scaling.constant_factor", "no elementwise or filtering change of the activation can "
+          "improve the loss by more than a constant factor (the theory's loss against the lower "
+          "bound of any such model)", "abstract, sec. 4.3.3, app. D", "a constant factor",
+          "the theory (n_s → ∞)", "bounds", ("pr_scaling",)),
     Claim("scaling.beta_prime", "L ∝ (n_s/n_d − 1) at fixed p (theory; the exact σ²)",
           "sec. 4.3", "+1", "the theory (n_s → ∞)", "bounds", ("pr_scaling",)),
     Claim("scaling.beta", "L ∝ 1/r at fixed p (theory, the paper's form)",
@@ -385,6 +389,11 @@ def symmetry(stats: pd.DataFrame, rug: pd.DataFrame, trained: pd.DataFrame,
     return rows
 
 
+#: The "constant factor" of the abstract: the theory's loss over the lower bound of any
+#: elementwise activation may not exceed it anywhere in the fits' regime.
+MAX_FACTOR = 10.0
+
+
 def _estimate(fits: pd.DataFrame, source: str, law: str, term: str) -> pd.Series:
     return fits[(fits.source == source) & (fits.law == law) & (fits.term == term)].iloc[0]
 
@@ -421,6 +430,13 @@ def scaling(fits: pd.DataFrame, theory_grid: pd.DataFrame, max_p_over_r: float,
         ordered, f"lower ≤ optimal symmetric ≤ upper at all {len(theory_grid)} theory points; "
         f"upper/lower = {spread.min():.1f}–{spread.max():.1f} where p/r ≤ {max_p_over_r:g}",
         "ordered at every point", th_scale))
+    factor = regime.loss / regime.lower
+    rows.append(CLAIMS["scaling.constant_factor"].row(
+        len(factor) > 0 and float(factor.max()) <= MAX_FACTOR,
+        f"optimal symmetric loss / lower bound from {factor.min():.2f} to {factor.max():.2f} "
+        f"over {len(factor)} points (p {span(regime.p)}, p/r ≤ {max_p_over_r:g})",
+        f"≤ {MAX_FACTOR:g} over three decades of p: bounded, where a factor growing as p → 0 "
+        "would leave it", th_scale + f", p/r ≤ {max_p_over_r:g}", value=float(factor.max())))
     for cid, law, term, target, tol in (
             ("scaling.beta_prime", "p, n_s/n_d − 1", "n_s/n_d − 1", 1.0, 0.1),
             ("scaling.beta", "p, r", "r", -1.0, 0.1),

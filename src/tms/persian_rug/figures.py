@@ -48,8 +48,8 @@ def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataFra
               p_targets: Sequence[float]) -> plt.Figure:
     """Fig. 2: per-feature loss against the ratio n_d/n_s, one colour per p.
 
-    trained: columns model, p, ratio, loss, seed_index (mean ± standard error over seeds is
-    drawn; relu models only, the grid p nearest each target); rug: p, ratio, loss;
+    trained: columns model, n_s, p, ratio, loss, seed_index (mean ± standard error over seeds
+    is drawn; relu models only, the grid p nearest each target); rug: n_s, p, ratio, loss;
     theory_table: p, ratio, loss, loss_linear. Left: per-feature loss (log scale); right: the
     same divided by p/3, the loss of the all-zero output.
     """
@@ -67,9 +67,9 @@ def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataFra
             ax.plot(th.ratio, th.loss * scale, "-", color=c, lw=1.5,
                     label=f"p = {p:g}: theory")
             ax.plot(th.ratio, th.loss_linear * scale, ":", color=c, lw=1.2,
-                    label="optimal linear")
+                    label=f"p = {p:g}: optimal linear")
             ax.plot(rg.ratio, rg.loss * scale, "s--", color=c, ms=4, lw=0.8, mfc="none",
-                    label="Persian rug")
+                    label=f"p = {p:g}: Persian rug")
             if len(tr):
                 err = tr["sem"].fillna(0.0) * scale
                 ax.errorbar(tr.ratio, tr["mean"] * scale, yerr=err, fmt="o", color=c, ms=5,
@@ -81,28 +81,38 @@ def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataFra
         ax.set_xlabel("ratio $n_d/n_s$")
         ax.set_xlim(0, 1.02)
     axes[1].set_ylim(0, 1.1)
+    sizes = lambda t: ", ".join(str(int(n)) for n in sorted(t.n_s.unique())) if len(t) else "—"
+    fig.suptitle(f"trained n_s = {sizes(relu)}; Persian rug n_s = {sizes(rug)}", fontsize=10)
     handles, labels = axes[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="center left", bbox_to_anchor=(1.0, 0.5), fontsize=7)
     fig.tight_layout()
     return fig
 
 
-def fig3_weights(W_block: np.ndarray, b_block: np.ndarray) -> plt.Figure:
-    """Fig. 3: a k×k block of W = W_out W_in and the matching k components of the bias b."""
+def fig3_weights(W_block: np.ndarray, b_block: np.ndarray, dead: np.ndarray) -> plt.Figure:
+    """Fig. 3: a k×k block of W = W_out W_in and the matching k components of the bias b, each
+    on its own colour scale (b is an order of magnitude smaller than the diagonal); the dead
+    features of the block (``dead``: (k,) bool, tms.persian_rug.stats) are marked × on the
+    diagonal."""
     k = W_block.shape[0]
-    fig, (ax, axb) = plt.subplots(1, 2, figsize=(7.5, 6), width_ratios=[k, 1])
+    fig, (ax, axb) = plt.subplots(1, 2, figsize=(8.5, 6), width_ratios=[k, 1.5])
     lim = float(np.abs(W_block).max())
     im = ax.imshow(W_block, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
+    idx = np.flatnonzero(dead)
+    ax.plot(idx, idx, "x", color="k", ms=7, label=f"dead feature ({len(idx)} of {k})")
+    if len(idx):
+        ax.legend(loc="upper right", fontsize=8)
     ax.set_title(f"W (first {k}×{k})")
     ax.set_xlabel("j")
     ax.set_ylabel("i")
     blim = float(np.abs(b_block).max())
-    axb.imshow(b_block.reshape(-1, 1), cmap="RdBu_r", vmin=-max(lim, blim),
-               vmax=max(lim, blim), interpolation="nearest")
+    imb = axb.imshow(b_block.reshape(-1, 1), cmap="RdBu_r", vmin=-blim, vmax=blim,
+                     interpolation="nearest")
     axb.set_title("b")
     axb.set_xticks([])
     axb.set_yticks([])
-    fig.colorbar(im, ax=[ax, axb], shrink=0.8)
+    fig.colorbar(im, ax=ax, shrink=0.8, label="W_ij")
+    fig.colorbar(imb, ax=axb, shrink=0.8, label="b_i")
     return fig
 
 

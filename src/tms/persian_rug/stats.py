@@ -19,8 +19,9 @@ def diagonal(W_in: np.ndarray, W_out: np.ndarray) -> np.ndarray:
     return np.einsum("ik,ki->i", W_out.astype(np.float64), W_in.astype(np.float64))
 
 
-def _live(diag: np.ndarray) -> np.ndarray:
-    """The live features: diagonal W_ii at least half the median diagonal (see :func:`summary`)."""
+def live_features(diag: np.ndarray) -> np.ndarray:
+    """The live features of a diagonal (n_s,): W_ii at least half the median diagonal, (n_s,)
+    bool (see :func:`summary`; the others are dead)."""
     return diag >= 0.5 * np.median(diag)
 
 
@@ -33,7 +34,7 @@ def summary(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray) -> dict[str, flo
     """
     d = diagonal(W_in, W_out)
     b = b.astype(np.float64)
-    live = _live(d)
+    live = live_features(d)
     return {"diag_mean": float(d.mean()), "diag_std": float(d.std()),
             "bias_mean": float(b.mean()), "bias_std": float(b.std()),
             "dead_fraction": float(1.0 - live.mean()),
@@ -106,7 +107,7 @@ def statistics_from_rows(diag: np.ndarray, off2: np.ndarray, off3: np.ndarray, b
         lyap = np.where(off2 > 0, off3 / off2 ** 1.5, np.nan)
         lyap_authors = np.where(off2 > 0, off3 / off2, np.nan)
         normalised = var_x * off2 / diag ** 2
-    nonzero, live = diag != 0, _live(diag)
+    nonzero, live = diag != 0, live_features(diag)
     var_nu_norm = float(np.mean(normalised[nonzero])) if nonzero.any() else np.nan
     var_nu_live = float(np.mean(normalised[live & nonzero])) if (live & nonzero).any() else np.nan
     bound = var_x * (n_s / n_d - 1)
