@@ -22,7 +22,7 @@ def main(params):
     for n_s in pr.grid.n_s:
         trained = divergence.split(pd.read_parquet(f"data/persian_rug/train/n{n_s}.parquet"))[0]
         means = stats.over_seeds(trained[trained.model == "relu"], ["loss"])
-        sources.append((f"trained (n_s = {n_s})", means))
+        sources.append((scaling.trained_source(n_s), means))
     fits = pd.concat([scaling.fit_laws(t, name, sc.max_p_over_r, sc.n_boot, sc.seed)
                       for name, t in sources], ignore_index=True)
     io.write_parquet(th, "data/persian_rug/scaling_theory.parquet")

@@ -9,15 +9,13 @@ step, fourth), each atomically. Diverged models are left out (tms.pipeline.diver
 import pandas as pd
 
 from tms.pipeline import divergence, io, stage
-from tms.pipeline.io import atomic_path
 from tms.reporting import plots
 
 PR, IP, OUT = "data/persian_rug", "data/incidental_polysemanticity", "reports/plots"
 
 
 def _csv(df: pd.DataFrame, name: str) -> None:
-    with atomic_path(f"{OUT}/{name}.csv") as tmp:
-        df.to_csv(tmp, index=False, float_format="%.10g")
+    io.write_csv(df, f"{OUT}/{name}.csv")
 
 
 def _kept(path: str) -> pd.DataFrame:

@@ -61,8 +61,7 @@ def test_page_inlines_the_libraries_with_their_licences(tmp_path, root):
 def plots_repo(tmp_path, root):
     """A git repository with the project's DVC config, plot definitions, templates and plots
     CSVs, and the page that make plots-page writes (from the repository's node_modules)."""
-    if not all((root / "node_modules" / name / build).is_file()
-               for name, build in plots_page.LIBRARIES.items()):
+    if not plots_page.installed(root):
         pytest.skip("Vega, Vega-Lite and Vega-Embed are not installed (make plots-page needs npm)")
     repo = tmp_path / "repo"
     for item in ["dvc.yaml", "params.yaml", ".dvcignore", ".dvc/config", "reports/templates/plots",

@@ -31,7 +31,7 @@ import torch
 from pydantic import BaseModel
 
 from tms.pipeline.io import atomic_path
-from tms.pipeline.stage import CHECKPOINTS as ROOT
+from tms.pipeline.io import CHECKPOINTS as ROOT
 
 #: The first bytes of a checkpoint file, then the sha256 (hex) of the rest and a newline.
 MAGIC = b"tms-checkpoint sha256:"

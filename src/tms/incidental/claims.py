@@ -228,9 +228,8 @@ def rise_width(magnitude: np.ndarray, fourth: np.ndarray, base: float) -> float:
     if peak == 0 or rise[-1] <= 0:
         return float("nan")
     x = np.log10(np.asarray(magnitude, dtype=np.float64)[:peak + 1])
-    crossing = [x[np.argmax(rise >= q * rise[-1])] if rise[0] >= q * rise[-1] else
-                float(np.interp(q * rise[-1], np.maximum.accumulate(rise), x)) for q in (0.1, 0.9)]
-    return float(crossing[1] - crossing[0])
+    low, high = np.interp([0.1 * rise[-1], 0.9 * rise[-1]], np.maximum.accumulate(rise), x)
+    return float(high - low)
 
 
 def _strength_row(sweep: pd.DataFrame, scale: str) -> dict:

@@ -26,7 +26,7 @@ import pandas as pd
 import scipy.stats
 
 from tms.persian_rug import bounds, theory
-from tms.persian_rug.scaling import MIN_POINTS
+from tms.persian_rug.scaling import MIN_POINTS, trained_source
 from tms.persian_rug.stats import cell_means
 from tms.pipeline import divergence
 from tms.pipeline.claim_rows import Claim, registry, span
@@ -135,7 +135,8 @@ def trained_vs_theory(stats: pd.DataFrame) -> pd.DataFrame:
     """Per cell (n_s, ratio_target, p) of the trained ReLU models (mean over seeds of the
     held-out per-feature loss): ``loss``, ``ratio`` (realised n_d/n_s), ``loss_theory`` (optimal
     symmetric), ``loss_linear`` (optimal linear map), ``trained_theory`` (loss/loss_theory) and
-    ``in_regime`` (as :func:`rug_vs_theory`). stats: tms.persian_rug.stats tables concatenated."""
+    ``in_regime`` (as :func:`rug_vs_theory`). stats: one row per model with model, n_s,
+    ratio_target, p, ratio and loss (the tms.persian_rug.stats tables, or the training tables)."""
     relu = stats[stats.model == "relu"]
     out = relu.groupby(["n_s", "ratio_target", "p"])[["loss", "ratio"]].mean().reset_index()
     out["loss_theory"] = [theory.optimal_symmetric(p, r)["loss"]
@@ -408,9 +409,10 @@ def scaling(fits: pd.DataFrame, theory_grid: pd.DataFrame, max_p_over_r: float,
             trained: pd.DataFrame) -> list[dict]:
     """Rows of the section 4.3 and appendix D claims.
 
-    fits: tms.persian_rug.scaling.FIT_COLUMNS (sources "theory", "Persian rug …",
-    "trained (n_s = …)"); theory_grid: tms.persian_rug.scaling.THEORY_COLUMNS (``L0``:
-    tms.persian_rug.theory.initial_loss of its p); trained: the training tables of every grid
+    fits: tms.persian_rug.scaling.FIT_COLUMNS (sources "theory", "Persian rug …" and
+    tms.persian_rug.scaling.trained_source(n_s)); theory_grid:
+    tms.persian_rug.scaling.THEORY_COLUMNS (``L0``: tms.persian_rug.theory.initial_loss of its
+    p); trained: the training tables of every grid
     (column ``stopped``), for the scale of the trained-model fit.
     """
     rows = []
@@ -449,14 +451,14 @@ def scaling(fits: pd.DataFrame, theory_grid: pd.DataFrame, max_p_over_r: float,
             f"|exponent − ({target:+g})| ≤ {tol:g}, the fit's 95% interval being narrower",
             th_scale + f", p/r ≤ {max_p_over_r:g}", value=est.estimate,
             uncertainty=(est.high - est.low) / 2))
-    sources = [s for s in fits.source.unique() if s != "theory"]
-    rug_src = [s for s in sources if s.startswith("Persian rug")]
-    trained_src = sorted((s for s in sources if s.startswith("trained")),
-                         key=lambda s: int(s.split("= ")[1].rstrip(")")))
+    rug_src = [s for s in fits.source.unique() if s.startswith("Persian rug")]
+    fitted = [n for n in sorted(trained.n_s.unique())
+              if trained_source(n) in set(fits.source)]
+    trained_src = [trained_source(n) for n in fitted]
     for cid, src, inconclusive in (
             ("scaling.rug", rug_src[-1] if rug_src else None, None),
             ("scaling.trained", trained_src[-1] if trained_src else None,
-             _too_small([int(s.split("= ")[1].rstrip(")")) for s in trained_src],
+             _too_small(fitted,
                         divergence.split(trained)[0]))):
         if src is None:
             rows.append(CLAIMS[cid].not_computed("no fit of this source"))

@@ -52,6 +52,11 @@ def theory_grid(p_values: Sequence[float], ratios: Sequence[float]) -> pd.DataFr
     return table[THEORY_COLUMNS]
 
 
+def trained_source(n_s: int) -> str:
+    """The fit table's source name of the trained grid of ``n_s`` (stage pr_scaling)."""
+    return f"trained (n_s = {n_s})"
+
+
 def in_regime(table: pd.DataFrame, max_p_over_r: float) -> pd.Series:
     """Boolean mask of the rows with p/ratio ≤ max_p_over_r and ratio < 1 (the fits' regime)."""
     return (table.p / table.ratio <= max_p_over_r) & (table.ratio < 1)

@@ -31,10 +31,8 @@ import math
 import os
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
 
 from tms.pipeline.io import write_json
 
@@ -47,10 +45,6 @@ VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, "erratum", "caveat", "find
 #: What a claim is: a statement to reproduce, a theorem or construction to check, an erratum,
 #: a caveat or a finding of ours.
 KINDS = ("reproduction", SANITY, "erratum", "caveat", "finding")
-
-#: The columns of a claims table as the report shows it (:func:`table`).
-COLUMNS = ["id", "claim", "source", "paper", "paper_scale", "ours", "scale", "tolerance",
-           "verdict"]
 
 _ID = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$")
 
@@ -124,10 +118,9 @@ class Claim:
                 "inconclusive": None}
 
     def _fields(self) -> dict:
-        d = asdict(self)
-        return {"id": d["id"], "claim": d["statement"], "source": d["source"],
-                "paper": d["paper_value"], "paper_scale": d["paper_scale"], "kind": d["kind"],
-                "figure": d["figure"], "stages": list(d["stages"])}
+        return {"id": self.id, "claim": self.statement, "source": self.source,
+                "paper": self.paper_value, "paper_scale": self.paper_scale, "kind": self.kind,
+                "figure": self.figure, "stages": list(self.stages)}
 
 
 def registry(*claims: Claim) -> dict[str, Claim]:
@@ -138,12 +131,6 @@ def registry(*claims: Claim) -> dict[str, Claim]:
             raise ValueError(f"claim id {c.id!r} declared twice")
         out[c.id] = c
     return out
-
-
-def table(rows: Iterable[dict]) -> pd.DataFrame:
-    """Claims rows as the report shows them: the columns :data:`COLUMNS`, one row per claim."""
-    return pd.DataFrame(list(rows), columns=[*COLUMNS, "value", "uncertainty", "kind", "figure",
-                                             "stages", "inconclusive"])[COLUMNS]
 
 
 def check(rows: Sequence[dict], claims: Mapping[str, Claim]) -> None:

@@ -20,6 +20,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+#: Where training stages keep their checkpoints (tms.engine.checkpoint): outside every output
+#: DVC hashes or deletes.
+CHECKPOINTS = Path(".checkpoints")
+
 
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike, directory: bool = False) -> Iterator[Path]:
@@ -63,6 +67,13 @@ def write_parquet(df: pd.DataFrame, path: str | os.PathLike) -> None:
     """Write a table as Parquet, atomically, without the pandas index."""
     with atomic_path(path) as tmp:
         df.to_parquet(tmp, index=False)
+
+
+def write_csv(df: pd.DataFrame, path: str | os.PathLike) -> None:
+    """Write ``df`` as CSV without its index, floats to 10 significant digits (byte-stable),
+    atomically."""
+    with atomic_path(path) as tmp:
+        df.to_csv(tmp, index=False, float_format="%.10g")
 
 
 def write_json(obj: object, path: str | os.PathLike) -> None:

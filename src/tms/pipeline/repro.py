@@ -24,7 +24,8 @@ import sys
 from pathlib import Path
 
 from tms.pipeline.params import ParamsError, check_devices, load
-from tms.pipeline.stage import CHECKPOINTS, LOG_FILE, PARAMS_FILE
+from tms.pipeline.io import CHECKPOINTS
+from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
 
 INDEX = "reports/index.html"
 _DONE = re.compile(r"^\S+ (\S+): done in ([0-9.]+) s$")

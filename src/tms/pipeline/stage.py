@@ -24,10 +24,6 @@ PARAMS_FILE = "params.yaml"
 #: git-ignored, and outside every output DVC hashes.
 LOG_FILE = Path("logs/repro.log")
 
-#: Where training stages keep their checkpoints (tms.engine.checkpoint): outside every output
-#: DVC hashes or deletes.
-CHECKPOINTS = Path(".checkpoints")
-
 #: ``--n-s`` of a per-n_s Persian Rug stage (one item of a DVC ``matrix``).
 N_S = ("--n-s", {"type": int, "required": True, "metavar": "N_S", "dest": "n_s",
                  "help": "the n_s of the grid to run: one of persian_rug.grid.n_s"})
@@ -81,16 +77,14 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict],
     finally:
         seconds = time.perf_counter() - start
         ended = "done" if status == 0 else f"failed (exit status {status})"
-        print(f"{name}: {ended} in {seconds:.1f} s", file=sys.stderr)
-        _log(f"{name}: {ended} in {seconds:.1f} s")
+        _say(f"{name}: {ended} in {seconds:.1f} s")
 
 
 def warn(messages: list[str]) -> None:
     """Print each message as ``warning: …`` on stderr and in :data:`LOG_FILE` (a valid run that
     is likely not meant)."""
     for message in messages:
-        print(f"warning: {message}", file=sys.stderr)
-        _log(f"warning: {message}")
+        _say(f"warning: {message}")
 
 
 def check_n_s(params: Params, n_s: int) -> int:
@@ -102,6 +96,12 @@ def check_n_s(params: Params, n_s: int) -> int:
         raise ParamsError(f"--n-s {n_s} is not in persian_rug.grid.n_s = "
                           f"{params.persian_rug.grid.n_s}")
     return n_s
+
+
+def _say(line: str) -> None:
+    """Print ``line`` on stderr and append it to :data:`LOG_FILE`."""
+    print(line, file=sys.stderr)
+    _log(line)
 
 
 def _log(line: str) -> None:

@@ -12,9 +12,8 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import HTML, Image, Markdown, display
 
-from tms.pipeline import divergence, savefig
+from tms.pipeline import divergence, io, savefig
 from tms.pipeline.claim_rows import SANITY
-from tms.pipeline.io import atomic_path
 from tms.reporting import anchors
 
 
@@ -57,8 +56,7 @@ def figure(fig: plt.Figure, figures_dir: str | os.PathLike, name: str, title: st
     stem = Path(figures_dir) / name
     png, _ = savefig.save(fig, stem)
     plt.close(fig)
-    with atomic_path(stem.with_suffix(".csv")) as tmp:
-        data.to_csv(tmp, index=False, float_format="%.10g")
+    io.write_csv(data, stem.with_suffix(".csv"))
     href = stem.with_suffix(".csv").relative_to(Path(figures_dir).parent.parent).as_posix()
     display(Markdown(caption(name, title, text, href)))
     display(Image(filename=str(png)))

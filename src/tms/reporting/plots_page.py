@@ -76,11 +76,17 @@ def _checked(text: str, where: str, closing: str) -> str:
     return text
 
 
+def installed(root: Path) -> bool:
+    """Whether Vega, Vega-Lite and Vega-Embed are installed under ``root``/node_modules."""
+    return all((root / "node_modules" / name / build).is_file()
+               for name, build in LIBRARIES.items())
+
+
 def page(root: Path) -> str:
     """The HTML template: the libraries of ``root``/node_modules inlined with their licences,
     or, where they are not installed, a notice that says how to install them."""
     modules = root / "node_modules"
-    if all((modules / name / build).is_file() for name, build in LIBRARIES.items()):
+    if installed(root):
         versions = ", ".join(f"{name} {_meta(modules / name)['version']}" for name in LIBRARIES)
         head = (f"<!--\nInlined below: {versions} (npm; package-lock.json), with the licences "
                 f"of the packages installed with them.\n\n"
@@ -107,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = page(Path(args.root))
     with atomic_path(args.out) as tmp:      # make trusts the file's time: never a half page
         tmp.write_text(text, encoding="utf8")
-    if _MISSING in text:
+    if not installed(Path(args.root)):
         print(f"{args.out}: Vega, Vega-Lite and Vega-Embed are not installed (npm ci): "
               "dvc plots show writes pages that say so and draw no plot", file=sys.stderr)
     else:
