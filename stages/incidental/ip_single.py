@@ -1,9 +1,10 @@
 """Stage: fig. 6 of Incidental polysemanticity (section 4): single instances under small noise.
 
-Trains the candidates of incidental_polysemanticity.single in one stack. Writes
-data/incidental_polysemanticity/single_stuck.parquet (the stuck encodings found,
-tms.incidental.stats.STUCK_COLUMNS) and data/incidental_polysemanticity/single/ (steps.npy (T,),
-fourth.npy (C, T, n) per-encoding ‖W_i‖₄⁴, W.npy (C, n, m) final weights).
+Trains the candidates of incidental_polysemanticity.<run> in one stack, <run> being `single` (our
+σ) or `single_printed` (the paper's printed σ). Writes
+data/incidental_polysemanticity/<run>_stuck.parquet (the stuck encodings found,
+tms.incidental.stats.STUCK_COLUMNS) and data/incidental_polysemanticity/<run>/ (steps.npy (T,),
+fourth.npy (C, T, n) per-encoding ‖W_i‖₄⁴, W.npy (C, n, m) final weights, diverged.npy (C,)).
 """
 
 from tms.incidental import training
@@ -13,12 +14,17 @@ from tms.pipeline.params import resolve_device
 OUT = "data/incidental_polysemanticity"
 
 
-def main(params):
+RUN = ("--run", {"choices": ["single", "single_printed"], "required": True,
+                 "help": "which fig. 6 run: incidental_polysemanticity.single or .single_printed"})
+
+
+def main(params, run):
     ip = params.incidental_polysemanticity
-    stuck, arrays = training.single(ip.single, resolve_device(ip.device))
-    io.write_arrays(arrays, f"{OUT}/single")
-    io.write_parquet(stuck, f"{OUT}/single_stuck.parquet")
+    stuck, arrays = training.single(getattr(ip, run), resolve_device(ip.device),
+                                    f"{training.SECTION}.{run}")
+    io.write_arrays(arrays, f"{OUT}/{run}")
+    io.write_parquet(stuck, f"{OUT}/{run}_stuck.parquet")
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, RUN)

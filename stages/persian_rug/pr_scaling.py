@@ -3,7 +3,8 @@
 Writes data/persian_rug/scaling_theory.parquet (optimal symmetric loss, lower and upper
 bounds and L0 on scaling.theory_p × scaling.theory_ratio; tms.persian_rug.scaling.THEORY_COLUMNS)
 and data/persian_rug/scaling_fits.parquet (both laws fitted to theory, rug and each trained grid
-in the regime p/ratio ≤ scaling.max_p_over_r; tms.persian_rug.scaling.FIT_COLUMNS). Diverged trained
+in the regime p/ratio ≤ scaling.max_p_over_r, the paper's form p, r only up to ratio
+scaling.small_r; tms.persian_rug.scaling.FIT_COLUMNS). Diverged trained
 models are left out of the fits (tms.pipeline.divergence.split; the report warns about them).
 """
 
@@ -23,7 +24,8 @@ def main(params):
         trained = divergence.split(pd.read_parquet(f"data/persian_rug/train/n{n_s}.parquet"))[0]
         means = stats.over_seeds(trained[trained.model == "relu"], ["loss"])
         sources.append((scaling.trained_source(n_s), means))
-    fits = pd.concat([scaling.fit_laws(t, name, sc.max_p_over_r, sc.n_boot, sc.seed)
+    fits = pd.concat([scaling.fit_laws(t, name, sc.max_p_over_r, sc.n_boot, sc.seed,
+                                            sc.small_r)
                       for name, t in sources], ignore_index=True)
     io.write_parquet(th, "data/persian_rug/scaling_theory.parquet")
     io.write_parquet(fits, "data/persian_rug/scaling_fits.parquet")

@@ -1,8 +1,10 @@
 """Stage: the report site, reports/index.html, and the claims as DVC metrics.
 
 Reads every paper's reports/claims/<paper>.json (written by its report stage), params.yaml,
-`dvc dag --mermaid` and the git revision checked out; writes reports/index.html and
-reports/claims.json (tms.reporting.site.metrics), atomically.
+`dvc dag --mermaid` and the git revision checked out; writes reports/index.html,
+reports/claims.json (the DVC metrics: counts per verdict, tms.reporting.site.metrics) and
+reports/claim_values.json (every claim's numbers by id, tms.reporting.site.claim_values),
+atomically.
 """
 
 from pathlib import Path
@@ -18,6 +20,7 @@ def main(params):
     with io.atomic_path("reports/index.html") as tmp:
         tmp.write_text(html)
     io.write_json(site.metrics(papers), "reports/claims.json")
+    io.write_json(site.claim_values(papers), "reports/claim_values.json")
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tms.incidental import claims, sparsification
+from tms.incidental import claims, sparsification, theory
 from tms.pipeline import params
 
 
@@ -63,12 +63,14 @@ def _inputs(first_order=True, fit=(0.24, 0.2, 0.3), bipolar_final=0.8):
                   "E(w·ξ)⁴, normal noise",
                   "‖W_i‖₄⁴ coefficient of the next-step loss, normal noise",
                   "interference decay: numerical W_i·W_j / exact solution − 1 (max)",
-                  "interference decay: rate −d ln(W_i·W_j)/dt / (‖W_i‖² + ‖W_j‖²) − 1 (max)"],
-        "estimate": [0.03126, 0.5, 0.1667, 1.0, -0.0032, 1.0, 0.0, 1e-8, 1e-7],
-        "se": [1e-4, 1e-3, 1e-4, 1e-3, 0.0, 1e-3, 0.0, 0.0, 0.0],
-        "closed_form": [0.03125, 0.5, 3 / 18, 1.0, -0.0032, 1.0, 0.0, 0.0, 0.0]})
+                  "interference decay: rate −d ln(W_i·W_j)/dt / (‖W_i‖² + ‖W_j‖²) − 1 (max)",
+                  theory.PRINTED_FOURTH_MOMENT],
+        "estimate": [0.03126, 0.5, 0.1667, 1.0, -0.0032, 1.0, 0.0, 1e-8, 1e-7, 1.0],
+        "se": [1e-4, 1e-3, 1e-4, 1e-3, 0.0, 1e-3, 0.0, 0.0, 0.0, 1e-3],
+        "closed_form": [0.03125, 0.5, 3 / 18, 1.0, -0.0032, 1.0, 0.0, 0.0, 0.0, 1.5]})
     collisions = pd.DataFrame({"n": 32, "m": [32, 64], "polysemantic": [8, 4],
-                               "benign_pairs_init": [8, 4]})
+                               "benign_pairs_init": [8, 4], "poly_pairs": [10, 5],
+                               "poly_benign_init": [10, 4], "poly_top_init": [6, 2]})
     noise = pd.DataFrame({"instance": [0, 1, 2, 3], "noise": ["bipolar", "normal"] * 2,
                           "sigma": [0.1, 0.1, 0.2, 0.2]})
     fourth = np.array([[0.2, 0.5], [0.17, 0.17], [0.2, bipolar_final], [0.17, 0.16]])
@@ -78,12 +80,12 @@ def _inputs(first_order=True, fit=(0.24, 0.2, 0.3), bipolar_final=0.8):
                           "fourth": [0.16, 0.2, 0.9, 0.4, 0.17, 0.8, 0.1],
                           "l2sq": [1, 1, 1, 0.5, 1, 1, 0.7]})
     stuck = pd.DataFrame({"instance": [1], "feature": [3], "fourth": [0.13], "coords": [7],
-                          "owned_by_others": [7], "opposite_sign": [7]})
+                          "owned_by_others": [7], "opposite_sign": [7], "others_fourth": [0.9]})
     c, lo, hi = fit
     return dict(checks=checks, trajectory=_trajectory(), euler=_euler(first_order),
                 collisions=collisions, fit={"c": c, "lo": lo, "hi": hi},
                 fit_init={"c": 0.24, "lo": 0.2, "hi": 0.3}, noise=noise, noise_fourth=fourth,
-                sweep=sweep, stuck=stuck, candidates=4, ip=IP)
+                sweep=sweep, single={"single": (stuck, 4), "single_printed": (stuck, 4)}, ip=IP)
 
 
 def _rows(**inputs):
@@ -137,6 +139,7 @@ PERTURB = {
     "fig3.polysemantic": lambda i: _ip(i, "collisions", n=256),
     "fig3.collisions_init": lambda i: {**i, "fit_init": {"c": 0.5, "lo": 0.45, "hi": 0.55}},
     "fig3.m_exponent": lambda i: _ip(i, "collisions", n=256),
+    "fig3.from_collisions": lambda i: _ip(i, "collisions", n=256),
     "appc.fourth_moment_bipolar": lambda i: _check(i, "E(w·ξ)⁴, bipolar noise", 1.01),
     "appc.fourth_moment_normal": lambda i: _check(i, "E(w·ξ)⁴, normal noise", 1.01),
     "appc.coefficient_bipolar": lambda i: _check(
@@ -144,6 +147,7 @@ PERTURB = {
     "appc.coefficient_normal": lambda i: _check(
         i, "‖W_i‖₄⁴ coefficient of the next-step loss, normal noise", 1e-3),
     "figs45.random_fourth": lambda i: _check(i, "random unit vector fourth norm", 3 / 16),
+    "appc.six_sigma": lambda i: _check(i, "E(w·ξ)⁴, bipolar noise", 1.5),
     "fig4.contrast": lambda i: _fourth(i, 2, [0.2, 0.3]),
     "fig4.sigma_speed": lambda i: _fourth(i, 2, [0.05, 0.5]),
     "fig4.normal_flat": lambda i: _fourth(i, 1, [0.5, 0.5]),
@@ -154,7 +158,9 @@ PERTURB = {
     "fig5.sigma_stronger": lambda i: _with(       # σ's rise spread over as many decades as λ's
         i, "sweep", fourth=lambda t: np.where(t.kind == "noise", t.sigma.map(
             {0.01: 0.3, 0.1: 0.5, 0.5: 0.8}), t.fourth)),
-    "fig6.stuck": lambda i: _ip(i, "single", sigma=0.01, steps=1_000_000),
+    "fig6.stuck": lambda i: _ip(i, "single_printed", steps=1_000_000),
+    "fig6.larger_sigma": lambda i: {**i, "single": {**i["single"], "single": (
+        i["single"]["single"][0].assign(fourth=0.3), 4)}},
 }
 
 
@@ -162,8 +168,10 @@ def test_every_claim_is_present_and_its_verdict_can_flip():
     base = _rows(**_inputs())
     assert set(base) == set(PERTURB) == set(claims.CLAIMS)
     assert base["fig3.polysemantic"]["verdict"] == "inconclusive at this scale"   # n 32 < 256
-    assert base["fig6.stuck"]["verdict"] == "inconclusive at this scale"          # σ 0.1
+    assert base["fig6.stuck"]["verdict"] == "inconclusive at this scale"          # 100k steps
+    assert base["fig6.larger_sigma"]["verdict"] == "finding"
     assert base["figs45.random_fourth"]["verdict"] == "erratum"
+    assert base["appc.six_sigma"]["verdict"] == "erratum"
     assert base["fig5.large_noise"]["verdict"] == "not reproduced"    # spread, not shrunk
     assert base["sec21.collision_probability"]["verdict"] == "sanity check"
     for cid, perturb in PERTURB.items():
@@ -176,6 +184,12 @@ def test_claims_rows_read_the_numbers():
     fig3 = rows["fig3.polysemantic"]
     assert fig3["verdict"] == "reproduced" and "[0.200, 0.300]" in fig3["ours"]
     assert fig3["value"] == 0.24 and fig3["uncertainty"] == pytest.approx(0.05)
+    origin = rows["fig3.from_collisions"]
+    assert origin["verdict"] == "reproduced" and origin["value"] == pytest.approx(14 / 15)
+    assert "93.3% of the 15 feature pairs" in origin["ours"] and "53.3% also" in origin["ours"]
+    chance = _rows(**_ip(_with(_inputs(), "collisions", poly_benign_init=[5, 3]), "collisions",
+                         n=256))["fig3.from_collisions"]
+    assert chance["verdict"] == "not reproduced"                 # 8 of 15: about chance
     euler = rows["appb.euler"]
     assert euler["verdict"] == "sanity check" and "0.50% (dt 0.5)" in euler["ours"]
     contrast = rows["fig4.contrast"]
@@ -184,18 +198,29 @@ def test_claims_rows_read_the_numbers():
     assert all(r["scale"] and r["paper_scale"] for r in rows.values())
 
 
+def test_a_stuck_encoding_among_encodings_that_never_sparsified_is_not_fig_6():
+    """Below 1M steps at the printed σ every encoding is still dense: a low fourth norm spread
+    over others' neurons is then no stuck encoding, and the finding at 10× σ would fail."""
+    i = _inputs()
+    dense = i["single"]["single"][0].assign(others_fourth=0.17)
+    rows = _rows(**{**i, "single": {**i["single"], "single": (dense, 4)}})
+    assert rows["fig6.larger_sigma"]["verdict"] == "inconclusive at this scale"
+    assert "median ‖W_j‖₄⁴ = 0.17" in rows["fig6.larger_sigma"]["ours"]
+
+
 def test_claims_of_experiments_whose_models_all_diverged_read_not_computed():
     i = _inputs()
     gone = _rows(**{**i, "collisions": i["collisions"].iloc[:0], "fit": None, "fit_init": None,
                     "noise": i["noise"].iloc[:0],
                     "sweep": i["sweep"][i["sweep"].kind != "baseline"],
-                    "stuck": i["stuck"].iloc[:0], "candidates": 0})
+                    "single": {k: (s.iloc[:0], 0) for k, (s, _) in i["single"].items()}})
     missing = {k for k, r in gone.items() if r["verdict"] == "not computed"}
     assert missing == {"fig3.polysemantic", "fig3.m_exponent", "fig3.collisions_init",
+                       "fig3.from_collisions",
                        "fig4.contrast",
                        "fig4.sigma_speed", "fig4.normal_flat", "fig5.small_l1", "fig5.large_l1",
                        "fig5.small_noise", "fig5.large_noise", "fig5.sigma_stronger",
-                       "fig6.stuck"}
+                       "fig6.stuck", "fig6.larger_sigma"}
     assert all(gone[k]["ours"].startswith("not computed: ") for k in missing)
     assert "every fig. 6 candidate diverged" in gone["fig6.stuck"]["ours"]
     # one noise kind left: its own claims are computed from the rows that remain

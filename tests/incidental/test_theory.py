@@ -35,6 +35,20 @@ def test_projected_fourth_moment_carries_the_excess_kurtosis():
         theory.projected_fourth_moment(w, 0.3, "normal"))
 
 
+def test_printed_fourth_moment_double_counts_the_pairs():
+    """Appendix C's 6Σ_{j≠j'} is off the Monte Carlo; an exact sum over every bipolar noise
+    vector of R^4 gives the corrected form, and the printed one exceeds it by 3σ⁴Σ_{j≠j'}."""
+    w = theory.unit_encodings(4, 5, 1)[2]
+    xi = 0.3 * np.array(np.meshgrid(*[[-1, 1]] * 4)).reshape(4, -1).T
+    exact = float(np.mean((xi @ w) ** 4))
+    assert theory.projected_fourth_moment(w, 0.3, "bipolar") == pytest.approx(exact)
+    pairs = (w @ w) ** 2 - (w ** 4).sum()
+    assert theory.printed_fourth_moment(w, 0.3, "bipolar") - exact == pytest.approx(
+        3 * 0.3 ** 4 * pairs)
+    est, se = theory.projected_fourth_moment_mc(w, 0.3, "bipolar", 60000, 3)
+    assert abs(est - theory.printed_fourth_moment(w, 0.3, "bipolar")) > 10 * se
+
+
 def test_quadrature_is_exact_for_noise_moments():
     for noise, mu4 in (("bipolar", 0.2 ** 4), ("normal", 3 * 0.2 ** 4)):
         nodes, probs = theory.noise_nodes(3, 0.2, noise)
@@ -96,7 +110,11 @@ def test_interference_decay_exact_solution_and_rate():
 
 def test_checks_table_has_every_closed_form_within_its_error():
     table = theory.checks(4, 8, 0.2, 5000, 0, 3)
-    assert len(table) == 9
+    assert len(table) == 10
+    printed = table.check == theory.PRINTED_FOURTH_MOMENT      # the erratum: far off
+    assert (table[printed].estimate - table[printed].closed_form).abs().item() > 4 * table[
+        printed].se.item()
+    table = table[~printed]
     mc = table[table.se > 0]
     assert ((mc.estimate - mc.closed_form).abs() <= 4 * mc.se).all()
     exact = table[table.se == 0]

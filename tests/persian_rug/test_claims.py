@@ -18,12 +18,13 @@ def _stats(factor_by_n_s, seeds=2):
             for p in (0.01, 0.1, 0.5):
                 for s in range(seeds):
                     v = f * (1 + 10 * p) * (1 + 0.01 * s)
-                    rows.append({"model": "relu", "n_s": n_s, "ratio_target": r, "ratio": r,
+                    rows.append({"model": "relu", "n_s": n_s, "n_d": int(n_s * r),
+                                 "ratio_target": r, "ratio": r,
                                  "p": p, "seed_index": s, "diag_var": v, "bias_var": v,
                                  "dvar_nu": v, "mean_var_nu": 100.0, "lyapunov": v,
                                  "bound_ratio": 1 + v,
                                  "bound_ratio_live": 1 + v, "variance_bound": p,
-                                 "var_nu_normalised": p * (1 + v)})
+                                 "var_nu_normalised": p * (1 + v), "antipodal": 0.0})
     return pd.DataFrame(rows)
 
 
@@ -31,14 +32,20 @@ def test_heatmaps_share_one_colour_scale_log_when_spanning_decades():
     t = _stats({64: 1.0, 256: 0.01})
     fig = figures.heatmaps(t, "diag_var", "x")
     images = [ax.images[0] for ax in fig.axes if ax.images]
-    assert len(images) == 2
-    assert all(im.norm is images[0].norm for im in images)
-    assert isinstance(images[0].norm, LogNorm)
-    cell = images[1].get_array()[0, 0]           # n_s = 256, ratio 0.25, p 0.01: seed mean
+    assert len(images) == 4                      # values, then their uncertainty (2 seeds)
+    values, spread = images[:2], images[2:]
+    assert all(im.norm is values[0].norm for im in values)
+    assert isinstance(values[0].norm, LogNorm)
+    cell = values[1].get_array()[0, 0]           # n_s = 256, ratio 0.25, p 0.01: seed mean
     assert cell == pytest.approx(0.01 * 1.1 * 1.005)
-    narrow = figures.heatmaps(_stats({64: 1.0, 256: 0.9}), "diag_var", "x")
-    norm = [ax.images[0].norm for ax in narrow.axes if ax.images][0]
-    assert type(norm) is Normalize
+    # seeds differ by 1%: standard error (ddof 1) 0.005·v over the mean 1.005·v
+    assert spread[1].get_array()[0, 0] == pytest.approx(0.005 / 1.005)
+    assert spread[0].norm is spread[1].norm and type(spread[0].norm) is Normalize
+    labels = [t.get_text() for t in fig.axes[1].get_yticklabels()]
+    assert labels == ["0.25 ($n_d$ 64)", "0.50 ($n_d$ 128)"]     # the realised n_d of n_s 256
+    narrow = figures.heatmaps(_stats({64: 1.0, 256: 0.9}, seeds=1), "diag_var", "x")
+    norms = [ax.images[0].norm for ax in narrow.axes if ax.images]
+    assert len(norms) == 2 and type(norms[0]) is Normalize      # one seed: no uncertainty row
 
 
 N_S = (1024, 2048)
@@ -82,7 +89,8 @@ def _rows(i):
             claims.persian_rug(i["fig3"], i["W"], claims.rug_vs_theory(i["rug"]), i["theory_t"],
                                i["stats"], i["trained"], i["xor"], 128)
             + claims.symmetry(i["stats"], i["rug"], i["trained"], i["baseline"])
-            + claims.scaling(i["fits"], i["th_grid"], 0.25, i["trained"])}
+            + claims.scaling(i["fits"], i["th_grid"], 0.25, 0.05, i["trained"])
+            + claims.beyond_theory(i["stats"], i["baseline"])}
 
 
 def _set(i, key, **columns):
@@ -105,6 +113,15 @@ def _falls_for(column, rising):
         v[t.n_s == 2048] = v[t.n_s == 2048] * (4.0 if rising else 1.0)
         return v
     return change
+
+
+def _beats(i):
+    """i with the p = 0.01 cells at half the theory's loss: trained models beat it there."""
+    return _set(i, "stats", loss=lambda t: t.loss * np.where(t.p == 0.01, 0.5, 1.0))
+
+
+def _antipodal_at_p(i, p=0.01, share=0.8):
+    return _set(i, "stats", antipodal=lambda t: np.where(t.p == p, share, 0.0))
 
 
 #: One perturbation of the inputs per claim that must change its verdict.
@@ -136,7 +153,20 @@ PERTURB = {
     "finding.worse_than_linear": lambda i: _set(       # base: p 0.5 is above the linear map
         i, "stats", loss=lambda t: np.minimum(
             t.loss, 0.5 * theory.optimal_linear_loss(t.p.to_numpy(), t.ratio.to_numpy()))),
+    "finding.beats_theory": _beats,
+    "finding.antipodal": lambda i: _antipodal_at_p(_beats(i)),   # base: no cell beats it
 }
+
+
+def test_antipodal_finding_needs_more_pairs_where_trained_beats_the_theory():
+    i = _beats(_inputs())
+    assert _rows(i)["finding.beats_theory"]["verdict"] == "finding"
+    assert _rows(_antipodal_at_p(i))["finding.antipodal"]["verdict"] == "finding"
+    for fails in (_antipodal_at_p(i, p=0.1),                     # pairs where it does not beat
+                  _set(i, "stats", antipodal=0.8),               # pairs everywhere
+                  _set(_antipodal_at_p(i), "baseline", antipodal=0.6),   # chance pairs as many
+                  _antipodal_at_p(i, share=0.2)):                # too few
+        assert _rows(fails)["finding.antipodal"]["verdict"] == "inconclusive at this scale"
 
 
 def test_every_claim_is_present_and_its_verdict_can_flip():

@@ -35,8 +35,19 @@ def test_fig3_puts_the_bias_on_its_own_scale_and_marks_dead_features():
     W = np.diag([1.3, 0.1, 1.3, 1.2]) + 0.05
     b = np.array([-0.2, -0.1, -0.2, -0.15])
     fig = figures.fig3_weights(W, b, np.array([False, True, False, False]))
-    ax, axb = fig.axes[:2]
+    ax, axb = fig.axes[0], fig.axes[2]              # W, its colour bar, b, its colour bar
     assert ax.images[0].get_clim() == pytest.approx((-1.35, 1.35))
     assert axb.images[0].get_clim() == pytest.approx((-0.2, 0.2))       # not W's scale
     dead = next(line for line in ax.get_lines() if line.get_label().startswith("dead"))
     assert list(dead.get_xdata()) == [1] and dead.get_label() == "dead feature (1 of 4)"
+
+
+def test_antipodal_figure_leaves_out_small_ratios_and_shows_the_baseline():
+    cells = pd.DataFrame({"n_s": [64, 64, 128, 128], "ratio": [0.05, 0.5, 0.5, 0.25],
+                          "trained_theory": [1.0, 0.4, 0.5, 1.0], "antipodal": [1.0, 0.9, 0.8, 0.0],
+                          "antipodal_random": [1.0, 0.0, 0.0, 0.0]})
+    ax = figures.antipodal_pairs(cells, 0.9, 0.1).axes[0]
+    lines = {line.get_label(): line for line in ax.get_lines()}
+    assert list(lines["trained, $n_s$ = 64"].get_ydata()) == [0.9]          # ratio 0.05 out
+    assert list(lines["trained, $n_s$ = 128"].get_xdata()) == [0.5, 1.0]
+    assert list(lines["untrained weights"].get_ydata()) == [0.0, 0.0, 0.0]

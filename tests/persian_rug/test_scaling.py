@@ -39,3 +39,18 @@ def test_theory_exponent_beta_prime_is_within_0_1_of_one():
     assert np.all((th.lower <= th.loss) & (th.loss <= th.upper))
     fit = scaling.fit_laws(th, "theory", 0.25, 200, 0).set_index(["law", "term"])
     assert abs(fit.loc[("p, n_s/n_d − 1", "n_s/n_d − 1")].estimate - 1) <= 0.1
+
+
+def test_the_papers_form_fitted_at_small_r_only_recovers_minus_one():
+    """p²(1/r − 1) is p²/r for r ≪ 1: restricted to r ≤ 0.05 the paper's form gives β within
+    0.1 of −1 where the full range up to r = 0.9 does not; the exact law keeps every point."""
+    rng = np.random.default_rng(1)
+    p, r = np.meshgrid([0.0005, 0.001, 0.002], np.linspace(0.01, 0.9, 90))
+    t = pd.DataFrame({"p": p.ravel(), "ratio": r.ravel()})
+    t["loss"] = 0.3 * t.p ** 2 * (1 / t.ratio - 1) * np.exp(rng.normal(0, 0.01, len(t)))
+    full = scaling.fit_laws(t, "s", 0.25, 200, 0).set_index(["law", "term"])
+    small = scaling.fit_laws(t, "s", 0.25, 200, 0, small_r=0.05).set_index(["law", "term"])
+    assert full.loc[("p, r", "r")].estimate < -1.5
+    assert abs(small.loc[("p, r", "r")].estimate + 1) <= 0.1
+    assert small.loc[("p, r", "r")].points < full.loc[("p, r", "r")].points
+    assert small.loc[("p, n_s/n_d − 1", "p")].points == full.loc[("p, n_s/n_d − 1", "p")].points

@@ -133,3 +133,25 @@ def test_baseline_statistics_are_those_of_the_random_weights_row_by_row():
     for (_, row), n_d, seed, p in zip(table.iterrows(), (8, 16), (5, 6), (0.1, 0.3)):
         expect = stats.weight_statistics(*stats.random_weights(32, n_d, seed), p)
         assert all(row[c] == pytest.approx(expect[c]) for c in stats.STAT_COLUMNS)
+
+
+def test_antipodal_share_counts_live_features_with_an_opposite_partner():
+    """Features 0 and 1 embedded at cosine −0.95, 2 alone, 3 opposite 2 but dead: of the three
+    live features two have a partner; a dead one is no partner. Checked against a direct
+    double loop, and blockwise (block 1) the same."""
+    u = np.array([1.0, 0.0])
+    v = np.array([-0.95, np.sqrt(1 - 0.95 ** 2)])
+    W_in = np.stack([u, 2 * v, np.array([0.0, 1.0]), np.array([0.0, -0.01])], axis=1)
+    live = np.array([True, True, True, False])
+    assert stats.antipodal_share(W_in, live) == pytest.approx(2 / 3)
+    assert stats.antipodal_share(W_in, live, block=1) == pytest.approx(2 / 3)
+    assert stats.antipodal_share(W_in, np.ones(4, bool)) == pytest.approx(1.0)
+    assert np.isnan(stats.antipodal_share(W_in, np.array([True, False, False, False])))
+    rng = np.random.default_rng(0)
+    W = rng.normal(size=(5, 40))
+    U = W / np.linalg.norm(W, axis=0)
+    cos = U.T @ U
+    direct = np.mean([any(cos[i, j] <= stats.ANTIPODAL_COS for j in range(40) if j != i)
+                      for i in range(40)])
+    assert stats.antipodal_share(W, np.ones(40, bool), block=7) == pytest.approx(direct)
+    assert "antipodal" in stats.weight_statistics(W, W.T, np.zeros(40), 0.1)

@@ -113,7 +113,8 @@ def test_site_shows_every_claim_with_links_and_metrics(smoke_repo):
             assert set(row["stages"]) <= stages | {s.split("@")[0] for s in stages}
     # the fig. 3 diagonal: the metric against the trained model's table
     f3 = pd.read_parquet(repo / "data/persian_rug/fig3.parquet")
-    diag = metrics["persian_rug"]["claims"]["fig3.diagonal"]
+    values = json.loads((repo / "reports/claim_values.json").read_text())
+    diag = values["persian_rug"]["fig3.diagonal"]
     assert diag["value"] == pytest.approx(f3.diag_mean.mean(), abs=5e-4)
     assert diag["uncertainty"] == pytest.approx(f3.diag_std.mean(), abs=5e-4)
     for erratum in errata.ERRATA:
@@ -123,13 +124,13 @@ def test_site_shows_every_claim_with_links_and_metrics(smoke_repo):
 
 
 def test_claim_ids_are_the_same_under_every_profile(smoke_repo):
-    """The metric keys are the registries' ids: the smoke run's equal the committed default run's
-    (reports/claims.json), and any profile's, since the export refuses rows that differ."""
+    """The value keys are the registries' ids: the smoke run's equal the committed default run's
+    (reports/claim_values.json), and any profile's, since the export refuses rows that differ."""
     repo, _ = smoke_repo
-    smoke = json.loads((repo / "reports/claims.json").read_text())
-    default = json.loads((ROOT / "reports/claims.json").read_text())
+    smoke = json.loads((repo / "reports/claim_values.json").read_text())
+    default = json.loads((ROOT / "reports/claim_values.json").read_text())
     for paper, registry in REGISTRIES.items():
-        assert set(smoke[paper]["claims"]) == set(default[paper]["claims"]) == set(registry)
+        assert set(smoke[paper]) == set(default[paper]) == set(registry)
 
 
 def test_the_summary_counts_no_sanity_check_as_reproduced(smoke_repo):
@@ -179,6 +180,11 @@ def test_dvc_reads_the_claims_as_metrics_and_the_curves_as_plots(smoke_repo, tmp
     shown = json.loads(_dvc(repo, env, "metrics", "show", "--json").stdout)
     values = shown[""]["data"]["reports/claims.json"]["data"]
     assert values["persian_rug"]["claims_total"] > 0
+    assert "reports/claim_values.json" not in shown[""]["data"]       # not a column of exp show
+    one = json.loads(_dvc(repo, env, "metrics", "show", "--json",
+                          "reports/claim_values.json").stdout)
+    assert one[""]["data"]["reports/claim_values.json"]["data"]["persian_rug"][
+        "fig3.diagonal"]["verdict"] in claim_rows.VERDICTS
     out = tmp_path / "plots"
     _dvc(repo, env, "plots", "show", "-o", str(out))
     page = (out / "index.html").read_text()
@@ -218,8 +224,15 @@ def test_metrics_diff_and_exp_show_in_a_git_checkout(smoke_repo, tmp_path):
     claims = json.loads((work / "reports/claims.json").read_text())
     claims["persian_rug"]["reproduced"] += 1
     (work / "reports/claims.json").write_text(json.dumps(claims))
+    values = json.loads((work / "reports/claim_values.json").read_text())
+    values["persian_rug"]["fig3.diagonal"]["value"] += 1.0
+    (work / "reports/claim_values.json").write_text(json.dumps(values))
     diff = json.loads(_dvc(work, env, "metrics", "diff", "--json").stdout)
     assert diff["reports/claims.json"]["persian_rug.reproduced"]["diff"] == 1
+    one = json.loads(_dvc(work, env, "metrics", "diff", "HEAD", "--json", "--targets",
+                          "reports/claim_values.json").stdout)
+    assert one["reports/claim_values.json"]["persian_rug.fig3.diagonal.value"][
+        "diff"] == pytest.approx(1.0)
     shown = _dvc(work, env, "exp", "show", "--json").stdout
     assert "persian_rug" in shown and "claims_total" in shown
     curve = work / "reports/plots/ip_collisions.csv"

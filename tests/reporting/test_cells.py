@@ -33,3 +33,15 @@ def test_figure_writes_image_and_data_byte_stable(tmp_path, monkeypatch):
     caption, image = shown[:2]                                 # the caption, then the image
     assert "(figures/p/fig9.csv)" in caption.data and image.filename.endswith("fig9.png")
     assert not plt.get_fignums()                               # the figure is closed
+
+
+def test_stamp_writes_the_caption_under_the_figure_wrapped_to_its_width():
+    fig, ax = plt.subplots(figsize=(4, 3))
+    text = "Trained at n_s = 128, `single`, " + "p = 0.1, " * 20
+    cells.stamp(fig, "Figure 2", text)
+    stamped = fig.texts[-1]
+    lines = stamped.get_text().split("\n")
+    assert lines[0].startswith("Figure 2. Trained at n_s = 128, single,")      # no backticks
+    assert len(lines) > 1 and max(map(len, lines)) <= 4 * 17
+    assert stamped.get_position()[1] == 0.0 and stamped.get_va() == "top"    # under the axes
+    plt.close(fig)

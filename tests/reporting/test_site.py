@@ -98,18 +98,21 @@ def _paper(name, *verdicts):
                        for i, v in enumerate(verdicts)]}
 
 
-def test_metrics_count_verdicts_and_keep_numbers_under_the_claim_ids():
-    m = site.metrics([_paper("x", "reproduced", "not reproduced", "erratum", "sanity check")])
-    x = m["x"]
+def test_metrics_count_verdicts_and_values_keep_numbers_under_the_claim_ids():
+    papers = [_paper("x", "reproduced", "not reproduced", "erratum", "sanity check")]
+    x = site.metrics(papers)["x"]
     assert (x["claims_total"], x["reproduced"], x["not_reproduced"], x["erratum"],
             x["sanity_check"]) == (4, 1, 1, 1, 1)
-    assert list(x["claims"]) == ["fig0.claim", "fig1.claim", "fig2.claim", "fig3.claim"]
-    assert x["claims"]["fig0.claim"] == {"verdict": "reproduced", "value": 2.0}
-    assert x["claims"]["fig1.claim"] == {"verdict": "not reproduced"}
+    assert all(isinstance(v, int) for v in x.values())           # counts only: few columns
+    values = site.claim_values(papers)["x"]
+    assert list(values) == ["fig0.claim", "fig1.claim", "fig2.claim", "fig3.claim"]
+    assert values["fig0.claim"] == {"verdict": "reproduced", "value": 2.0}
+    assert values["fig1.claim"] == {"verdict": "not reproduced"}
 
 
 def test_every_erratum_names_a_paper_and_finds_its_rows_by_id():
-    assert {e.paper for e in errata.ERRATA} == {"persian_rug", "incidental_polysemanticity"}
+    assert {e.paper for e in errata.ERRATA} == {"persian_rug", "incidental_polysemanticity",
+                                                "autoencoding_notes"}
     xor = next(e for e in errata.ERRATA if e.claims == ("fig1.hadamard_xor",))
     row = {"id": "fig1.hadamard_xor", "claim": "H_ij", "source": "sec. 4.2.2"}
     assert errata.evidence(xor, {"persian_rug": [row]}) == [row]
@@ -120,8 +123,10 @@ def test_every_erratum_names_a_paper_and_finds_its_rows_by_id():
 
 def test_every_erratum_names_registered_claims():
     from tms.incidental.claims import CLAIMS as IP
+    from tms.notes.claims import CLAIMS as NOTES
     from tms.persian_rug.claims import CLAIMS as PR
-    registries = {"persian_rug": PR, "incidental_polysemanticity": IP}
+    registries = {"persian_rug": PR, "incidental_polysemanticity": IP,
+                  "autoencoding_notes": NOTES}
     for e in errata.ERRATA:
         assert set(e.claims) <= set(registries[e.paper]), e
         assert e.claims or e.note, e

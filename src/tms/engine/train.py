@@ -89,15 +89,22 @@ class Result:
     diverged: bool = False
 
 
-def window_says_stop(losses: np.ndarray, window: int) -> bool:
-    """The stopping rule: stop once more than 2·window losses exist and the mean of the last
-    window is not below the mean of the window before it, i.e.
-    log10(mean previous) − log10(mean last) ≤ 0 (docs/paper-gaps.md; paper: window 100)."""
+def window_drop(losses: np.ndarray, window: int) -> float:
+    """log10(mean of the window before the last) − log10(mean of the last window) of a loss
+    curve, shape (steps,): the decades the loss fell over its last window (> 0: still falling).
+    NaN with 2·window losses or fewer."""
     if len(losses) <= 2 * window:
-        return False
+        return math.nan
     prev = float(np.mean(losses[-2 * window:-window]))
     last = float(np.mean(losses[-window:]))
-    return math.log10(prev) - math.log10(last) <= 0
+    return math.log10(prev) - math.log10(last)
+
+
+def window_says_stop(losses: np.ndarray, window: int) -> bool:
+    """The stopping rule: stop once more than 2·window losses exist and the mean of the last
+    window is not below the mean of the window before it, i.e. :func:`window_drop` ≤ 0
+    (docs/paper-gaps.md; paper: window 100)."""
+    return window_drop(losses, window) <= 0
 
 
 def diverged(block: np.ndarray, first: np.ndarray, factor: float) -> np.ndarray:

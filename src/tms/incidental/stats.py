@@ -23,6 +23,8 @@ STUCK_COLUMNS = {
     "coords": "its significant coordinates (|W_ik| ≥ half its largest)",
     "owned_by_others": "how many of those neurons another encoding owns (has their largest |W_·k|)",
     "opposite_sign": "how many of those carry the sign opposite to the owner's weight",
+    "others_fourth": "the median fourth norm of the instance's other encodings (near 1: they "
+                     "sparsified around it; near 3/(m + 2): nothing has)",
 }
 
 
@@ -52,6 +54,31 @@ def benign_pairs(W: np.ndarray) -> np.ndarray:
     return np.triu(same & opposite, k=1).sum((-2, -1))
 
 
+def polysemantic_origins(W: np.ndarray, W0: np.ndarray, band: tuple[float, float] = BAND
+                         ) -> tuple[int, int, int]:
+    """Where each polysemantic neuron came from (section 2.1: from a benign collision at init).
+
+    W, W0: (n, m), one model's final and initial weights. Every pair of features (i, j) that
+    share a neuron k in the band at the end (both band[0] ≤ |W_ik|, |W_jk| ≤ band[1]) is one
+    incidence. Returns (incidences, of them with opposite signs at init, W0_ik·W0_jk < 0 — a
+    benign collision, half of all pairs by chance —, of them with k the largest |W0| coordinate
+    of both i and j at init).
+    """
+    a = np.abs(W)
+    held = (a >= band[0]) & (a <= band[1])                       # (n, m)
+    top = np.abs(W0).argmax(-1)                                  # (n,)
+    total = benign = largest = 0
+    for k in np.flatnonzero(held.sum(0) >= 2):
+        feats = np.flatnonzero(held[:, k])
+        for x, i in enumerate(feats):
+            for j in feats[x + 1:]:
+                total += 1
+                if W0[i, k] * W0[j, k] < 0:
+                    benign += 1
+                    largest += int(top[i] == k and top[j] == k)
+    return total, benign, largest
+
+
 def stuck_encodings(W: np.ndarray, stuck_below: float) -> pd.DataFrame:
     """Encodings stuck the way fig. 6 describes, one row per encoding (:data:`STUCK_COLUMNS`).
 
@@ -71,7 +98,8 @@ def stuck_encodings(W: np.ndarray, stuck_below: float) -> pd.DataFrame:
         if len(coords) < 2 or 2 * len(others) <= len(coords):
             continue
         opposite = int((np.sign(W[k, i, others]) != np.sign(W[k, owner[k, others], others])).sum())
-        rows.append([int(k), int(i), float(f4[k, i]), len(coords), len(others), opposite])
+        rows.append([int(k), int(i), float(f4[k, i]), len(coords), len(others), opposite,
+                     float(np.median(np.delete(f4[k], i)))])
     return pd.DataFrame(rows, columns=list(STUCK_COLUMNS))
 
 

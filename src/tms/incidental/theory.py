@@ -156,6 +156,15 @@ def _noise(rng: np.random.Generator, shape: tuple[int, ...], sigma: float, noise
     return sigma * rng.standard_normal(shape)
 
 
+def printed_fourth_moment(w: np.ndarray, sigma: float, noise: str) -> float:
+    """Appendix C's E[(w·ξ)⁴] as printed: Σ_j w_j⁴μ₄ + 6Σ_{j≠j'} w_j²w_j'²σ⁴. Over ordered pairs
+    j ≠ j' the coefficient is 3 (6 belongs to unordered pairs j < j'): an erratum, which
+    :func:`projected_fourth_moment` corrects."""
+    s2, mu4 = noise_moments(sigma, noise)
+    w2, w4 = float(w @ w), float((w ** 4).sum())
+    return mu4 * w4 + 6 * s2 * s2 * (w2 * w2 - w4)
+
+
 def projected_fourth_moment_mc(w: np.ndarray, sigma: float, noise: str, samples: int,
                                seed: int) -> tuple[float, float]:
     """Monte Carlo of :func:`projected_fourth_moment` over ``samples`` noise vectors."""
@@ -256,6 +265,9 @@ def fourth_norm_slope(m: int, sigma: float, noise: str, count: int, seed: int) -
     return float(np.polyfit((W ** 4).sum(1), c2, 1)[0])
 
 
+#: The check of :func:`checks` that holds appendix C's printed E(w·ξ)⁴ against the Monte Carlo.
+PRINTED_FOURTH_MOMENT = "E(w·ξ)⁴ as printed (6Σ_{j≠j'}), bipolar noise"
+
 #: Columns of :func:`checks`.
 CHECK_COLUMNS = {
     "check": "which closed form",
@@ -270,7 +282,8 @@ def checks(n: int, m: int, sigma: float, samples: int, seed: int, m_exact: int) 
 
     Monte Carlo with ``samples`` draws (check k seeded with seed + k) for: the collision
     probability (m), the interference at init (n, m), E(w·ξ)⁴ for bipolar and normal noise (σ,
-    on a unit encoding of R^m with ‖w‖₄⁴ about ½) and the random-unit-vector fourth norm (m);
+    on a unit encoding of R^m with ‖w‖₄⁴ about ½; the bipolar one also against appendix C's
+    printed form, :func:`printed_fourth_moment`) and the random-unit-vector fourth norm (m);
     exact computations for the interference decay and the ‖W_i‖₄⁴ coefficient of the
     next-step loss (m_exact neurons, 8 encodings).
     """
@@ -284,9 +297,10 @@ def checks(n: int, m: int, sigma: float, samples: int, seed: int, m_exact: int) 
          random_unit_fourth_norm(m)),
     ]
     for k, noise in enumerate(("bipolar", "normal")):
-        rows.append((f"E(w·ξ)⁴, {noise} noise",
-                     *projected_fourth_moment_mc(w, sigma, noise, samples, seed + 3 + k),
-                     projected_fourth_moment(w, sigma, noise)))
+        mc = projected_fourth_moment_mc(w, sigma, noise, samples, seed + 3 + k)
+        rows.append((f"E(w·ξ)⁴, {noise} noise", *mc, projected_fourth_moment(w, sigma, noise)))
+        if noise == "bipolar":
+            rows.append((PRINTED_FOURTH_MOMENT, *mc, printed_fourth_moment(w, sigma, noise)))
         rows.append((f"‖W_i‖₄⁴ coefficient of the next-step loss, {noise} noise",
                      fourth_norm_slope(m_exact, sigma, noise, 8, seed + 5), 0.0,
                      fourth_norm_coefficient(sigma, noise)))

@@ -15,7 +15,7 @@ import pandas as pd
 from tms.engine.sampler import generators
 from tms.engine.tied import Optim, Setting, init_weights, stack_bytes, stack_flops, train
 from tms.incidental.stats import (BAND, benign_pairs, fourth_norms, polysemantic_neurons,
-                                  stuck_encodings)
+                                  polysemantic_origins, stuck_encodings)
 from tms.pipeline import machine
 from tms.pipeline.params import IpCollisions, IpNoise, IpOptimizer, IpSingle, IpSweep
 
@@ -28,6 +28,11 @@ COLLISION_COLUMNS = {
     "polysemantic":
         "neurons with >= 2 features in the band 0.8 <= |W_ik| <= 1.2 (docs/paper-gaps.md)",
     "benign_pairs_init": "feature pairs whose largest |W_ik(0)| share a neuron with opposite signs",
+    "poly_pairs": "feature pairs sharing a polysemantic neuron at the end (one per neuron, pair)",
+    "poly_benign_init": "of those, pairs whose weights on that neuron had opposite signs at init "
+                        "(a benign collision; tms.incidental.stats.polysemantic_origins)",
+    "poly_top_init": "of those, pairs for which that neuron was also both features' largest "
+                     "|W_ik(0)|",
     "represented": "share of features with exactly one weight in the band",
     "fourth": "mean over features of the final ‖W_i‖₄⁴",
     "loss": "final loss (squared error summed over inputs and outputs + λ‖W‖₁)",
@@ -99,7 +104,8 @@ def collisions(cfg: IpCollisions, device: str = "cpu") -> pd.DataFrame:
         represented = (((a >= BAND[0]) & (a <= BAND[1])).sum(-1) == 1).mean(-1)
         for r, k in enumerate(index):
             rows.append([cfg.n, m, k, settings[r].seed, int(polysemantic_neurons(trace.W[r])),
-                         int(benign_pairs(W0[r])), float(represented[r]),
+                         int(benign_pairs(W0[r])), *polysemantic_origins(trace.W[r], W0[r]),
+                         float(represented[r]),
                          float(fourth_norms(trace.W[r]).mean()), float(trace.loss[r]),
                          bool(trace.diverged[r])])
     return pd.DataFrame(rows, columns=list(COLLISION_COLUMNS))
@@ -141,14 +147,16 @@ def sweep(cfg: IpSweep, device: str = "cpu") -> pd.DataFrame:
                          for k, (kind, lam, s) in enumerate(grid)], columns=list(SWEEP_COLUMNS))
 
 
-def single(cfg: IpSingle, device: str = "cpu") -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
-    """Fig. 6: ``candidates`` models under ``noise`` at σ, no l1. Returns the stuck encodings of
+def single(cfg: IpSingle, device: str = "cpu", key: str = f"{SECTION}.single"
+           ) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """Fig. 6: ``candidates`` models under ``noise`` at σ, no l1 (``key``: cfg's params key, for
+    errors). Returns the stuck encodings of
     the candidates that did not diverge (:data:`tms.incidental.stats.STUCK_COLUMNS`, rule of
     :func:`stuck_encodings`) and arrays ``steps`` (T,), ``fourth`` (C, T, n) per-encoding fourth
     norms, ``W`` (C, n, m) final, ``diverged`` (C,) bool."""
     settings = [Setting(cfg.seed + k, sigma=cfg.sigma, noise=cfg.noise)
                 for k in range(cfg.candidates)]
-    _check_fits(f"{SECTION}.single", cfg.n, cfg.m, len(settings), cfg.steps, cfg.record_every,
+    _check_fits(key, cfg.n, cfg.m, len(settings), cfg.steps, cfg.record_every,
                 device)
     trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.record_every,
                   fourth_norms, device)

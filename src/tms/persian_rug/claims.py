@@ -6,6 +6,8 @@
 - Section 3 (figs. 4–7: symmetry emerges as n_s grows) and eq. 6, the variance bound
   (:func:`symmetry`).
 - Section 4.3 / appendix D: limits, bounds and scalings (:func:`scaling`).
+- Our findings beyond the paper: where trained models beat the theory and the structure they
+  use there (:func:`beyond_theory`).
 
 Inputs are the pipeline's tables: the fig. 3 table, the training tables (how each model
 stopped), the statistics of every trained grid (:mod:`tms.persian_rug.stats`, all n_s
@@ -105,6 +107,12 @@ CLAIMS = registry(
     Claim("finding.worse_than_linear", "some trained ReLU models are worse than the optimal "
           "linear map (ours, beyond the paper)", "fig. 2", "—", "—", "fig2",
           ("pr_train", "pr_theory"), "finding"),
+    Claim("finding.beats_theory", "at finite n_s trained models beat the 'optimal symmetric' "
+          "theory by more than 10% (ours, beyond the paper)", "fig. 2", "—", "—", "fig2",
+          ("pr_train", "pr_theory"), "finding"),
+    Claim("finding.antipodal", "where they beat it they pair features antipodally (two "
+          "embeddings at cosine ≤ −0.9), which the symmetric rug has not (ours, beyond the "
+          "paper)", "fig. 2", "—", "—", "antipodal", _TRAIN, "finding"),
 )
 
 
@@ -281,6 +289,63 @@ def _trained_rows(stats: pd.DataFrame, trained: pd.DataFrame) -> list[dict]:
     return rows
 
 
+#: A cell beats the theory when its trained/theory loss is at most this (10% better).
+BEATS = 0.9
+
+
+def antipodal_cells(stats: pd.DataFrame, baseline: pd.DataFrame) -> pd.DataFrame:
+    """:func:`trained_vs_theory` of ``stats`` with, per cell, ``antipodal`` (mean over seeds of
+    the share of live features in an antipodal pair, tms.persian_rug.stats.antipodal_share) and
+    ``antipodal_random`` (the same for the untrained weights of ``baseline``)."""
+    keys = ["n_s", "ratio_target", "p"]
+    random = cell_means(baseline, ["antipodal"]).rename(columns={"antipodal": "antipodal_random"})
+    return (trained_vs_theory(stats).merge(cell_means(stats, ["antipodal"]).reset_index(), on=keys)
+            .merge(random.reset_index(), on=keys))
+
+
+def beyond_theory(stats: pd.DataFrame, baseline: pd.DataFrame) -> list[dict]:
+    """Rows of our two findings: cells whose trained models beat the optimal symmetric theory
+    (trained/theory ≤ :data:`BEATS`), and whether they use antipodal pairs there.
+
+    The second holds when, over the cells with ratio ≥ MIN_RATIO (below it random embeddings
+    of n_d ≤ 6 are antipodal by chance), the median ``antipodal`` share of the beating cells is
+    at least 0.25 and more than twice both that of the other cells and that of untrained weights
+    of the same cells. stats: the statistics of the trained models that did not diverge
+    (tms.persian_rug.stats, column ``antipodal``); baseline: the same of untrained weights.
+    """
+    ids = ("finding.beats_theory", "finding.antipodal")
+    if not len(stats):
+        return [CLAIMS[i].not_computed("every trained model diverged") for i in ids]
+    scale = _grid_scale(stats)
+    cells = antipodal_cells(stats, baseline)
+    beats = cells[cells.trained_theory <= BEATS]
+    rows = [CLAIMS["finding.beats_theory"].row(
+        len(beats) > 0, f"{len(beats)} of {len(cells)} cells at trained/theory ≤ {BEATS:g}"
+        + (f", down to {beats.trained_theory.min():.2f} (at p {span(beats.p)}, ratio "
+           f"{span(beats.ratio)}, n_s {span(beats.n_s)})" if len(beats) else ""),
+        f"any cell ≤ {BEATS:g}: more training only lowers a trained loss", scale,
+        value=float(cells.trained_theory.min()))]
+    wide = cells[cells.ratio >= MIN_RATIO]
+    won = wide.trained_theory <= BEATS
+    if not won.any() or won.all():
+        rows.append(CLAIMS["finding.antipodal"].not_computed(
+            f"{int(won.sum())} of {len(wide)} cells with ratio ≥ {MIN_RATIO:g} beat the theory: "
+            "nothing to compare", scale))
+        return rows
+    there, rest = float(wide[won].antipodal.median()), float(wide[~won].antipodal.median())
+    random = float(wide[won].antipodal_random.median())
+    rho = (scipy.stats.spearmanr(wide.trained_theory, wide.antipodal).statistic
+           if wide.antipodal.nunique() > 1 else float("nan"))
+    rows.append(CLAIMS["finding.antipodal"].row(
+        there >= 0.25 and there > 2 * max(rest, random),
+        f"median share of live features in an antipodal pair: {there:.2f} where trained beats "
+        f"the theory ({int(won.sum())} cells), {rest:.2f} elsewhere ({int((~won).sum())}), "
+        f"{random:.2f} for untrained weights; Spearman ρ(trained/theory, share) = {rho:.2f}",
+        "≥ 0.25 and > 2× both the other cells and untrained weights (ratio ≥ "
+        f"{MIN_RATIO:g})", scale, value=there))
+    return rows
+
+
 #: Statistics whose median over the grid must fall as n_s grows (figs. 4–7).
 SYMMETRY = {"diag_var": "fig. 4", "bias_var": "fig. 5", "dvar_nu": "fig. 6", "lyapunov": "fig. 7"}
 #: The share of grid cells that must fall from the smallest to the largest n_s (the paper: all;
@@ -406,8 +471,9 @@ def _interval(row: pd.Series) -> str:
 
 
 def scaling(fits: pd.DataFrame, theory_grid: pd.DataFrame, max_p_over_r: float,
-            trained: pd.DataFrame) -> list[dict]:
-    """Rows of the section 4.3 and appendix D claims.
+            small_r: float, trained: pd.DataFrame) -> list[dict]:
+    """Rows of the section 4.3 and appendix D claims (the fits' regime: p/r ≤ max_p_over_r,
+    the paper's form also r ≤ small_r, as in stage pr_scaling).
 
     fits: tms.persian_rug.scaling.FIT_COLUMNS (sources "theory", "Persian rug …" and
     tms.persian_rug.scaling.trained_source(n_s)); theory_grid:
@@ -444,13 +510,18 @@ def scaling(fits: pd.DataFrame, theory_grid: pd.DataFrame, max_p_over_r: float,
             ("scaling.beta", "p, r", "r", -1.0, 0.1),
             ("scaling.alpha", "p, n_s/n_d − 1", "p", 2.0, 0.25)):
         est = _estimate(fits, "theory", law, term)
-        note = {"scaling.beta": "; the (1 − r) factor of n_s/n_d − 1 steepens it over r up to 1",
+        regime = th_scale + f", p/r ≤ {max_p_over_r:g}" + (
+            f", r ≤ {small_r:g}" if law == "p, r" else "")
+        if not np.isfinite(est.estimate):
+            rows.append(CLAIMS[cid].not_computed(_interval(est), regime))
+            continue
+        note = {"scaling.beta": f" (r ≤ {small_r:g}: the paper's r ≪ 1; the (1 − r) factor of "
+                                "n_s/n_d − 1 steepens it at larger r)",
                 "scaling.alpha": "; log(1/p) lowers the local exponent"}.get(cid, "")
         rows.append(CLAIMS[cid].row(
             bool(abs(est.estimate - target) <= tol), _interval(est) + note,
             f"|exponent − ({target:+g})| ≤ {tol:g}, the fit's 95% interval being narrower",
-            th_scale + f", p/r ≤ {max_p_over_r:g}", value=est.estimate,
-            uncertainty=(est.high - est.low) / 2))
+            regime, value=est.estimate, uncertainty=(est.high - est.low) / 2))
     rug_src = [s for s in fits.source.unique() if s.startswith("Persian rug")]
     fitted = [n for n in sorted(trained.n_s.unique())
               if trained_source(n) in set(fits.source)]

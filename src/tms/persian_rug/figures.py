@@ -21,7 +21,6 @@ import pandas as pd
 from matplotlib.colors import LogNorm, Normalize, TwoSlopeNorm
 
 from tms.persian_rug import bounds, theory
-from tms.persian_rug.stats import cell_means
 from tms.pipeline.savefig import plt
 
 
@@ -95,7 +94,8 @@ def fig3_weights(W_block: np.ndarray, b_block: np.ndarray, dead: np.ndarray) -> 
     features of the block (``dead``: (k,) bool, tms.persian_rug.stats) are marked × on the
     diagonal."""
     k = W_block.shape[0]
-    fig, (ax, axb) = plt.subplots(1, 2, figsize=(8.5, 6), width_ratios=[k, 1.5])
+    fig, (ax, cax, axb, caxb) = plt.subplots(1, 4, figsize=(7.8, 5.2),
+                                            width_ratios=[k, 0.6, 1.5, 0.6])
     lim = float(np.abs(W_block).max())
     im = ax.imshow(W_block, cmap="RdBu_r", vmin=-lim, vmax=lim, interpolation="nearest")
     idx = np.flatnonzero(dead)
@@ -107,12 +107,16 @@ def fig3_weights(W_block: np.ndarray, b_block: np.ndarray, dead: np.ndarray) -> 
     ax.set_ylabel("i")
     blim = float(np.abs(b_block).max())
     imb = axb.imshow(b_block.reshape(-1, 1), cmap="RdBu_r", vmin=-blim, vmax=blim,
-                     interpolation="nearest")
+                     interpolation="nearest", aspect="auto")
     axb.set_title("b")
     axb.set_xticks([])
     axb.set_yticks([])
-    fig.colorbar(im, ax=ax, shrink=0.8, label="W_ij")
-    fig.colorbar(imb, ax=axb, shrink=0.8, label="b_i")
+    fig.colorbar(im, cax=cax, label="W_ij")             # full-height bars beside each image
+    fig.colorbar(imb, cax=caxb, label="b_i")
+    fig.tight_layout()
+    for bar in (cax, caxb, axb):                        # as tall as the square W block
+        bar.set_position([bar.get_position().x0, ax.get_position().y0,
+                          bar.get_position().width, ax.get_position().height])
     return fig
 
 
@@ -136,27 +140,41 @@ def _norm(values: np.ndarray):
 
 def heatmaps(stats: pd.DataFrame, column: str, label: str) -> plt.Figure:
     """One heat map per n_s of ``column`` (mean over seeds) over (p, target ratio), one shared
-    colour scale (logarithmic when the values span more than a decade), as the paper's figs. 4–7.
+    colour scale (logarithmic when the values span more than a decade), as the paper's figs. 4–7;
+    with more than one seed, a second row gives each cell's uncertainty: the standard error over
+    seeds relative to the mean (one shared linear scale).
 
-    stats: tms.persian_rug.stats tables of every n_s concatenated (columns n_s, p, ratio_target,
-    model, ``column``); ReLU models only. Cells are labelled with the grid values (rows: ratio,
-    bottom to top; columns: p).
+    stats: tms.persian_rug.stats tables of every n_s concatenated (columns n_s, n_d, p,
+    ratio_target, seed_index, model, ``column``); ReLU models only. Rows are labelled with the
+    grid ratio and the realised n_d of that n_s (bottom to top), columns with p.
     """
-    cells = cell_means(stats, [column])[column]
+    relu = stats[stats.model == "relu"]
+    g = relu.groupby(["n_s", "ratio_target", "p"])[column]
+    cells, rel_se = g.mean(), (g.sem() / g.mean().abs())
+    n_d = relu.groupby(["n_s", "ratio_target"]).n_d.first()
     sizes = sorted(cells.index.unique("n_s"))
-    norm = _norm(cells.to_numpy(dtype=float))
-    fig, axes = plt.subplots(1, len(sizes), figsize=(4.2 * len(sizes) + 1.2, 4.0), squeeze=False)
-    for ax, n_s in zip(axes[0], sizes):
-        grid = cells.loc[n_s].unstack("p").sort_index()
-        im = ax.imshow(grid.to_numpy(dtype=float), origin="lower", aspect="auto", cmap="viridis",
-                       norm=norm, interpolation="nearest")
-        ax.set_xticks(range(grid.shape[1]), [f"{p:.3g}" for p in grid.columns], rotation=60,
-                      fontsize=7)
-        ax.set_yticks(range(grid.shape[0]), [f"{r:.2f}" for r in grid.index], fontsize=7)
-        ax.set_xlabel("p")
-        ax.set_title(f"$n_s$ = {n_s}")
-    axes[0][0].set_ylabel("ratio $n_d/n_s$ (grid value)")
-    fig.colorbar(im, ax=axes[0].tolist(), label=label, shrink=0.9)
+    seeds = int(relu.groupby(["n_s", "ratio_target", "p"]).size().min())
+    rows = 2 if seeds > 1 else 1
+    fig, axes = plt.subplots(rows, len(sizes), figsize=(5.0 * len(sizes) + 1.4, 4.2 * rows),
+                             squeeze=False, layout="constrained")
+    for row, (values, norm, what) in enumerate(
+            [(cells, _norm(cells.to_numpy(dtype=float)), label),
+             (rel_se, Normalize(0.0, max(float(np.nanmax(rel_se.to_numpy(dtype=float))), 1e-12)
+                                if rel_se.notna().any() else 1.0),
+              f"standard error over {seeds} seeds / mean")][:rows]):
+        for ax, n_s in zip(axes[row], sizes):
+            grid = values.loc[n_s].unstack("p").sort_index()
+            im = ax.imshow(grid.to_numpy(dtype=float), origin="lower", aspect="auto",
+                           cmap="viridis" if row == 0 else "magma", norm=norm,
+                           interpolation="nearest")
+            ax.set_xticks(range(grid.shape[1]), [f"{p:.3g}" for p in grid.columns], rotation=60,
+                          fontsize=7)
+            ax.set_yticks(range(grid.shape[0]), [f"{r:.2f} ($n_d$ {n_d.loc[(n_s, r)]})"
+                                                 for r in grid.index], fontsize=7)
+            ax.set_xlabel("p")
+            ax.set_title(f"$n_s$ = {n_s}" + ("" if row == 0 else ": uncertainty"))
+        axes[row][0].set_ylabel("ratio $n_d/n_s$ (grid value)")
+        fig.colorbar(im, ax=axes[row].tolist(), label=what, shrink=0.9)
     return fig
 
 
@@ -230,6 +248,33 @@ def initial_loss(trained: pd.DataFrame) -> plt.Figure:
     axes[0].set_ylabel("per-feature loss")
     axes[1].set_ylabel("loss / $L_0(p)$")
     axes[1].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def antipodal_pairs(cells: pd.DataFrame, beats: float, min_ratio: float) -> plt.Figure:
+    """Our finding beyond the paper: per grid cell, the share of live features in an antipodal
+    pair against trained/theory loss (below ``beats``: trained beats the optimal symmetric
+    theory), one colour per n_s; grey: untrained weights of the same cells. Cells with ratio
+    below ``min_ratio`` are left out (random embeddings of a few dimensions pair by chance).
+
+    cells: tms.persian_rug.claims.antipodal_cells (columns n_s, ratio, trained_theory,
+    antipodal, antipodal_random).
+    """
+    wide = cells[cells.ratio >= min_ratio]
+    fig, ax = plt.subplots(figsize=(6.5, 4.4))
+    sizes = sorted(wide.n_s.unique())
+    for n_s, c in zip(sizes, plt.cm.viridis(np.linspace(0, 0.85, max(len(sizes), 1)))):
+        t = wide[wide.n_s == n_s]
+        ax.plot(t.trained_theory, t.antipodal, "o", color=c, ms=5, label=f"trained, $n_s$ = {n_s}")
+    ax.plot(wide.trained_theory, wide.antipodal_random, "x", color="0.6", ms=4,
+            label="untrained weights")
+    ax.axvline(beats, color="k", ls=":", lw=1)
+    ax.axvline(1.0, color="k", lw=0.8)
+    ax.set_xscale("log")
+    ax.set_xlabel("trained loss / optimal symmetric theory")
+    ax.set_ylabel("share of live features in an antipodal pair")
+    ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
 

@@ -5,12 +5,14 @@ In the regime p/r ≪ 1 (r = n_d/n_s) the paper finds L ~ p²/r up to logarithms
 stated for r ≪ 1). Two laws are fitted by least squares in logs, each with bootstrap 95%
 intervals, on the points with p/r ≤ ``max_p_over_r`` (and r < 1):
 
-- ``p, r``: log L = α log p + β log r + c (the paper's form; exponents 2 and −1);
+- ``p, r``: log L = α log p + β log r + c (the paper's form; exponents 2 and −1), on the
+  points that also have r ≤ ``small_r`` (the paper's "r ≪ 1");
 - ``p, n_s/n_d − 1``: log L = α′ log p + β′ log(n_s/n_d − 1) + c′ (the same law with the exact
   σ² = Var(x)(n_s/n_d − 1) of eq. 6, valid up to r = 1; exponents 2 and +1).
 
 β differs from −1 by the factor (1 − r) that the first form leaves out (d log(1 − r)/d log r =
-−r/(1 − r), large near r = 1), and α from 2 by the log(1/p) of eq. 13.
+−r/(1 − r), large near r = 1: fitted up to r = 0.95 the theory gives β ≈ −2, up to r = 0.05
+β ≈ −1.09, up to r = 0.02 β ≈ −1.01), and α from 2 by the log(1/p) of eq. 13.
 """
 
 from __future__ import annotations
@@ -63,8 +65,9 @@ def in_regime(table: pd.DataFrame, max_p_over_r: float) -> pd.Series:
 
 
 def fit_laws(table: pd.DataFrame, source: str, max_p_over_r: float, n_boot: int,
-             seed: int, loss: str = "loss") -> pd.DataFrame:
-    """Fit both laws to the positive losses of ``table`` in the regime (one point per row).
+             seed: int, small_r: float = 1.0, loss: str = "loss") -> pd.DataFrame:
+    """Fit both laws to the positive losses of ``table`` in the regime (one point per row),
+    the paper's form ``p, r`` only where also ratio ≤ small_r.
 
     table: columns p, ratio and ``loss`` (per-feature MSE; one row per grid point, e.g. means
     over seeds). Returns rows of :data:`FIT_COLUMNS`: one per law and term (p, r or
@@ -72,11 +75,11 @@ def fit_laws(table: pd.DataFrame, source: str, max_p_over_r: float, n_boot: int,
     (NaN for const) and the number of points. With fewer than :data:`MIN_POINTS` points in the
     regime nothing is fitted: estimate, low and high are NaN.
     """
-    sel = table[in_regime(table, max_p_over_r) & (table[loss] > 0)]
-    p, r, y = sel.p.to_numpy(), sel.ratio.to_numpy(), sel[loss].to_numpy()
+    regime = table[in_regime(table, max_p_over_r) & (table[loss] > 0)]
     out = []
-    for law, regressors in (("p, r", {"p": p, "r": r}),
-                            ("p, n_s/n_d − 1", {"p": p, "n_s/n_d − 1": 1 / r - 1})):
+    for law, sel in (("p, r", regime[regime.ratio <= small_r]), ("p, n_s/n_d − 1", regime)):
+        p, r, y = sel.p.to_numpy(), sel.ratio.to_numpy(), sel[loss].to_numpy()
+        regressors = {"p": p, "r": r} if law == "p, r" else {"p": p, "n_s/n_d − 1": 1 / r - 1}
         if len(sel) >= MIN_POINTS:
             fit = fits.power_law(y, regressors, n_boot=n_boot, seed=seed)
         else:

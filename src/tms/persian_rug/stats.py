@@ -41,6 +41,32 @@ def summary(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray) -> dict[str, flo
             "diag_live_mean": float(d[live].mean()), "diag_live_std": float(d[live].std())}
 
 
+#: Cosine at or below which two features' embeddings (columns of W_in) form an antipodal pair.
+ANTIPODAL_COS = -0.9
+
+
+def antipodal_share(W_in: np.ndarray, live: np.ndarray, block: int = 1024, device: str = "cpu"
+                    ) -> float:
+    """Share of the live features whose embedding u_i = W_in[:, i] has an antipodal partner:
+    another live feature j with cos(u_i, u_j) ≤ :data:`ANTIPODAL_COS`. Two features on one
+    direction with opposite signs, told apart by the output ReLU and a negative bias: a structure
+    the symmetric theory does not have.
+
+    W_in: (n_d, n_s); live: (n_s,) bool (:func:`live_features`). Cosines are formed block by
+    block in float64 on ``device``. NaN with fewer than two live features; a zero column is
+    nobody's partner.
+    """
+    U = torch.as_tensor(W_in[:, live], dtype=torch.float64, device=device)
+    if U.shape[1] < 2:
+        return float("nan")
+    U = U / U.norm(dim=0).clamp_min(1e-300)
+    paired = torch.zeros(U.shape[1], dtype=torch.bool, device=device)
+    for lo in range(0, U.shape[1], block):
+        cos = U[:, lo:lo + block].T @ U                       # (block, live); cos(u, u) = 1
+        paired[lo:lo + block] = (cos <= ANTIPODAL_COS).any(1)
+    return float(paired.double().mean())
+
+
 def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: float,
                       block: int = 1024, device: str = "cpu") -> dict[str, float]:
     """The statistics of the Persian Rug paper's figs. 4–7 and eq. 6 for one model.
@@ -65,6 +91,7 @@ def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: flo
       norm is ≥ n_s²/n_d by Schur), = 1 for the Persian rug. Nearly dead features (W_ii ≈ 0)
       make it large; ``bound_ratio_live`` averages over the live rows only (W_ii at least half
       the median, as in :func:`summary`), which no theorem keeps ≥ 1.
+    - ``antipodal``: :func:`antipodal_share` over the live features.
 
     W_in: (n_d, n_s); W_out: (n_s, n_d); b: (n_s,); p in (0, 1]. Raises ValueError on shape
     mismatch or p outside (0, 1].
@@ -74,7 +101,9 @@ def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: flo
         raise ValueError(f"shapes do not match: W_in {W_in.shape}, W_out {W_out.shape}, b {b.shape}")
     if not 0.0 < p <= 1.0:
         raise ValueError(f"p must be in (0, 1], got {p}")
-    return statistics_from_rows(*row_sums(W_in, W_out, block, device), b, p, n_d)
+    rows = row_sums(W_in, W_out, block, device)
+    return {**statistics_from_rows(*rows, b, p, n_d),
+            "antipodal": antipodal_share(W_in, live_features(rows[0]), block, device)}
 
 
 def row_sums(W_in: np.ndarray, W_out: np.ndarray, block: int = 1024, device: str = "cpu"
@@ -148,7 +177,7 @@ def over_seeds(table: pd.DataFrame, values: Sequence[str],
 #: copied from the trained table; see :func:`weight_statistics`.
 STAT_COLUMNS = ["diag_var", "bias_var", "dvar_nu", "dvar_nu_authors", "mean_var_nu", "lyapunov",
                 "lyapunov_authors", "var_nu_normalised", "variance_bound", "bound_ratio",
-                "bound_ratio_live"]
+                "bound_ratio_live", "antipodal"]
 
 #: Columns copied from the trained table (tms.persian_rug.training.TRAIN_COLUMNS) into the
 #: statistics table.

@@ -20,7 +20,7 @@ import torch
 from tms.engine import executor
 from tms.engine.checkpoint import Checkpoints
 from tms.engine.train import (Instance, Result, Schedule, chunk_bytes, grid_flops, heldout_loss,
-                              plan_chunks, stack_of, train_grid)
+                              plan_chunks, stack_of, train_grid, window_drop)
 from tms.persian_rug import stats
 from tms.pipeline import machine
 from tms.pipeline.params import Compute, ParamsError
@@ -41,6 +41,9 @@ TRAIN_COLUMNS = {
     "lr": "Adam learning rate",
     "steps": "optimiser steps taken",
     "stopped": "True if the stopping rule ended training, False if the step cap did",
+    "end_drop": "decades the minibatch loss fell over the last stopping window (the rule's "
+                "statistic, tms.engine.train.window_drop; ≤ 0 stops): > 0 at the cap, still "
+                "falling",
     "diverged": "True if training diverged (a NaN/inf minibatch loss, or one above "
                 "train.diverge_factor times the first): excluded from fits, claims and figures",
     "loss": "per-feature MSE on the fixed held-out sample (mean over vectors and features)",
@@ -122,7 +125,8 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
             "instance": pt.instance, "model": "relu" if relu else "linear", "n_s": n_s,
             "n_d": pt.n_d, "ratio": pt.n_d / n_s, "ratio_target": pt.ratio_target, "p": pt.p,
             "seed_index": pt.seed_index, "seed": inst.seed, "data_seed": inst.data_seed,
-            "lr": lr, "steps": res.steps, "stopped": res.stopped, "diverged": res.diverged,
+            "lr": lr, "steps": res.steps, "stopped": res.stopped,
+            "end_drop": window_drop(res.train_losses, sched.window), "diverged": res.diverged,
             "loss": float(loss),
             "loss_train": float(np.mean(res.train_losses[-sched.window:])),
             **stats.summary(res.W_in, res.W_out, res.b),

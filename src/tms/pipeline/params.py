@@ -259,9 +259,11 @@ class Compute(_Strict):
 
 class Scaling(_Strict):
     """Section 4.3 and appendix D: bounds drawn on the grid theory_p × theory_ratio, power-law
-    fits on the points with p/ratio ≤ max_p_over_r (the regime p/r ≪ 1), bootstrap intervals."""
+    fits on the points with p/ratio ≤ max_p_over_r (the regime p/r ≪ 1), the paper's form
+    L ∝ p²/r only where also ratio ≤ small_r (its r ≪ 1), bootstrap intervals."""
 
     max_p_over_r: Annotated[float, Field(gt=0.0, le=1.0)]
+    small_r: Annotated[float, Field(gt=0.0, le=1.0)]
     theory_p: Annotated[list[Annotated[float, Field(gt=0.0, lt=1.0)]], Field(min_length=2), Unique]
     theory_ratio: list[float] | Linspace
     n_boot: Annotated[int, Field(ge=100, le=10**5)]
@@ -648,6 +650,7 @@ class Incidental(_Strict):
     noise: IpNoise
     sweep: IpSweep
     single: IpSingle
+    single_printed: IpSingle   # fig. 6 at the paper's printed σ, its own run and artefact
     checks: IpChecks
 
 

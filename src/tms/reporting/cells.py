@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import os
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -44,16 +45,25 @@ def caption(name: str, title: str, text: str, data_href: str) -> str:
             f"[Data of this figure (CSV)]({data_href})")
 
 
+def stamp(fig: plt.Figure, title: str, text: str) -> None:
+    """Write ``title`` and ``text`` (the caption: what the figure shows, at what scale) under
+    ``fig``, wrapped to its width, so that the image says its scale away from the report too."""
+    lines = textwrap.wrap(f"{title}. {text}".replace("`", ""), int(fig.get_figwidth() * 17))
+    fig.text(0.01, 0.0, "\n".join(lines), ha="left", va="top", fontsize=7, color="0.3")
+
+
 def figure(fig: plt.Figure, figures_dir: str | os.PathLike, name: str, title: str, text: str,
            data: pd.DataFrame) -> None:
-    """Write ``fig`` as ``figures_dir/name``.png and .svg (tms.pipeline.savefig) and ``data``,
-    the numbers it draws, as ``name``.csv beside them (byte-stable: no index, floats to 10
-    significant digits), then show the :func:`caption` and the image in the report.
+    """Write ``fig``, :func:`stamp`-ed with its title and caption text, as
+    ``figures_dir/name``.png and .svg (tms.pipeline.savefig) and ``data``, the numbers it draws,
+    as ``name``.csv beside them (byte-stable: no index, floats to 10 significant digits), then
+    show the :func:`caption` and the image in the report.
 
     figures_dir: ``reports/figures/<paper>`` (the data link is made relative to ``reports/``,
     where the report page is). ``fig`` is closed.
     """
     stem = Path(figures_dir) / name
+    stamp(fig, title, text)
     png, _ = savefig.save(fig, stem)
     plt.close(fig)
     io.write_csv(data, stem.with_suffix(".csv"))

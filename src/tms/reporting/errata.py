@@ -54,6 +54,18 @@ ERRATA: tuple[Erratum, ...] = (
             "the code omits the 3/2 power", ("sym.lyapunov",)),
     Erratum("incidental_polysemanticity", "figs. 4–5", "a random unit vector has ‖w‖₄⁴ = 3/m",
             "3/m is the limit; the expectation is exactly 3/(m + 2)", ("figs45.random_fourth",)),
+    Erratum("incidental_polysemanticity", "app. B", "E[X²] − E[X]² = Var[X]²",
+            "E[X²] − E[X]² = Var[X], as the lines after it use", (),
+            "a typo: nothing downstream uses the square"),
+    Erratum("incidental_polysemanticity", "app. C",
+            "E[(W_i·ξ)⁴] = Σ_j W_ij⁴μ₄ + 6Σ_{j≠j'} W_ij²W_ij'²σ⁴",
+            "over ordered pairs j ≠ j' the coefficient is 3: E[(W_i·ξ)⁴] = 3σ⁴‖W_i‖⁴ + "
+            "‖W_i‖₄⁴(μ₄ − 3σ⁴); section 3's conclusion survives", ("appc.six_sigma",)),
+    Erratum("autoencoding_notes", "sec. 3.1", "C = ⋃_{l=0}^{n} Q_l, Q_l defined for l = 1, …, D",
+            "⋃_{l=0}^{D} Q_l with Q_0 = {0} (n is not defined there)", ("sec31.skeleton_mass",)),
+    Erratum("autoencoding_notes", "eqs. 28", "two equations numbered (28): the flow of w̄_j and "
+            "the energy E", "number them apart; the claims call the second 'eq. 28 (energy)'", (),
+            "a numbering slip"),
 )
 
 

@@ -32,19 +32,26 @@ def load_claims(claims_dir: str | Path) -> list[dict]:
 
 
 def metrics(papers: list[dict]) -> dict:
-    """DVC metrics of the claims: per paper, the count of rows per verdict and, per claim (key:
-    its stable id, the same under every params profile), ``verdict``, and ``value`` and
-    ``uncertainty`` where numeric."""
+    """DVC metrics of the claims (reports/claims.json, a column each in ``dvc exp show``): per
+    paper, the number of rows and the count per verdict."""
     out = {}
     for paper in papers:
         counts = Counter(r["verdict"] for r in paper["claims"])
-        rows = {r["id"]: {"verdict": r["verdict"],
-                          **{k: r[k] for k in ("value", "uncertainty") if r.get(k) is not None}}
-                for r in paper["claims"]}
         out[paper["paper"]] = {"claims_total": len(paper["claims"]),
-                               **{v.replace(" ", "_"): counts.get(v, 0) for v in VERDICTS},
-                               "claims": rows}
+                               **{v.replace(" ", "_"): counts.get(v, 0) for v in VERDICTS}}
     return out
+
+
+def claim_values(papers: list[dict]) -> dict:
+    """Every claim's numbers (reports/claim_values.json, read with ``dvc metrics show`` or
+    ``dvc metrics diff`` given the file, kept out of ``dvc exp show``'s columns): per paper, per
+    claim (key: its stable id, the same under every params profile), ``verdict``, and ``value``
+    and ``uncertainty`` where numeric."""
+    return {paper["paper"]: {r["id"]: {"verdict": r["verdict"],
+                                       **{k: r[k] for k in ("value", "uncertainty")
+                                          if r.get(k) is not None}}
+                             for r in paper["claims"]}
+            for paper in papers}
 
 
 # Tracked files the pipeline itself rewrites: not uncommitted work of the checkout.
