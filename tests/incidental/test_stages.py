@@ -49,6 +49,7 @@ def ip_repo(tmp_path_factory, load_profile):
 
 def test_report_has_every_figure_and_the_claims(ip_repo):
     html = (ip_repo / "reports/incidental_polysemanticity.html").read_text()
+    assert "Figure 6 (printed σ)" in html and "Figure 6 (10× the printed σ)" in html
     for k in [*range(1, 8), "6_printed"]:
         assert f"Figure {str(k)[0]}" in html
         for ext in ("png", "svg"):
@@ -70,7 +71,7 @@ def test_tables_and_arrays_have_the_grid_shape(ip_repo):
     for run in ("single", "single_printed"):
         single = io.read_arrays(ip_repo / OUT / run)
         assert single["W"].shape == (2, 4, 8) and single["fourth"].shape == (2, 51, 4)
-    assert "poly_benign_init" in col and (col.poly_benign_init <= col.poly_pairs).all()
+    assert (col.poly_from_init <= col.polysemantic).all()
     traj = pd.read_parquet(ip_repo / OUT / "sparsification.parquet")
     assert len(traj) == 50 and traj.m_prime.iloc[-1] == 1
 

@@ -31,18 +31,18 @@ def test_benign_pairs_need_the_same_top_neuron_and_opposite_signs():
     assert stats.benign_pairs(np.stack([W, -W])).tolist() == [2, 2]
 
 
-def test_polysemantic_origins_trace_each_pair_on_a_neuron_back_to_init():
+def test_polysemantic_from_init_needs_two_features_largest_there_at_init():
     W = np.zeros((4, 3))
-    W[[0, 1, 2], 0] = [1.0, -1.0, 0.9]        # neuron 0: pairs (0,1), (0,2), (1,2)
-    W[3, 1], W[0, 1] = 1.1, 0.85               # neuron 1: pair (0,3)
+    W[[0, 1, 2], 0] = [1.0, -1.0, 0.9]        # neuron 0: features 0, 1, 2
+    W[3, 1], W[0, 1] = 1.1, -0.85              # neuron 1: features 0, 3
     W0 = np.array([[0.5, 0.2, 0.0],            # feature 0: largest on neuron 0
-                   [-0.4, 0.1, 0.0],           # opposite to 0 on neuron 0, largest there
-                   [-0.1, 0.0, 0.3],           # opposite to 0 on neuron 0, largest on 2
-                   [0.0, -0.3, 0.1]])          # opposite to 0 on neuron 1
-    # (0,1) benign, both largest on 0; (0,2) benign, 2's largest is neuron 2; (1,2) same sign;
-    # (0,3) benign on neuron 1, but 0's largest is neuron 0
-    assert stats.polysemantic_origins(W, W0) == (4, 3, 1)
-    assert stats.polysemantic_origins(np.zeros((4, 3)), W0) == (0, 0, 0)
+                   [-0.4, 0.1, 0.0],           # feature 1: largest on neuron 0
+                   [-0.1, 0.0, 0.3],           # feature 2: largest on neuron 2
+                   [0.0, -0.3, 0.1]])          # feature 3: largest on neuron 1, but 0 is not
+    assert stats.polysemantic_from_init(W, W0) == 1                     # neuron 0 only
+    W0[0] = [0.2, 0.5, 0.0]                                             # 0 now largest on 1
+    assert stats.polysemantic_from_init(W, W0) == 1                     # neuron 1 only
+    assert stats.polysemantic_from_init(np.zeros((4, 3)), W0) == 0
 
 
 def test_fourth_norms():

@@ -234,3 +234,14 @@ def test_claims_of_models_that_all_diverged_read_not_computed():
                                          "fig3.off_diagonal", "fig2.trained_theory")] == [
         "not computed"] * 5
     assert rows["fig1.hadamard_xor"]["verdict"] == "erratum"
+
+
+def test_an_exponent_fitted_with_an_interval_wider_than_its_tolerance_is_inconclusive():
+    i = _inputs()
+    f = i["fits"].copy()
+    at = (f.source == "theory") & (f.term == "r")
+    f.loc[at, "low"], f.loc[at, "high"] = -1.3, -0.76
+    row = _rows({**i, "fits": f})["scaling.beta"]
+    assert row["verdict"] == "inconclusive at this scale"
+    assert row["inconclusive"] == "the 95% interval (±0.27) is wider than the tolerance"
+    assert _rows(i)["scaling.beta"]["verdict"] == "reproduced"

@@ -54,29 +54,24 @@ def benign_pairs(W: np.ndarray) -> np.ndarray:
     return np.triu(same & opposite, k=1).sum((-2, -1))
 
 
-def polysemantic_origins(W: np.ndarray, W0: np.ndarray, band: tuple[float, float] = BAND
-                         ) -> tuple[int, int, int]:
-    """Where each polysemantic neuron came from (section 2.1: from a benign collision at init).
+def polysemantic_from_init(W: np.ndarray, W0: np.ndarray, band: tuple[float, float] = BAND
+                           ) -> int:
+    """How many polysemantic neurons trace back to a collision at init (section 2.1:
+    "polysemanticity will happen when the largest coordinates in encodings W_i and W_j get into
+    a benign collision").
 
-    W, W0: (n, m), one model's final and initial weights. Every pair of features (i, j) that
-    share a neuron k in the band at the end (both band[0] ≤ |W_ik|, |W_jk| ≤ band[1]) is one
-    incidence. Returns (incidences, of them with opposite signs at init, W0_ik·W0_jk < 0 — a
-    benign collision, half of all pairs by chance —, of them with k the largest |W0| coordinate
-    of both i and j at init).
+    W, W0: (n, m), one model's final and initial weights. A polysemantic neuron k (at least two
+    features with band[0] ≤ |W_ik| ≤ band[1] at the end, :func:`polysemantic_neurons`) is traced
+    when at least two of those features had their largest |W0_ik| on k at init. (The sign needs
+    no test: two features share a neuron at the end only with opposite signs, and weights in the
+    band keep their sign from init.) By chance a given pair's largest coordinates both fall on
+    k with probability 1/m².
     """
     a = np.abs(W)
     held = (a >= band[0]) & (a <= band[1])                       # (n, m)
     top = np.abs(W0).argmax(-1)                                  # (n,)
-    total = benign = largest = 0
-    for k in np.flatnonzero(held.sum(0) >= 2):
-        feats = np.flatnonzero(held[:, k])
-        for x, i in enumerate(feats):
-            for j in feats[x + 1:]:
-                total += 1
-                if W0[i, k] * W0[j, k] < 0:
-                    benign += 1
-                    largest += int(top[i] == k and top[j] == k)
-    return total, benign, largest
+    poly = np.flatnonzero(held.sum(0) >= 2)
+    return int(sum((top[held[:, k]] == k).sum() >= 2 for k in poly))
 
 
 def stuck_encodings(W: np.ndarray, stuck_below: float) -> pd.DataFrame:

@@ -14,8 +14,8 @@ import pandas as pd
 
 from tms.engine.sampler import generators
 from tms.engine.tied import Optim, Setting, init_weights, stack_bytes, stack_flops, train
-from tms.incidental.stats import (BAND, benign_pairs, fourth_norms, polysemantic_neurons,
-                                  polysemantic_origins, stuck_encodings)
+from tms.incidental.stats import (BAND, benign_pairs, fourth_norms, polysemantic_from_init,
+                                  polysemantic_neurons, stuck_encodings)
 from tms.pipeline import machine
 from tms.pipeline.params import IpCollisions, IpNoise, IpOptimizer, IpSingle, IpSweep
 
@@ -28,11 +28,8 @@ COLLISION_COLUMNS = {
     "polysemantic":
         "neurons with >= 2 features in the band 0.8 <= |W_ik| <= 1.2 (docs/paper-gaps.md)",
     "benign_pairs_init": "feature pairs whose largest |W_ik(0)| share a neuron with opposite signs",
-    "poly_pairs": "feature pairs sharing a polysemantic neuron at the end (one per neuron, pair)",
-    "poly_benign_init": "of those, pairs whose weights on that neuron had opposite signs at init "
-                        "(a benign collision; tms.incidental.stats.polysemantic_origins)",
-    "poly_top_init": "of those, pairs for which that neuron was also both features' largest "
-                     "|W_ik(0)|",
+    "poly_from_init": "polysemantic neurons on which at least two of their features had their "
+                      "largest |W_ik(0)| at init (tms.incidental.stats.polysemantic_from_init)",
     "represented": "share of features with exactly one weight in the band",
     "fourth": "mean over features of the final ‖W_i‖₄⁴",
     "loss": "final loss (squared error summed over inputs and outputs + λ‖W‖₁)",
@@ -104,7 +101,7 @@ def collisions(cfg: IpCollisions, device: str = "cpu") -> pd.DataFrame:
         represented = (((a >= BAND[0]) & (a <= BAND[1])).sum(-1) == 1).mean(-1)
         for r, k in enumerate(index):
             rows.append([cfg.n, m, k, settings[r].seed, int(polysemantic_neurons(trace.W[r])),
-                         int(benign_pairs(W0[r])), *polysemantic_origins(trace.W[r], W0[r]),
+                         int(benign_pairs(W0[r])), polysemantic_from_init(trace.W[r], W0[r]),
                          float(represented[r]),
                          float(fourth_norms(trace.W[r]).mean()), float(trace.loss[r]),
                          bool(trace.diverged[r])])

@@ -21,6 +21,7 @@ import pandas as pd
 from matplotlib.colors import LogNorm, Normalize, TwoSlopeNorm
 
 from tms.persian_rug import bounds, theory
+from tms.persian_rug.stats import over_seeds
 from tms.pipeline.savefig import plt
 
 
@@ -145,25 +146,28 @@ def heatmaps(stats: pd.DataFrame, column: str, label: str) -> plt.Figure:
     seeds relative to the mean (one shared linear scale).
 
     stats: tms.persian_rug.stats tables of every n_s concatenated (columns n_s, n_d, p,
-    ratio_target, seed_index, model, ``column``); ReLU models only. Rows are labelled with the
-    grid ratio and the realised n_d of that n_s (bottom to top), columns with p.
+    ratio_target, model, ``column``); ReLU models only. Rows are labelled with the grid ratio
+    and the realised n_d of that n_s (bottom to top), columns with p. A cell of a single seed, or
+    of mean 0, has no relative uncertainty (blank).
     """
     relu = stats[stats.model == "relu"]
-    g = relu.groupby(["n_s", "ratio_target", "p"])[column]
-    cells, rel_se = g.mean(), (g.sem() / g.mean().abs())
-    n_d = relu.groupby(["n_s", "ratio_target"]).n_d.first()
-    sizes = sorted(cells.index.unique("n_s"))
-    seeds = int(relu.groupby(["n_s", "ratio_target", "p"]).size().min())
+    cells = over_seeds(relu, [column], ("n_s", "ratio_target", "p", "n_d"))
+    cells = cells.set_index(["n_s", "ratio_target", "p"])
+    values = cells[column]
+    rel_se = (cells[f"{column}_se"] / values.abs()).replace([np.inf, -np.inf], np.nan)
+    n_d = cells.n_d.groupby(["n_s", "ratio_target"]).first()
+    sizes = sorted(values.index.unique("n_s"))
+    seeds = int(cells.seeds.max())
     rows = 2 if seeds > 1 else 1
     fig, axes = plt.subplots(rows, len(sizes), figsize=(5.0 * len(sizes) + 1.4, 4.2 * rows),
                              squeeze=False, layout="constrained")
-    for row, (values, norm, what) in enumerate(
-            [(cells, _norm(cells.to_numpy(dtype=float)), label),
+    for row, (shown, norm, what) in enumerate(
+            [(values, _norm(values.to_numpy(dtype=float)), label),
              (rel_se, Normalize(0.0, max(float(np.nanmax(rel_se.to_numpy(dtype=float))), 1e-12)
                                 if rel_se.notna().any() else 1.0),
-              f"standard error over {seeds} seeds / mean")][:rows]):
+              f"standard error over up to {seeds} seeds / mean")][:rows]):
         for ax, n_s in zip(axes[row], sizes):
-            grid = values.loc[n_s].unstack("p").sort_index()
+            grid = shown.loc[n_s].unstack("p").sort_index()
             im = ax.imshow(grid.to_numpy(dtype=float), origin="lower", aspect="auto",
                            cmap="viridis" if row == 0 else "magma", norm=norm,
                            interpolation="nearest")

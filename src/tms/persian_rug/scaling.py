@@ -11,8 +11,9 @@ intervals, on the points with p/r ≤ ``max_p_over_r`` (and r < 1):
   σ² = Var(x)(n_s/n_d − 1) of eq. 6, valid up to r = 1; exponents 2 and +1).
 
 β differs from −1 by the factor (1 − r) that the first form leaves out (d log(1 − r)/d log r =
-−r/(1 − r), large near r = 1: fitted up to r = 0.95 the theory gives β ≈ −2, up to r = 0.05
-β ≈ −1.09, up to r = 0.02 β ≈ −1.01), and α from 2 by the log(1/p) of eq. 13.
+−r/(1 − r), large near r = 1: on the default theory grid, fitted up to r = 0.95 the theory gives
+β ≈ −1.96, up to r = 0.05 β ≈ −1.04, up to r = 0.02 β ≈ −1.01), and α from 2 by the log(1/p) of
+eq. 13.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def fit_laws(table: pd.DataFrame, source: str, max_p_over_r: float, n_boot: int,
     """
     regime = table[in_regime(table, max_p_over_r) & (table[loss] > 0)]
     out = []
-    for law, sel in (("p, r", regime[regime.ratio <= small_r]), ("p, n_s/n_d − 1", regime)):
+    small = regime.ratio <= small_r * (1 + 1e-9)            # grid values equal to it included
+    for law, sel in (("p, r", regime[small]), ("p, n_s/n_d − 1", regime)):
         p, r, y = sel.p.to_numpy(), sel.ratio.to_numpy(), sel[loss].to_numpy()
         regressors = {"p": p, "r": r} if law == "p, r" else {"p": p, "n_s/n_d − 1": 1 / r - 1}
         if len(sel) >= MIN_POINTS:

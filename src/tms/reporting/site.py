@@ -55,7 +55,7 @@ def claim_values(papers: list[dict]) -> dict:
 
 
 # Tracked files the pipeline itself rewrites: not uncommitted work of the checkout.
-_WRITTEN = ("dvc.lock", "reports/claims.json", "reports/plots")
+_WRITTEN = ("dvc.lock", "reports/claims.json", "reports/claim_values.json", "reports/plots")
 
 
 def git_revision(repo: str | Path = ".") -> str:
