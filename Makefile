@@ -1,24 +1,36 @@
 # The two commands that set up a fresh machine: `make repro` and `make test`.
 # TORCH overrides the torch requirement, e.g. for CUDA:
 #   make repro TORCH="torch==2.13.0 --index-url https://download.pytorch.org/whl/cu128"
+# and takes effect on an existing .venv too (torch is replaced); later makes keep that choice
+# (.venv/.torch) until another TORCH is given.
 PYTHON ?= python3
-TORCH  ?= torch==2.13.0
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TORCH_SPEC := $(VENV)/.torch
+TORCH  ?= $(or $(shell cat $(TORCH_SPEC) 2>/dev/null),torch==2.13.0)
 # npm's record of what `npm ci` installed, and the page template of DVC plots (below)
 PLOTS_JS   := node_modules/.package-lock.json
 PLOTS_PAGE := reports/templates/plots/page.html
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: help env repro test bench profile browser site-check verify plots-page publish
+.PHONY: FORCE help env repro test bench profile browser site-check verify plots-page publish snapshot
 
 help:  ## this list
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
+# The torch requirement of .venv, rewritten only when TORCH differs from it (so that .venv is
+# rebuilt then, and only then); an installed torch of another requirement is removed first.
+$(TORCH_SPEC): FORCE
+	@mkdir -p $(VENV); if [ "$$(cat $@ 2>/dev/null)" != '$(TORCH)' ]; then \
+	  if [ -f $@ ] && [ -x $(BIN)/python ]; then $(BIN)/python -m pip uninstall --quiet -y torch; fi; \
+	  echo '$(TORCH)' > $@; fi
+
+FORCE:
+
 # torch first and pinned, so pip never resolves an unpinned (CUDA) build; then the package.
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml $(TORCH_SPEC)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(TORCH)
@@ -69,6 +81,12 @@ site-check: $(STAMP) browser  ## after repro: load the site and reports in headl
 # attach as is.
 publish: $(STAMP)  ## after repro: the site and all it links as public/ and public.tar.gz
 	$(BIN)/python -m tms.reporting.publish reports/index.html public
+
+# After `make repro` and a commit: the site, params.yaml, dvc.lock, the claims and the stage times
+# as results/NAME/ (default: the profile's name), a snapshot to commit and link from the README.
+NAME ?= $(shell $(BIN)/python -c 'from tms.pipeline.profiles import profile_name; print(profile_name())' 2>/dev/null)
+snapshot: $(STAMP)  ## after repro and a commit: results/NAME/, the site and what made it, to keep in git
+	$(BIN)/python -m tms.reporting.snapshot results/$(NAME)
 
 # Re-hash every output against dvc.lock (dvc status trusts sizes and times) and name any that
 # differs; exit status 1 if one does.

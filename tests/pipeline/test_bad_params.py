@@ -181,6 +181,25 @@ def test_missing_device_is_a_params_error(monkeypatch, count, name, allowed):
     assert params.resolve_device("auto") == ("cuda" if count else "cpu")
 
 
+@pytest.mark.parametrize("count, chosen, why", [
+    (0, "cpu", "CUDA is not available"),
+    (2, "cuda", "Fake GPU, 2 CUDA device(s)"),
+])
+def test_auto_says_which_device_it_chose(monkeypatch, load_profile, count, chosen, why):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: count > 0)
+    monkeypatch.setattr(torch.cuda, "device_count", lambda: count)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Fake GPU")
+    monkeypatch.delenv("TMS_DEVICE", raising=False)
+    p = params.parse(load_profile("paper"))
+    said = params.check_devices(p)
+    auto = [s for s in type(p).model_fields if getattr(p, s).device == "auto"]
+    assert auto and len(said) == len(auto)
+    for section, line in zip(auto, said):
+        assert line.startswith(f"{section}.device = 'auto': {chosen} (") and why in line
+    monkeypatch.setenv("TMS_DEVICE", "cpu")              # the environment's choice is not auto
+    assert params.check_devices(p) == []
+
+
 def _snapshot(root: Path) -> dict[str, tuple[str, int]]:
     return {str(f.relative_to(root)): (hashlib.sha256(f.read_bytes()).hexdigest(),
                                        f.stat().st_mtime_ns)

@@ -816,8 +816,23 @@ def resolve_device(name: str, key: str = "device") -> str:
     return name
 
 
-def check_devices(params: Params) -> None:
+def check_devices(params: Params) -> list[str]:
     """Resolve the ``device`` of every section on this machine (:func:`resolve_device`), so a
-    device that does not exist stops a stage at validation time. Raises ParamsError."""
+    device that does not exist stops a stage at validation time. Returns one line per section
+    whose device is 'auto' (after ``TMS_DEVICE``), saying which device it chose and why, for the
+    caller to print. Raises ParamsError."""
+    said = []
     for section in type(params).model_fields:
-        resolve_device(getattr(params, section).device, f"{section}.device")
+        key = f"{section}.device"
+        chosen = resolve_device(getattr(params, section).device, key)
+        if os.environ.get("TMS_DEVICE", getattr(params, section).device) == "auto":
+            said.append(f"{key} = 'auto': {chosen} ({_why(chosen)})")
+    return said
+
+
+def _why(device: str) -> str:
+    import torch
+
+    if device == "cpu":
+        return "CUDA is not available to this torch build or machine"
+    return f"{torch.cuda.get_device_name(device)}, {torch.cuda.device_count()} CUDA device(s)"

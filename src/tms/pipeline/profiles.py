@@ -72,6 +72,15 @@ def default_params(repo: str | Path = ".") -> dict:
     return parse_yaml(run.stdout, "params.yaml at git HEAD")
 
 
+def profile_name(path: str | Path = "params.yaml") -> str:
+    """The profile a params file holds: the stem of the overlay named in the header that
+    :func:`dump` writes (e.g. "paper"), or "default" for a file without that header."""
+    first = Path(path).read_text(encoding="utf-8").partition("\n")[0]
+    if not first.startswith(GENERATED):
+        return "default"
+    return Path(first.split(" with ", 1)[1].split(" over it", 1)[0]).stem
+
+
 def dump(raw: dict, overlay_path: str | Path) -> str:
     """``raw`` as the text of a params.yaml made from ``overlay_path``, with a header saying so."""
     header = (f"{GENERATED} from the default params.yaml with {overlay_path} over it:\n"

@@ -4,7 +4,7 @@
 
 1. ``params.yaml`` is validated once, every section and device, before DVC starts any stage: a
    bad value stops here with the key named (exit status 2), before DVC removes the output of the
-   stage it was about to run.
+   stage it was about to run. Each ``device: auto`` says which device it chose, and why.
 2. ``dvc repro`` runs with this interpreter's folder first on ``PATH``, so the stages' ``python``
    is this environment's even when it is not activated. Its console output is passed through, but
    for the hint to ``dvc push`` (the project has no DVC remote).
@@ -64,10 +64,12 @@ def main(argv: list[str] | None = None) -> int:
         print(__doc__)
         return 0
     try:
-        check_devices(load(PARAMS_FILE))
+        said = check_devices(load(PARAMS_FILE))
     except (ParamsError, FileNotFoundError) as err:
         print(f"error: {err}\nnothing was run: fix {PARAMS_FILE} and run again", file=sys.stderr)
         return 2
+    for line in said:
+        print(line)
     start = _log_size()
     env = {**os.environ, "PYTHONUNBUFFERED": "1",
            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])}

@@ -60,7 +60,8 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict],
     _log(f"{name}: started")
     try:
         params = load(PARAMS_FILE)
-        check_devices(params)
+        for line in check_devices(params):
+            _log(f"{name}: {line}")
         main(params, **args)
         status = 0
     except ParamsError as err:

@@ -88,15 +88,22 @@ def archive(folder: str | Path, path: str | Path) -> Path:
     return Path(path)
 
 
-def publish(index: str | Path, out: str | Path) -> tuple[Path, Path]:
-    """Copy the site of ``index`` (:func:`collect`) into the folder ``out``, replacing it, and
-    write ``out``.tar.gz beside it (:func:`archive`). Returns (folder, archive)."""
+def copy_site(index: str | Path, out: str | Path) -> Path:
+    """Copy the site of ``index`` (:func:`collect`) into the folder ``out``, replacing it.
+    Returns ``out``."""
     src, out = Path(index).parent, Path(out)
     files = collect(index)
     shutil.rmtree(out, ignore_errors=True)
     for rel in files:
         (out / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(src / rel, out / rel)
+    return out
+
+
+def publish(index: str | Path, out: str | Path) -> tuple[Path, Path]:
+    """:func:`copy_site` into ``out`` and ``out``.tar.gz beside it (:func:`archive`).
+    Returns (folder, archive)."""
+    out = copy_site(index, out)
     return out, archive(out, out.with_name(out.name + ".tar.gz"))
 
 

@@ -1,0 +1,138 @@
+"""A results snapshot kept in git: the published site of a profile that was run, with what made it.
+
+    python -m tms.reporting.snapshot results/default     # after `make repro`; `make snapshot`
+
+A reader without the machine (a GPU, or the hours) sees the results of a run without rerunning
+it. The folder holds:
+
+- ``site/``: the site as :func:`tms.reporting.publish.copy_site` copies it (reports, figures and
+  the CSV behind each figure; no weights), opened at ``site/index.html``;
+- ``params.yaml`` and ``dvc.lock``: the profile and the hashes of every input and output of the
+  run, to rerun it (``git checkout <revision>``, copy both back, ``make repro``) and compare;
+- ``claims.json`` and ``claim_values.json``: the verdict counts and each claim's value, the
+  files ``dvc metrics show`` reads;
+- ``README.md``: the profile, the git revision, the machine it was taken on, and each stage's
+  last logged time.
+
+The snapshot is refused, with the reason, unless every stage is up to date (``dvc status``) and
+the tracked files other than ``params.yaml`` and ``dvc.lock`` are as committed, so that the
+revision it names is the code that made it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from tms.pipeline.io import atomic_path
+from tms.pipeline.profiles import profile_name
+from tms.pipeline.repro import stage_times
+from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
+from tms.reporting.publish import copy_site
+
+#: The files of the run copied beside the site, from the repository root.
+RUN_FILES = (str(PARAMS_FILE), "dvc.lock", "reports/claims.json", "reports/claim_values.json")
+
+
+class SnapshotError(RuntimeError):
+    """The checkout cannot be snapshotted as it stands (the message says why)."""
+
+
+def _run(args: list[str], repo: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(args, cwd=repo, capture_output=True, text=True)
+
+
+def check_clean(repo: str | Path = ".") -> str:
+    """The git revision (HEAD) of ``repo`` when its run can be snapshotted. Raises SnapshotError
+    naming what stands in the way: a stage that is not up to date (``dvc status``), or a tracked
+    file other than params.yaml and dvc.lock that differs from HEAD."""
+    repo = Path(repo)
+    dvc = _run([sys.executable, "-m", "dvc", "status"], repo)
+    if dvc.returncode != 0 or "up to date" not in dvc.stdout:
+        raise SnapshotError("the pipeline is not up to date (run `make repro` first):\n"
+                            + (dvc.stdout + dvc.stderr).strip())
+    git = _run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                f":!{PARAMS_FILE}", ":!dvc.lock"], repo)
+    if git.returncode != 0 or git.stdout.strip():
+        raise SnapshotError("tracked files differ from the commit, so no revision names the code "
+                            "of this run; commit them first:\n"
+                            + (git.stdout + git.stderr).strip())
+    return _run(["git", "rev-parse", "HEAD"], repo).stdout.strip()
+
+
+def machine() -> str:
+    """This machine in words: CPU, core count, torch version, and the CUDA device if any."""
+    import torch
+
+    gpu = (f", {torch.cuda.get_device_name(0)} (CUDA {torch.version.cuda})"
+           if torch.cuda.is_available() else ", no GPU")
+    return (f"{platform.machine()} {platform.system()}, {os.cpu_count()} CPU cores, "
+            f"torch {torch.__version__}{gpu}")
+
+
+def readme(profile: str, revision: str, where: str, times: list[tuple[str, float]]) -> str:
+    """The snapshot's README.md: what it is, what made it, how to open and rerun it, and the
+    stage times ``times`` ((stage, seconds), the last logged run of each stage)."""
+    lines = [f"# Results snapshot: the `{profile}` profile", "",
+             f"Made by git revision `{revision}` with `params.yaml` and `dvc.lock` of this folder, "
+             f"on {where}.", "",
+             "Open `site/index.html` in a browser (nothing loads from the network). "
+             "`claims.json` and `claim_values.json` are the verdict counts and each claim's "
+             "value, as `dvc metrics show` reads them.", "",
+             f"To rerun: `git checkout {revision[:12]}`, copy this folder's `params.yaml` and "
+             "`dvc.lock` to the repository root, `make repro`; `git diff --no-index` of the "
+             "new `dvc.lock` against this one names every output that differs.", ""]
+    if times:
+        last = dict(times)
+        lines += ["Stage times (the last logged run of each stage, `logs/repro.log`; a stage "
+                  "restored from DVC's cache took none):", "",
+                  "| stage | seconds |", "|---|---:|",
+                  *(f"| {name} | {seconds:.1f} |" for name, seconds in last.items()),
+                  f"| total | {sum(last.values()):.1f} |", ""]
+    return "\n".join(lines)
+
+
+def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/index.html",
+             revision: str | None = None, where: str | None = None) -> Path:
+    """Write the snapshot folder ``out`` (replacing it) from the run in ``repo``; returns it.
+
+    revision: the git revision to name (None: :func:`check_clean`, which raises SnapshotError
+    when the run cannot be named by one); where: the machine (None: :func:`machine`). Raises
+    FileNotFoundError for a missing run file or a file the site links but lacks.
+    """
+    repo, out = Path(repo), Path(out)
+    revision = check_clean(repo) if revision is None else revision
+    log = repo / LOG_FILE
+    times = stage_times(log.read_text(encoding="utf-8").splitlines()) if log.exists() else []
+    text = readme(profile_name(repo / PARAMS_FILE), revision, where or machine(), times)
+    for name in RUN_FILES:
+        if not (repo / name).is_file():
+            raise FileNotFoundError(f"{repo / name} is missing: run `make repro` first")
+    with atomic_path(out, directory=True) as tmp:
+        copy_site(repo / index, tmp / "site")
+        for name in RUN_FILES:
+            shutil.copyfile(repo / name, tmp / Path(name).name)
+        (tmp / "README.md").write_text(text, encoding="utf-8")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", help="the folder to write, e.g. results/default")
+    args = ap.parse_args(argv)
+    try:
+        folder = snapshot(args.out)
+    except (SnapshotError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"wrote {folder}/: open {folder}/site/index.html; commit the folder to keep it")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

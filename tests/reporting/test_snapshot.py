@@ -1,0 +1,83 @@
+"""Results snapshots: refused unless the run is named by a revision; the folder and its README;
+every snapshot kept in the repository whole and linked from the README."""
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from tms.pipeline import profiles
+from tms.reporting import snapshot
+
+
+def _git(repo, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", *args], cwd=repo,
+                   check=True, capture_output=True)
+
+
+@pytest.fixture
+def repo(tmp_path):
+    """A git and DVC repository with one stage, up to date and committed."""
+    _git(tmp_path, "init", "-q")
+    subprocess.run([sys.executable, "-m", "dvc", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "params.yaml").write_text("a: 1\n")
+    (tmp_path / "code.py").write_text("x = 1\n")
+    (tmp_path / "dvc.yaml").write_text(
+        "stages:\n  s:\n    cmd: cp code.py out.txt\n    deps: [code.py]\n    outs: [out.txt]\n")
+    subprocess.run([sys.executable, "-m", "dvc", "repro", "-q"], cwd=tmp_path, check=True)
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-q", "-m", "run")
+    return tmp_path
+
+
+def test_check_clean_names_the_revision_only_for_an_up_to_date_committed_run(repo):
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
+                          text=True).stdout.strip()
+    assert snapshot.check_clean(repo) == head
+    (repo / "params.yaml").write_text("a: 2\n")        # a profile: params.yaml is not code
+    assert snapshot.check_clean(repo) == head
+    (repo / "code.py").write_text("x = 2\n")
+    with pytest.raises(snapshot.SnapshotError, match="not up to date"):
+        snapshot.check_clean(repo)
+    subprocess.run([sys.executable, "-m", "dvc", "repro", "-q"], cwd=repo, check=True)
+    with pytest.raises(snapshot.SnapshotError, match="commit them first"):
+        snapshot.check_clean(repo)
+
+
+def test_snapshot_holds_site_run_files_and_readme(tmp_path):
+    (tmp_path / "reports/figures").mkdir(parents=True)
+    (tmp_path / "reports/index.html").write_text('<img src="figures/a.png">')
+    (tmp_path / "reports/figures/a.png").write_text("png")
+    (tmp_path / "reports/figures/unlinked.csv").write_text("x")
+    (tmp_path / "params.yaml").write_text(profiles.dump({"a": 1}, "profiles/gpu.yaml"))
+    for name in ("dvc.lock", "reports/claims.json", "reports/claim_values.json"):
+        (tmp_path / name).write_text(name)
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs/repro.log").write_text(
+        "t s1: started\nt s1: done in 1.0 s\nt s2: done in 2.5 s\nt s1: done in 4.0 s\n")
+    out = snapshot.snapshot(tmp_path / "results/gpu", tmp_path, revision="abc123",
+                            where="a test machine")
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert files == ["README.md", "claim_values.json", "claims.json", "dvc.lock", "params.yaml",
+                     "site/figures/a.png", "site/index.html"]
+    text = (out / "README.md").read_text()
+    assert "`gpu` profile" in text and "`abc123`" in text and "a test machine" in text
+    assert "| s1 | 4.0 |" in text and "| s2 | 2.5 |" in text and "| total | 6.5 |" in text
+    (tmp_path / "reports/claims.json").unlink()
+    with pytest.raises(FileNotFoundError, match="claims.json"):
+        snapshot.snapshot(tmp_path / "results/gpu", tmp_path, revision="abc", where="m")
+    assert (out / "claims.json").exists()               # the old snapshot is left whole
+
+
+def test_every_kept_snapshot_is_whole_and_linked_from_the_readme(root):
+    readme = (root / "README.md").read_text()
+    kept = sorted(p for p in (root / "results").iterdir() if p.is_dir())
+    assert kept, "no results snapshot in results/"
+    for folder in kept:
+        for name in ("README.md", "params.yaml", "dvc.lock", "claims.json",
+                     "claim_values.json", "site/index.html"):
+            assert (folder / name).is_file(), f"{folder.name}: {name} missing"
+        assert re.search(rf"\(results/{folder.name}/site/index\.html\)", readme), folder.name
+        revision = re.search(r"git revision `([0-9a-f]{40})`", (folder / "README.md").read_text())
+        assert revision, f"{folder.name}: README names no revision"
