@@ -1,13 +1,15 @@
 """`make bench`: the throughput benchmark (bench/throughput.py), the measurements behind the
 engine's fixed choices (bench/pieces.py: batch pieces; bench/sparse_input.py: dense W_in x),
-then the default-profile repro timing (bench/repro_time.py), in one run; everything printed
-and written to bench/results.json.
+on a CUDA machine the GPU path at the authors' scale and each precision (bench/gpu.py; without
+CUDA it says so), then the default-profile repro timing (bench/repro_time.py), in one run;
+everything printed and written to bench/results.json.
 
     .venv/bin/python bench/run.py
 """
 
 from pathlib import Path
 
+import gpu
 import pieces
 import repro_time
 import sparse_input
@@ -17,7 +19,8 @@ from tms.pipeline import io
 
 def main() -> None:
     results = {"throughput": throughput.main([]), "pieces": pieces.main([]),
-               "sparse_input": sparse_input.main([]), "repro_seconds": repro_time.main()}
+               "sparse_input": sparse_input.main([]), "gpu": gpu.main([]),
+               "repro_seconds": repro_time.main()}
     io.write_json(results, Path(__file__).with_name("results.json"))
 
 

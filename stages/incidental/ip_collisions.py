@@ -12,7 +12,8 @@ from tms.pipeline.params import resolve_device
 
 def main(params):
     ip = params.incidental_polysemanticity
-    io.write_parquet(training.collisions(ip.collisions, resolve_device(ip.device)),
+    io.write_parquet(training.collisions(ip.collisions, resolve_device(ip.device),
+                                         ip.compute.precision),
                      "data/incidental_polysemanticity/collisions.parquet")
 
 

@@ -15,7 +15,8 @@ OUT = "data/incidental_polysemanticity"
 
 def main(params):
     ip = params.incidental_polysemanticity
-    table, arrays = training.noise_runs(ip.noise, resolve_device(ip.device))
+    table, arrays = training.noise_runs(ip.noise, resolve_device(ip.device),
+                                        ip.compute.precision)
     io.write_arrays(arrays, f"{OUT}/noise_fourth")
     io.write_parquet(table, f"{OUT}/noise.parquet")
 

@@ -21,7 +21,7 @@ RUN = ("--run", {"choices": ["single", "single_printed"], "required": True,
 def main(params, run):
     ip = params.incidental_polysemanticity
     stuck, arrays = training.single(getattr(ip, run), resolve_device(ip.device),
-                                    f"{training.SECTION}.{run}")
+                                    f"{training.SECTION}.{run}", ip.compute.precision)
     io.write_arrays(arrays, f"{OUT}/{run}")
     io.write_parquet(stuck, f"{OUT}/{run}_stuck.parquet")
 

@@ -17,7 +17,7 @@ def main(params):
     table = training.linear_table(
         lin.D, lin.d, lin.S, lin.steps, an.scale_min, lin.train.seed, lin.train.lr,
         Schedule.of(lin.train, max(lin.steps)), an.eval.seed, an.eval.n_vectors,
-        resolve_device(an.device))
+        resolve_device(an.device), an.compute.precision)
     io.write_parquet(table, "data/autoencoding_notes/linear.parquet")
 
 

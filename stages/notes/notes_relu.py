@@ -18,7 +18,7 @@ def main(params):
     table, strata = training.relu_tables(
         r.D, r.d, r.S, r.seeds, r.train.seed, r.train.lr,
         Schedule.of(r.train, r.max_steps), an.eval.seed, an.eval.n_vectors,
-        r.n_per_stratum, r.strata_seed, resolve_device(an.device))
+        r.n_per_stratum, r.strata_seed, resolve_device(an.device), an.compute.precision)
     io.write_parquet(table, "data/autoencoding_notes/relu.parquet")
     io.write_parquet(strata, "data/autoencoding_notes/relu_strata.parquet")
 

@@ -155,3 +155,31 @@ def test_bias_free_stack_keeps_b_zero_under_adam():
         loss_and_grads(ragged, [(0, 2)], lambda g, rows, out: out.copy_(x[rows]), 64, grad, loss)
         opt.step([ragged.flat], [grad])
     assert torch.all(ragged.flat[-2:] == 0) and torch.all(ragged.W_in(1) != 0)
+
+
+def test_equal_width_runs_are_the_buckets_of_equal_n_d():
+    assert models.equal_width_runs([3, 3, 5, 5, 5, 3, 7]) == [(0, 2), (2, 5), (5, 6), (6, 7)]
+    assert models.equal_width_runs([]) == []
+
+
+@pytest.mark.parametrize("relu,bias", [(True, True), (False, True), (True, False)])
+def test_bucketed_gradients_match_autograd(relu, bias):
+    # three buckets (n_d 4, 4, 4 | 9 | 6, 6), each instance with its own inputs
+    n_d = [4, 4, 4, 9, 6, 6]
+    gens = sampler.generators(range(6))
+    model = init_ragged(24, n_d, gens, relu, bias)
+    if bias:
+        model.flat[-6:].uniform_(-0.5, 0.5, generator=gens[0])
+    xs = torch.stack([sampler.sparse_from_uniform(torch.rand(48, 24, generator=g), p)
+                      for g, p in zip(gens, (0.1, 0.2, 0.3, 0.5, 0.7, 0.9))])
+    buckets = models.equal_width_runs(n_d)
+    grad, loss = torch.full_like(model.flat, float("nan")), torch.empty(6)
+    models.bucketed_loss_and_grads(model, buckets, lambda j: xs[slice(*buckets[j])], 48, grad,
+                                   loss)
+    _assert_matches_autograd(model, list(xs), grad, loss)
+    # bfloat16 products: the same loss to about bfloat16's precision (8 bits)
+    grad16, loss16 = torch.empty_like(grad), torch.empty(6)
+    models.bucketed_loss_and_grads(model, buckets, lambda j: xs[slice(*buckets[j])], 48, grad16,
+                                   loss16, torch.bfloat16)
+    torch.testing.assert_close(loss16, loss, rtol=2e-2, atol=0)
+    assert not torch.equal(loss16, loss)

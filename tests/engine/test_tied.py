@@ -31,6 +31,20 @@ def test_hand_written_gradient_matches_autograd(noisy):
     loss, grad = tied.loss_and_grad(W, lam, xi)
     torch.testing.assert_close(loss, ref_loss)
     torch.testing.assert_close(grad, ref_grad, rtol=1e-5, atol=1e-6)
+    # bfloat16 products: the same to about bfloat16's precision (8 bits), but not the same
+    loss16, grad16 = tied.loss_and_grad(W, lam, xi, matmul_dtype=torch.bfloat16)
+    assert grad16.dtype == torch.float32 and not torch.equal(grad16, grad)
+    torch.testing.assert_close(loss16, ref_loss, rtol=3e-2, atol=1e-3)
+    torch.testing.assert_close(grad16, ref_grad, rtol=0, atol=3e-2 * float(ref_grad.abs().max()))
+
+
+def test_tf32_is_refused_off_cuda_and_an_unknown_precision_anywhere():
+    with pytest.raises(ValueError, match="tf32.*CUDA"):
+        tied.train(4, 2, [tied.Setting(0)], tied.Optim("adam", 1e-3), 2, 1, _fourth,
+                   precision="tf32")
+    with pytest.raises(ValueError, match="precision must be one of"):
+        tied.train(4, 2, [tied.Setting(0)], tied.Optim("adam", 1e-3), 2, 1, _fourth,
+                   precision="fp16")
 
 
 def test_loss_of_a_perfect_monosemantic_solution_is_its_l1_penalty():

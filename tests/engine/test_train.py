@@ -2,6 +2,8 @@ import numpy as np
 import pytest
 import torch
 
+from torch.utils._python_dispatch import TorchDispatchMode
+
 from tms.engine import models, sampler
 from tms.engine.models import forward, init_stack
 from tms.engine.threads import torch_threads
@@ -183,3 +185,50 @@ def test_groups_in_batch_pieces_train_alike_on_any_thread_count_and_chunking(spa
     assert any(a.W_in.tobytes() != b.W_in.tobytes() for a, b in zip(runs[0], whole))
     for a, b in zip(runs[0], whole):
         np.testing.assert_allclose(a.W_in, b.W_in, rtol=1e-4, atol=1e-5)
+
+
+def test_gpu_path_trains_as_the_cpu_path_up_to_rounding():
+    # buckets of equal n_d across streams and p; own streams too
+    sched = Schedule(batch_size=64, adam_eps=1e-7, window=100, check_every=10, max_steps=60)
+    insts = [Instance(0.2, 4, 0, 1e-2, 7), Instance(0.5, 6, 1, 1e-2, 7),
+             Instance(0.1, 4, 2, 3e-3, 8), Instance(0.2, 6, 3, 1e-2), Instance(0.3, 4, 4, 1e-2)]
+    cpu = train_grid(12, insts, sched, bucketed=False)
+    gpu = train_grid(12, insts, sched, bucketed=True)
+    for a, b in zip(cpu, gpu):
+        assert a.steps == b.steps == 60
+        np.testing.assert_allclose(a.train_losses, b.train_losses, rtol=1e-4)
+        for x, y in ((a.W_in, b.W_in), (a.W_out, b.W_out), (a.b, b.b)):
+            np.testing.assert_allclose(x, y, rtol=1e-4, atol=1e-6)
+
+
+class _CountOps(TorchDispatchMode):
+    """Counts the torch operations dispatched inside the block (each a kernel launch on CUDA)."""
+
+    def __enter__(self):
+        self.count = 0
+        return super().__enter__()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+def _ops_per_step(models_in_bucket: int, bucketed: bool) -> int:
+    """The operations of one training step (the run of 3 steps less the run of 2) of a stack of
+    ``models_in_bucket`` models of one n_d on one data stream, each with its own p."""
+    insts = [Instance(0.05 + 0.1 * k, 8, k, 1e-2, 0) for k in range(models_in_bucket)]
+    counts = []
+    for steps in (2, 3):
+        sched = Schedule(batch_size=32, adam_eps=1e-7, window=100, check_every=100,
+                         max_steps=steps)
+        with torch_threads(1), _CountOps() as ops:       # every operation in this thread
+            train_grid(16, insts, sched, bucketed=bucketed)
+        counts.append(ops.count)
+    return counts[1] - counts[0]
+
+
+def test_gpu_path_step_dispatches_as_many_operations_for_2_as_for_12_models():
+    per_step = {m: _ops_per_step(m, bucketed=True) for m in (2, 12)}
+    assert per_step[2] == per_step[12] and 0 < per_step[2] < 100, per_step   # views included
+    # the CPU path, one loop per model, could have failed this test
+    assert _ops_per_step(12, bucketed=False) > _ops_per_step(2, bucketed=False) + 50

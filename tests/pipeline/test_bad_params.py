@@ -6,12 +6,14 @@ import os
 import shutil
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
 import torch
 import yaml
 
+from tms.engine import precision
 from tms.pipeline import params, stage
 
 PR, AN, IP = "persian_rug", "autoencoding_notes", "incidental_polysemanticity"
@@ -198,6 +200,26 @@ def test_auto_says_which_device_it_chose(monkeypatch, load_profile, count, chose
         assert line.startswith(f"{section}.device = 'auto': {chosen} (") and why in line
     monkeypatch.setenv("TMS_DEVICE", "cpu")              # the environment's choice is not auto
     assert params.check_devices(p) == []
+
+
+@pytest.mark.parametrize("section", ["persian_rug", "incidental_polysemanticity",
+                                     "autoencoding_notes"])
+def test_tf32_without_cuda_is_a_params_error_naming_the_key(monkeypatch, load_profile, section):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    monkeypatch.delenv("TMS_DEVICE", raising=False)
+    raw = load_profile("default")
+    raw[section]["compute"]["precision"] = "tf32"
+    with pytest.raises(params.ParamsError, match=f"{section}.compute.precision = 'tf32'"):
+        params.check_devices(params.parse(raw))
+    raw[section]["compute"]["precision"] = "bf16"            # bf16 runs on CPU too
+    params.check_devices(params.parse(raw))
+    raw[section]["compute"]["precision"] = "fp16"
+    with pytest.raises(params.ParamsError, match=f"{section}.compute.precision"):
+        params.parse(raw)
+
+
+def test_the_params_precisions_are_the_engines():
+    assert typing.get_args(params.Precision) == precision.PRECISIONS
 
 
 def _snapshot(root: Path) -> dict[str, tuple[str, int]]:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 import torch
 
+from tms.engine import precision
 from tms.engine.threads import SERIAL, WorkerPool, near_equal
 
 # torch warns on every first use of a CSR tensor; the sparse products here are tested
@@ -308,5 +309,66 @@ def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
         if model.bias:
             grad[2 * D + a:2 * D + b].add_(part[2 * w:])
         loss[a:b].add_(ls)
+    grad.mul_(2.0 / (batch * n_s))
+    loss.div_(batch * n_s)
+
+
+def equal_width_runs(n_d: Sequence[int]) -> list[tuple[int, int]]:
+    """The (start, stop) ranges of consecutive instances of equal n_d: the buckets of
+    :func:`bucketed_loss_and_grads` (contiguous in a stack ordered by n_d)."""
+    runs: list[tuple[int, int]] = []
+    for k, d in enumerate(n_d):
+        if runs and n_d[runs[-1][0]] == d:
+            runs[-1] = (runs[-1][0], k + 1)
+        else:
+            runs.append((k, k + 1))
+    return runs
+
+
+def bucketed_loss_and_grads(model: RaggedStack, buckets: Sequence[tuple[int, int]],
+                            x_of: Callable[[int], torch.Tensor], batch: int, grad: torch.Tensor,
+                            loss: torch.Tensor, matmul_dtype: torch.dtype | None = None) -> None:
+    """The losses and gradients of :func:`loss_and_grads`, a bucket of equal n_d at a time: the
+    GPU path, whose operations per step grow with the number of buckets, never with the number
+    of models in one.
+
+    buckets: (start, stop) ranges of instances of equal n_d (:func:`equal_width_runs`); their
+    rows of ``model.flat`` are read as (m, n_d, n_s) tensors and every product of the bucket is
+    one batched matmul (forward W_in x and W_out h; backward ∂W_out, ∂h and ∂W_in), every
+    elementwise step one pass over the bucket. ``x_of(j)``: the inputs of bucket j this step,
+    (m, batch, n_s), instance by instance (each with its own p). grad (shaped like
+    ``model.flat``) and loss (I,) are overwritten, as by :func:`loss_and_grads` (per-feature
+    MSE; equal up to rounding: tests/engine/test_models.py). matmul_dtype: None (float32, or
+    TF32 where torch allows it), or torch.bfloat16 for the products' inputs and outputs (their
+    sums accumulate in float32); everything else stays float32.
+    """
+    n_s, D, off = model.flat.shape[1], model.hidden, model.offsets
+
+    def bmm(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+        return precision.bmm(a, b, matmul_dtype, out)
+
+    for j, (a, b) in enumerate(buckets):
+        m, d, r0, r1 = b - a, model.n_d[a], off[a], off[b]
+        W_in = model.flat[r0:r1].view(m, d, n_s)
+        W_out_T = model.flat[D + r0:D + r1].view(m, d, n_s)
+        x = x_of(j)
+        h = bmm(x, W_in.transpose(1, 2))                               # (m, batch, d)
+        z = bmm(h, W_out_T)                                            # (m, batch, n_s)
+        if model.bias:
+            z.add_(model.flat[2 * D + a:2 * D + b].unsqueeze(1))
+        if model.relu:
+            on = z > 0
+            z.mul_(on)
+        err = z.sub_(x)
+        torch.sum(err.square(), dim=(1, 2), out=loss[a:b])
+        if model.relu:
+            err.mul_(on)
+        bmm(h.transpose(1, 2), err, out=grad[D + r0:D + r1].view(m, d, n_s))
+        dh = bmm(err, W_out_T.transpose(1, 2))                         # (m, batch, d)
+        bmm(dh.transpose(1, 2), x, out=grad[r0:r1].view(m, d, n_s))
+        if model.bias:
+            torch.sum(err, 1, out=grad[2 * D + a:2 * D + b])
+    if not model.bias:
+        grad[2 * D:].zero_()
     grad.mul_(2.0 / (batch * n_s))
     loss.div_(batch * n_s)

@@ -31,6 +31,7 @@ import torch
 from tqdm import tqdm
 
 from tms.engine.optim import make_optimizer
+from tms.engine import precision as precisions
 from tms.engine.sampler import generators
 from tms.engine.threads import torch_threads
 
@@ -61,7 +62,8 @@ def init_weights(n: int, m: int, gens: Sequence[torch.Generator]) -> torch.Tenso
 
 
 def loss_and_grad(W: torch.Tensor, lam: torch.Tensor, xi: torch.Tensor | None = None,
-                  with_loss: bool = True) -> tuple[torch.Tensor | None, torch.Tensor]:
+                  with_loss: bool = True, matmul_dtype: torch.dtype | None = None
+                  ) -> tuple[torch.Tensor | None, torch.Tensor]:
     """The loss L (I,) of every instance and its gradient dL/dW (I, n, m), written out by hand.
 
     W: (I, n, m); lam: (I,) the l1 coefficients λ; xi: (I, m) this step's hidden noise, or None
@@ -70,10 +72,11 @@ def loss_and_grad(W: torch.Tensor, lam: torch.Tensor, xi: torch.Tensor | None = 
     noise H = W and the two products are one, (dZ + dZᵀ) W. The subgradient of |·| at 0 is 0.
     Without noise, −dL/dW_i is section 2's 4(1 − ‖W_i‖²)W_i − 4Σ_{j≠i} ReLU(W_i·W_j)W_j
     − λ sign(W_i) wherever the ReLUs are on. The loss is a sum (not a mean) of squared errors.
-    ``with_loss=False`` skips the loss (None is returned in its place).
+    ``with_loss=False`` skips the loss (None is returned in its place). matmul_dtype: the
+    products' inputs and outputs in that dtype (tms.engine.precision.bmm; None: float32).
     """
     H = W if xi is None else W + xi.unsqueeze(1)
-    Z = torch.bmm(H, W.transpose(1, 2))
+    Z = precisions.bmm(H, W.transpose(1, 2), matmul_dtype)
     err = torch.relu(Z)
     err.diagonal(dim1=1, dim2=2).sub_(1.0)
     loss = None
@@ -81,9 +84,10 @@ def loss_and_grad(W: torch.Tensor, lam: torch.Tensor, xi: torch.Tensor | None = 
         loss = err.pow(2).sum(dim=(1, 2)) + lam * W.abs().sum(dim=(1, 2))
     dZ = err.mul_(Z > 0).mul_(2.0)
     if xi is None:
-        grad = torch.bmm(dZ + dZ.transpose(1, 2), W)
+        grad = precisions.bmm(dZ + dZ.transpose(1, 2), W, matmul_dtype)
     else:
-        grad = torch.bmm(dZ, W).add_(torch.bmm(dZ.transpose(1, 2), H))
+        grad = precisions.bmm(dZ, W, matmul_dtype).add_(
+            precisions.bmm(dZ.transpose(1, 2), H, matmul_dtype))
     return loss, grad.add_(torch.sign(W).mul_(lam.reshape(-1, 1, 1)))
 
 
@@ -184,17 +188,20 @@ def diverged(W: torch.Tensor, first: torch.Tensor, last: torch.Tensor) -> torch.
 
 def train(n: int, m: int, settings: Sequence[Setting], optim: Optim, steps: int,
           record_every: int, record: Callable[[torch.Tensor], torch.Tensor],
-          device: torch.device | str = "cpu") -> Trace:
+          device: torch.device | str = "cpu", precision: str = "fp32") -> Trace:
     """Train one stack of tied autoencoders (n features, m neurons) for ``steps`` steps.
 
     Instance k has ``settings[k]``: W is drawn by :func:`init_weights` from its seed, then its
     noise (if σ > 0) from the same generator. ``record(W)`` (W: (I, n, m); a statistic with the
     instance axis first, e.g. the fourth norms of figs. 4–6) is recorded at step 0, every
-    ``record_every`` steps and after the last step. Raises ValueError on an empty stack, an
-    unknown noise kind or optimiser, a negative λ or σ, or steps/record_every below 1.
+    ``record_every`` steps and after the last step. ``precision``: the training products'
+    arithmetic (tms.engine.precision; the final loss is computed in float32). Raises ValueError
+    on an empty stack, an unknown noise kind or optimiser, a negative λ or σ, steps/record_every
+    below 1, or an unknown precision or tf32 off CUDA.
     """
     if not settings:
         raise ValueError("the stack is empty: nothing to train")
+    precisions.check(precision, device)
     if steps < 1 or record_every < 1:
         raise ValueError(f"steps and record_every must be >= 1, got {steps}, {record_every}")
     bad = [s.noise for s in settings if s.noise not in NOISES]
@@ -216,14 +223,16 @@ def train(n: int, m: int, settings: Sequence[Setting], optim: Optim, steps: int,
     at = set(marks)
     recorded = [record(W)]
     first, _ = loss_and_grad(W, lam)
-    with torch_threads(1 if device.type == "cpu" and W.numel() < SMALL_STACK else None):
-        for step in tqdm(range(1, steps + 1), desc=f"tied autoencoders n={n} m={m} "
-                         f"x{len(settings)} instances", unit="step", mininterval=2.0,
-                         leave=False, disable=None):   # no bar when stderr is not a terminal
-            _, grad = loss_and_grad(W, lam, noise() if noise else None, with_loss=False)
-            opt.step([W], [grad])
-            if step in at:
-                recorded.append(record(W))
+    threads = 1 if device.type == "cpu" and W.numel() < SMALL_STACK else None
+    with torch_threads(threads):
+        with precisions.matmul_precision(precision, device) as dtype:
+            for step in tqdm(range(1, steps + 1), desc=f"tied autoencoders n={n} m={m} "
+                             f"x{len(settings)} instances", unit="step", mininterval=2.0,
+                             leave=False, disable=None):   # no bar when stderr is not a terminal
+                _, grad = loss_and_grad(W, lam, noise() if noise else None, False, dtype)
+                opt.step([W], [grad])
+                if step in at:
+                    recorded.append(record(W))
         loss, _ = loss_and_grad(W, lam)
     return Trace(W.cpu().numpy(), np.array(marks), torch.stack(recorded, 1).cpu().numpy(),
                  loss.cpu().numpy(), diverged(W, first, loss).cpu().numpy())

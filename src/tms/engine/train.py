@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -32,6 +33,7 @@ from tqdm import tqdm
 from tms.engine import checkpoint, models, sampler
 from tms.engine.models import AutoencoderStack, forward, init_ragged, loss_and_grads
 from tms.engine.optim import BatchedAdam
+from tms.engine import precision as precisions
 from tms.engine.threads import SERIAL, WorkerPool, torch_threads
 
 
@@ -161,10 +163,13 @@ def _stream(insts: Sequence[Instance], k: int) -> tuple[str, int]:
     return ("own", k) if s is None else ("shared", s)
 
 
-def _stack_order(insts: Sequence[Instance]) -> list[int]:
+def _stack_order(insts: Sequence[Instance], bucketed: bool = False) -> list[int]:
     """Stack rows (indices into insts) with the instances of equal inputs (same stream, same
-    p) next to each other."""
-    return sorted(range(len(insts)), key=lambda k: (_stream(insts, k), insts[k].p, k))
+    p) next to each other; ``bucketed``: instances of equal n_d next to each other first."""
+    def key(k: int) -> tuple:
+        same_inputs = (_stream(insts, k), insts[k].p, k)
+        return (insts[k].n_d, *same_inputs) if bucketed else same_inputs
+    return sorted(range(len(insts)), key=key)
 
 
 def _groups(insts: Sequence[Instance], rows: Sequence[int]
@@ -185,19 +190,99 @@ def _groups(insts: Sequence[Instance], rows: Sequence[int]
     return groups, keys, ps
 
 
+class _RaggedSteps:
+    """The CPU path: each step's inputs per group of equal inputs, drawn from its stream, and
+    the losses and gradients of tms.engine.models.loss_and_grads (the work shared out to
+    ``workers``; the numbers do not depend on their number)."""
+
+    def __init__(self, insts: Sequence[Instance], streams: dict, n_s: int, batch: int,
+                 scale: torch.Tensor | None, workers: WorkerPool, device: str):
+        self.insts, self.streams, self.batch, self.scale = insts, streams, batch, scale
+        self.workers = workers
+        self.uniforms = {key: torch.empty(batch, n_s, device=device) for key in streams}
+
+    def regroup(self, live: Sequence[int], model: models.RaggedStack) -> None:
+        """The groups of the stack's rows ``live`` (indices into the instances)."""
+        self.groups, self.keys, self.group_p = _groups(self.insts, live)
+
+    def __call__(self, model: models.RaggedStack, grad: torch.Tensor, loss: torch.Tensor
+                 ) -> None:
+        for key in dict.fromkeys(self.keys):     # the streams still in use, each drawn once
+            self.uniforms[key].uniform_(0.0, 1.0, generator=self.streams[key])
+        loss_and_grads(model, self.groups, self.x_of, self.batch, grad, loss, self.workers,
+                       self.group_p)
+
+    def x_of(self, g: int, rows: slice, out: torch.Tensor) -> torch.Tensor:
+        """Rows ``rows`` of the inputs of group g this step: its stream's uniforms turned
+        sparse with its p."""
+        x = sampler.sparse_from_uniform(self.uniforms[self.keys[g]][rows], self.group_p[g],
+                                        out=out)
+        return _scaled(x, self.scale)
+
+
+class _BucketSteps:
+    """The GPU path: every stream's uniforms drawn into one tensor (streams, batch, n_s) on the
+    device, each bucket's inputs gathered from it with its instances' p, and the losses and
+    gradients of tms.engine.models.bucketed_loss_and_grads: the operations of a step grow with
+    the streams and the buckets of equal n_d, never with the models in a bucket."""
+
+    def __init__(self, insts: Sequence[Instance], streams: dict, n_s: int, batch: int,
+                 scale: torch.Tensor | None, device: str, matmul_dtype: torch.dtype | None):
+        self.insts, self.streams, self.batch, self.scale = insts, streams, batch, scale
+        self.device, self.matmul_dtype = device, matmul_dtype
+        self.slot = {key: i for i, key in enumerate(streams)}
+        self.uniforms = torch.empty(len(streams), batch, n_s, device=device)
+
+    def regroup(self, live: Sequence[int], model: models.RaggedStack) -> None:
+        """The buckets of the stack's rows ``live`` and each row's stream and p, on the device."""
+        self.buckets = models.equal_width_runs(model.n_d)
+        self.keys = list(dict.fromkeys(_stream(self.insts, k) for k in live))
+        self.row_slot = torch.tensor([self.slot[_stream(self.insts, k)] for k in live],
+                                     device=self.device)
+        self.row_p = torch.tensor([self.insts[k].p for k in live], device=self.device)
+
+    def __call__(self, model: models.RaggedStack, grad: torch.Tensor, loss: torch.Tensor
+                 ) -> None:
+        for key in self.keys:
+            self.uniforms[self.slot[key]].uniform_(0.0, 1.0, generator=self.streams[key])
+        models.bucketed_loss_and_grads(model, self.buckets, self.x_of, self.batch, grad, loss,
+                                       self.matmul_dtype)
+
+    def x_of(self, j: int) -> torch.Tensor:
+        """The inputs of bucket j this step, (m, batch, n_s)."""
+        a, b = self.buckets[j]
+        v = self.uniforms.index_select(0, self.row_slot[a:b])
+        return _scaled(sampler.sparse_from_uniform(v, self.row_p[a:b]), self.scale)
+
+
+def _to_host(stack: models.RaggedStack) -> models.RaggedStack:
+    """``stack`` with its weights in host memory: from a GPU through one pinned, asynchronous
+    copy, then one wait; a CPU stack as it is."""
+    if stack.flat.device.type == "cpu":
+        return stack
+    host = torch.empty(stack.flat.shape, dtype=stack.flat.dtype, pin_memory=True)
+    host.copy_(stack.flat, non_blocking=True)
+    torch.cuda.current_stream(stack.flat.device).synchronize()
+    return models.RaggedStack(host, stack.n_d, stack.relu, stack.bias)
+
+
 def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bool,
                   device: str, desc: str, bias: bool, scale: torch.Tensor | None,
                   workers: WorkerPool = SERIAL, ckpt: checkpoint.Checkpoints | None = None,
-                  name: str = "") -> list[Result]:
+                  name: str = "", bucketed: bool = False,
+                  matmul_dtype: torch.dtype | None = None) -> list[Result]:
     state = ckpt.load(name, device) if ckpt else None
     if state is not None and state["done"]:
         return state["results"]
-    order = _stack_order(insts)
-    groups, keys, group_p = _groups(insts, order)
+    order = _stack_order(insts, bucketed)
     gens = sampler.generators([i.seed for i in insts], device)
     model = init_ragged(n_s, [insts[k].n_d for k in order], [gens[k] for k in order], relu, bias)
+    keys = dict.fromkeys(_stream(insts, k) for k in order)
     streams = {key: (gens[key[1]] if key[0] == "own" else sampler.stream_generator(key[1], device))
                for key in keys}
+    steps = (_BucketSteps(insts, streams, n_s, sched.batch_size, scale, device, matmul_dtype)
+             if bucketed else
+             _RaggedSteps(insts, streams, n_s, sched.batch_size, scale, workers, device))
     lr = [insts[k].lr for k in order]
     opt = BatchedAdam([model.flat], torch.tensor(
         [lr[k] for k in range(len(order)) for _ in range(model.n_d[k])] * 2 + lr,
@@ -205,23 +290,17 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
     live = list(order)                       # original index of each stack row
     losses = np.empty((len(insts), sched.max_steps), dtype=np.float32)   # minibatch losses
     results: dict[int, Result] = {}
-    pending: list[torch.Tensor] = []
-    uniforms = {key: torch.empty(sched.batch_size, n_s, device=device) for key in streams}
-    grad = torch.empty_like(model.flat)
+    pending: list[torch.Tensor] = []         # this check's minibatch losses, on the device
     loss = torch.empty(len(insts), device=device)
 
-    def x_of(g: int, rows: slice, out: torch.Tensor) -> torch.Tensor:
-        """Rows ``rows`` of the inputs of group g this step: its stream's uniforms turned
-        sparse with its p."""
-        x = sampler.sparse_from_uniform(uniforms[keys[g]][rows], group_p[g], out=out)
-        return _scaled(x, scale)
-
     def finish(rows: list[int], step: int, stopped: bool, diverged: bool = False) -> None:
-        for r in rows:
+        if not rows:
+            return
+        host = _to_host(model.select(rows))
+        for i, r in enumerate(rows):
             k = live[r]
-            results[k] = Result(model.W_in(r).cpu().numpy().copy(),
-                                model.W_out_T(r).T.cpu().numpy().copy(),
-                                model.b(r).cpu().numpy().copy(), step, stopped,
+            results[k] = Result(host.W_in(i).numpy().copy(), host.W_out_T(i).T.numpy().copy(),
+                                host.b(i).numpy().copy(), step, stopped,
                                 losses[k, :step].copy(), diverged)
 
     bar = tqdm(total=sched.max_steps, desc=desc, unit="step", mininterval=2.0, leave=False,
@@ -232,15 +311,12 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
     if state is not None:
         step, live, model, opt, results = checkpoint.unpack(state, losses, generators)
         saved = step
-        grad = torch.empty_like(model.flat)
-        groups, keys, group_p = _groups(insts, live)
         bar.write(f"{desc}: resuming from the checkpoint at step {step}")
         bar.update(step)
+    grad = torch.empty_like(model.flat)
+    steps.regroup(live, model)
     while live and step < sched.max_steps:
-        for key in dict.fromkeys(keys):      # the streams still in use, each drawn once
-            uniforms[key].uniform_(0.0, 1.0, generator=streams[key])
-        loss_and_grads(model, groups, x_of, sched.batch_size, grad, loss[:len(live)], workers,
-                       group_p)
+        steps(model, grad, loss[:len(live)])
         opt.step([model.flat], [grad], workers)
         pending.append(loss[:len(live)].clone())
         step += 1
@@ -263,7 +339,7 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
                 model = model.select(keep)
                 grad = torch.empty_like(model.flat)
                 live = [live[r] for r in keep]
-                groups, keys, group_p = _groups(insts, live)
+                steps.regroup(live, model)
             bar.set_postfix(active=len(live))
             if ckpt and live and ckpt.due(saved, step):
                 ckpt.save(name, checkpoint.pack(step, live, model, opt, losses, results,
@@ -277,7 +353,7 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
 
 
 def stack_bytes(n_s: int, n_d: Sequence[int], widest_group: int, streams: int, batch: int,
-                max_steps: int) -> int:
+                max_steps: int, bucketed: bool = False) -> int:
     """An upper estimate of the memory (bytes, float32) of training one ragged stack.
 
     The parameters (2·Σn_d + I)·n_s floats live in 11 + MAX_PIECES − 1 copies at most
@@ -287,10 +363,16 @@ def stack_bytes(n_s: int, n_d: Sequence[int], widest_group: int, streams: int, b
     their gradients, 2·widest_group·batch, three (batch, n_s) buffers and, for the sparse
     products, x as a CSR matrix (under one more) and ∂W_inᵀ of a group, widest_group·n_s
     (counted once: each further CPU worker thread adds as much); each data stream one
-    (batch, n_s) buffer of uniforms; the loss history is I·max_steps floats.
+    (batch, n_s) buffer of uniforms; the loss history is I·max_steps floats. ``bucketed`` (the
+    GPU path): the scratch is that of the largest bucket of equal n_d (m models of width d),
+    at most 6·m·batch·n_s (its uniforms, inputs, outputs, masks and a temporary) and
+    3·m·batch·d (its hidden activations, their gradients and a bf16 copy).
     """
     params = (2 * sum(n_d) + len(n_d)) * n_s
-    scratch = 2 * widest_group * batch + 4 * batch * n_s + widest_group * n_s
+    if bucketed:
+        scratch = max(m * batch * (6 * n_s + 3 * d) for d, m in Counter(n_d).items())
+    else:
+        scratch = 2 * widest_group * batch + 4 * batch * n_s + widest_group * n_s
     copies = 10 + models.MAX_PIECES
     return 4 * (copies * params + scratch + streams * batch * n_s + len(n_d) * max_steps)
 
@@ -303,10 +385,10 @@ def grid_flops(n_s: int, instances: Sequence[Instance], sched: Schedule) -> floa
 
 
 def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
-                memory_budget_mb: float) -> list[list[int]]:
+                memory_budget_mb: float, bucketed: bool = False) -> list[list[int]]:
     """Split a grid into stacks that each fit ``memory_budget_mb`` MiB (by :func:`stack_bytes`
     with one worker: the plan depends on params alone; each further CPU worker thread adds
-    its scratch).
+    its scratch; ``bucketed``: the scratch of the GPU path).
 
     Chunks are cut between groups of equal inputs (same data stream and p), in stack order,
     so every instance trains bit for bit as in the whole grid; a group too large for the
@@ -320,19 +402,19 @@ def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
     pieces: list[list[int]] = []
     for a, b in groups:
         rows = order[a:b]
-        if chunk_bytes(n_s, instances, rows, sched) <= budget:
+        if chunk_bytes(n_s, instances, rows, sched, bucketed) <= budget:
             pieces.append(rows)
             continue
         for k in rows:
-            if chunk_bytes(n_s, instances, [k], sched) > budget:
-                need = chunk_bytes(n_s, instances, [k], sched) / 2 ** 20
+            if chunk_bytes(n_s, instances, [k], sched, bucketed) > budget:
+                need = chunk_bytes(n_s, instances, [k], sched, bucketed) / 2 ** 20
                 raise ValueError(f"{memory_budget_mb} MiB is too small for one model of "
                                  f"n_s = {n_s}, n_d = {instances[k].n_d} (needs about "
                                  f"{need:.3g} MiB)")
             pieces.append([k])
     chunks: list[list[int]] = []
     for piece in pieces:
-        if chunks and chunk_bytes(n_s, instances, chunks[-1] + piece, sched) <= budget:
+        if chunks and chunk_bytes(n_s, instances, chunks[-1] + piece, sched, bucketed) <= budget:
             chunks[-1] = chunks[-1] + piece
         else:
             chunks.append(piece)
@@ -340,36 +422,48 @@ def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
 
 
 def chunk_bytes(n_s: int, instances: Sequence[Instance], chunk: Sequence[int],
-                sched: Schedule) -> int:
-    """:func:`stack_bytes` (bytes) of the stack of ``instances[chunk]``."""
+                sched: Schedule, bucketed: bool = False) -> int:
+    """:func:`stack_bytes` (bytes) of the stack of ``instances[chunk]`` (``bucketed``: on the
+    GPU path)."""
     insts = [instances[k] for k in chunk]
     order = _stack_order(insts)
     groups, keys, _ = _groups(insts, order)
     widest = max(sum(insts[r].n_d for r in order[a:b]) for a, b in groups)
     return stack_bytes(n_s, [i.n_d for i in insts], widest, len(set(keys)), sched.batch_size,
-                       sched.max_steps)
+                       sched.max_steps, bucketed)
 
 
 def train_chunk(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
                 device: str = "cpu", label: str = "", bias: bool = True,
                 scale: Sequence[float] | None = None,
-                ckpt: checkpoint.Checkpoints | None = None) -> list[Result]:
+                ckpt: checkpoint.Checkpoints | None = None, precision: str = "fp32",
+                bucketed: bool | None = None) -> list[Result]:
     """Train ``instances`` as one ragged stack, in this process (no chunking); results in
-    their order. Arguments as :func:`train_grid`. On CPU, torch's thread count becomes that
-    many worker threads, kept for the whole stack, each running whole pieces of work (a group
-    of instances on a piece of the batch, tms.engine.models.loss_and_grads) on one intra-op thread
-    (no barrier per small operation), so the numbers never depend on the thread count; on
-    CUDA one worker."""
+    their order. Arguments as :func:`train_grid`.
+
+    Two paths, equal up to rounding. The CPU path: torch's thread count becomes that many worker
+    threads, kept for the whole stack, each running whole pieces of work (a group of instances
+    on a piece of the batch, tms.engine.models.loss_and_grads) on one intra-op thread (no barrier
+    per small operation), so the numbers never depend on the thread count. The GPU path
+    (``bucketed``; None: on CUDA, or for bf16): the stack ordered by n_d and each bucket of
+    equal n_d computed by batched matmuls (tms.engine.models.bucketed_loss_and_grads), so the
+    operations of a step do not grow with the models in a bucket; no host synchronisation
+    between the stopping rule's checks; finished models copied to the host through pinned
+    memory."""
     scale = _as_scale(scale, n_s, device)
     desc = (f"{label}n_s={n_s} {'relu' if relu else 'linear'} ({len(instances)} models, "
             f"n_d≤{max(i.n_d for i in instances)})")
-    cuda = torch.device(device).type == "cuda"
-    n_workers = 1 if cuda else torch.get_num_threads()
+    bucketed = precisions.gpu_path(device, precision) if bucketed is None else bucketed
+    n_workers = 1 if bucketed else torch.get_num_threads()
     name = "stack-" + checkpoint.digest(n_s, instances, sched, relu, bias, device,
-                                        None if scale is None else scale.tolist())
-    with torch_threads(None if cuda else 1), WorkerPool(n_workers) as workers:
-        return _train_bucket(n_s, instances, sched, relu, device, desc, bias, scale, workers,
-                             ckpt, name)
+                                        None if scale is None else scale.tolist(), precision,
+                                        bucketed)
+    with precisions.matmul_precision(precision, device) as matmul_dtype:
+        if matmul_dtype is not None and not bucketed:
+            raise ValueError(f"precision {precision!r} needs the bucketed (GPU) path")
+        with torch_threads(None if bucketed else 1), WorkerPool(n_workers) as workers:
+            return _train_bucket(n_s, instances, sched, relu, device, desc, bias, scale,
+                                 workers, ckpt, name, bucketed, matmul_dtype)
 
 
 def local_map(fn: Callable[[list[Instance]], list[Result]], chunks: list[list[Instance]]
@@ -382,7 +476,8 @@ def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: b
                device: str = "cpu", label: str = "", bias: bool = True,
                scale: Sequence[float] | None = None, memory_budget_mb: float | None = None,
                executor: Callable = local_map,
-               ckpt: checkpoint.Checkpoints | None = None) -> list[Result]:
+               ckpt: checkpoint.Checkpoints | None = None, precision: str = "fp32",
+               bucketed: bool | None = None) -> list[Result]:
     """Train every instance of a grid of one n_s; results in the order of ``instances``.
 
     The instances form ragged stacks (no padding of n_d): one, or with ``memory_budget_mb``
@@ -392,18 +487,23 @@ def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: b
     (``device`` comes from params). ``bias=False``: bias-free models (Result.b is zero).
     ``scale``: n_s positive factors multiplying every sampled feature vector (the data is
     s ⊙ x). ``ckpt``: where each stack saves its state every ``ckpt.every`` steps and resumes
-    from it (tms.engine.checkpoint); the results are the same bytes as without. Raises ValueError on
-    an empty grid, an n_d outside [1, n_s], a scale that is not n_s positive finite numbers,
-    or a budget too small for one model.
+    from it (tms.engine.checkpoint); the results are the same bytes as without. ``precision``:
+    fp32, tf32 or bf16 (tms.engine.precision); ``bucketed``: the GPU path or not (None: on CUDA,
+    or for bf16; :func:`train_chunk`). Raises ValueError on an empty grid, an n_d outside
+    [1, n_s], a scale that is not n_s positive finite numbers, a budget too small for one model,
+    or tf32 off CUDA.
     """
     if not instances:
         raise ValueError("the grid is empty: nothing to train")
     _as_scale(scale, n_s, "cpu")
+    precisions.check(precision, device)
+    bucketed = precisions.gpu_path(device, precision) if bucketed is None else bucketed
     chunks = ([list(range(len(instances)))] if memory_budget_mb is None
-              else plan_chunks(n_s, instances, sched, memory_budget_mb))
+              else plan_chunks(n_s, instances, sched, memory_budget_mb, bucketed))
     fn = functools.partial(train_chunk, n_s, sched=sched, relu=relu, device=device,
                            label=label, bias=bias,
-                           scale=None if scale is None else list(map(float, scale)), ckpt=ckpt)
+                           scale=None if scale is None else list(map(float, scale)), ckpt=ckpt,
+                           precision=precision, bucketed=bucketed)
     out: list[Result | None] = [None] * len(instances)
     for chunk, results in zip(chunks, executor(fn, [[instances[k] for k in c] for c in chunks])):
         for k, res in zip(chunk, results):

@@ -2,7 +2,9 @@
 section, trained by :func:`tms.engine.tied.train`, summarised into tables and arrays.
 
 Instance k of an experiment (in the nesting order each function states) is seeded with the
-section's ``seed`` + k. n features ↔ the project's n_s, m neurons ↔ the hidden width.
+section's ``seed`` + k. n features ↔ the project's n_s, m neurons ↔ the hidden width. Each
+trains on ``device`` with the products in ``precision`` (``compute.precision``:
+tms.engine.precision).
 """
 
 from __future__ import annotations
@@ -84,7 +86,7 @@ def _check_fits(key: str, n: int, m: int, instances: int, steps: int, record_eve
     machine.warn_if_long(stack_flops(n, m, instances, steps), device, what)
 
 
-def collisions(cfg: IpCollisions, device: str = "cpu") -> pd.DataFrame:
+def collisions(cfg: IpCollisions, device: str = "cpu", precision: str = "fp32") -> pd.DataFrame:
     """Fig. 3: for every m, ``instances`` models with l1 (no noise) trained for ``steps``; the
     table has :data:`COLLISION_COLUMNS`. One stack per m."""
     for m in cfg.m:                          # every stack, before any training
@@ -95,7 +97,7 @@ def collisions(cfg: IpCollisions, device: str = "cpu") -> pd.DataFrame:
         index = range(j * cfg.instances, (j + 1) * cfg.instances)
         settings = [Setting(cfg.seed + k, lam=cfg.lam) for k in index]
         trace = train(cfg.n, m, settings, optim(cfg.optimizer), cfg.steps, cfg.steps,
-                      fourth_norms, device)
+                      fourth_norms, device, precision)
         W0 = init_weights(cfg.n, m, generators([s.seed for s in settings], device)).cpu().numpy()
         a = np.abs(trace.W)
         represented = (((a >= BAND[0]) & (a <= BAND[1])).sum(-1) == 1).mean(-1)
@@ -108,7 +110,8 @@ def collisions(cfg: IpCollisions, device: str = "cpu") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=list(COLLISION_COLUMNS))
 
 
-def noise_runs(cfg: IpNoise, device: str = "cpu") -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+def noise_runs(cfg: IpNoise, device: str = "cpu", precision: str = "fp32"
+               ) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
     """Fig. 4: one stack over noise kinds × σ × repeats, no l1. Returns the table
     (:data:`NOISE_COLUMNS`) and arrays ``steps`` (T,) and ``fourth`` (I, T), the mean over
     features of ‖W_i‖₄⁴ at the recorded steps."""
@@ -117,7 +120,7 @@ def noise_runs(cfg: IpNoise, device: str = "cpu") -> tuple[pd.DataFrame, dict[st
     _check_fits(f"{SECTION}.noise", cfg.n, cfg.m, len(settings), cfg.steps, cfg.record_every,
                 device)
     trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.record_every,
-                  fourth_norms, device)
+                  fourth_norms, device, precision)
     fourth = trace.recorded.mean(-1)
     table = pd.DataFrame([[k, st.noise, st.sigma, st.seed, float(fourth[k, -1]),
                            float(trace.loss[k]), bool(trace.diverged[k])]
@@ -125,7 +128,7 @@ def noise_runs(cfg: IpNoise, device: str = "cpu") -> tuple[pd.DataFrame, dict[st
     return table, {"steps": trace.steps, "fourth": fourth}
 
 
-def sweep(cfg: IpSweep, device: str = "cpu") -> pd.DataFrame:
+def sweep(cfg: IpSweep, device: str = "cpu", precision: str = "fp32") -> pd.DataFrame:
     """Fig. 5: one stack of baseline, λ-sweep and σ-sweep models, the same step budget for all;
     the table has :data:`SWEEP_COLUMNS` (final values only)."""
     reps = range(cfg.instances)
@@ -136,7 +139,7 @@ def sweep(cfg: IpSweep, device: str = "cpu") -> pd.DataFrame:
                 for k, (_, lam, s) in enumerate(grid)]
     _check_fits(f"{SECTION}.sweep", cfg.n, cfg.m, len(settings), cfg.steps, cfg.steps, device)
     trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.steps,
-                  fourth_norms, device)
+                  fourth_norms, device, precision)
     fourth = fourth_norms(trace.W).mean(-1)
     l2sq = (trace.W ** 2).sum(-1).mean(-1)
     return pd.DataFrame([[k, kind, lam, s, settings[k].seed, float(fourth[k]), float(l2sq[k]),
@@ -144,8 +147,8 @@ def sweep(cfg: IpSweep, device: str = "cpu") -> pd.DataFrame:
                          for k, (kind, lam, s) in enumerate(grid)], columns=list(SWEEP_COLUMNS))
 
 
-def single(cfg: IpSingle, device: str = "cpu", key: str = f"{SECTION}.single"
-           ) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+def single(cfg: IpSingle, device: str = "cpu", key: str = f"{SECTION}.single",
+           precision: str = "fp32") -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
     """Fig. 6: ``candidates`` models under ``noise`` at σ, no l1 (``key``: cfg's params key, for
     errors). Returns the stuck encodings of
     the candidates that did not diverge (:data:`tms.incidental.stats.STUCK_COLUMNS`, rule of
@@ -156,7 +159,7 @@ def single(cfg: IpSingle, device: str = "cpu", key: str = f"{SECTION}.single"
     _check_fits(key, cfg.n, cfg.m, len(settings), cfg.steps, cfg.record_every,
                 device)
     trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.record_every,
-                  fourth_norms, device)
+                  fourth_norms, device, precision)
     stuck = stuck_encodings(trace.W, cfg.stuck_below)
     usable = ~stuck.instance.isin(np.flatnonzero(trace.diverged))
     return (stuck[usable].reset_index(drop=True),

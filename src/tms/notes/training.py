@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 import torch
 
+from tms.engine.precision import gpu_path
 from tms.engine.threads import torch_threads
 from tms.engine.train import (Instance, Schedule, chunk_bytes, heldout_loss, stack_of,
                               train_grid)
@@ -65,10 +66,11 @@ def _linear_row(A: np.ndarray, B: np.ndarray, sigma: np.ndarray) -> dict[str, fl
 
 
 def _check_fits(D: int, insts: Sequence[Instance], sched: Schedule, device: str,
-                key: str) -> None:
+                key: str, precision: str) -> None:
     """Raise ParamsError, naming the params section ``key``, if the stack of ``insts`` (one
     stack: the notes' grids are small) does not fit this machine (tms.pipeline.machine)."""
-    machine.check_fits(chunk_bytes(D, insts, range(len(insts)), sched), device,
+    bucketed = gpu_path(device, precision)
+    machine.check_fits(chunk_bytes(D, insts, range(len(insts)), sched, bucketed), device,
                        f"training {key} ({len(insts)} models of D = {D})",
                        f"make {key} smaller")
 
@@ -76,12 +78,14 @@ def _check_fits(D: int, insts: Sequence[Instance], sched: Schedule, device: str,
 @torch_threads(1)
 def linear_table(D: int, d_values: Sequence[int], S_values: Sequence[float],
                  steps: Sequence[int], scale_min: float, seed: int, lr: float, sched: Schedule,
-                 eval_seed: int, n_eval: int, device: str = "cpu") -> pd.DataFrame:
+                 eval_seed: int, n_eval: int, device: str = "cpu", precision: str = "fp32"
+                 ) -> pd.DataFrame:
     """Trained linear autoencoders x ↦ ABx (no bias) against Proposition 1 / Corollary 2.
 
     Grid d × S (S fastest; instance k has seed seed + k) for each spectrum ('sparse', then
     'scaled' with tms.notes.theory.scale_factors(D, scale_min)) and each step cap in ``steps``
-    (replacing sched.max_steps). Returns one row per (spectrum, cap, instance), columns
+    (replacing sched.max_steps), on ``device`` with the products in ``precision``
+    (tms.engine.precision). Returns one row per (spectrum, cap, instance), columns
     :data:`LINEAR_COLUMNS`. Raises ValueError if some d is not in [1, D); ParamsError if the
     stack does not fit this machine.
     """
@@ -90,14 +94,15 @@ def linear_table(D: int, d_values: Sequence[int], S_values: Sequence[float],
     grid = [(d, float(S)) for d in d_values for S in S_values]
     insts = [Instance(1.0 - S, d, seed + k, lr) for k, (d, S) in enumerate(grid)]
     _check_fits(D, insts, dataclasses.replace(sched, max_steps=max(steps)), device,
-                "autoencoding_notes.linear")
+                "autoencoding_notes.linear", precision)
     p = torch.tensor([i.p for i in insts], device=device)
     rows = []
     for spectrum, scale in (("sparse", None), ("scaled", theory.scale_factors(D, scale_min))):
         for cap in steps:
             results = train_grid(D, insts, dataclasses.replace(sched, max_steps=cap), relu=False,
                                  device=device, label=f"notes {spectrum} ", bias=False,
-                                 scale=None if scale is None else scale.tolist())
+                                 scale=None if scale is None else scale.tolist(),
+                                 precision=precision)
             held = heldout_loss(stack_of(results, D, False, device, bias=False), p, eval_seed,
                                 n_eval, scale=None if scale is None else scale.tolist())
             for (d, S), inst, res, h in zip(grid, insts, results, held):
@@ -131,9 +136,11 @@ RELU_COLUMNS = {
 @torch_threads(1)
 def relu_tables(D: int, d: int, S_values: Sequence[float], seeds: int, seed: int, lr: float,
                 sched: Schedule, eval_seed: int, n_eval: int, n_per_stratum: int,
-                strata_seed: int, device: str = "cpu") -> tuple[pd.DataFrame, pd.DataFrame]:
-    """ReLU-output models trained on the grid seeds × S (S fastest, instance k seed seed + k),
-    their held-out loss and the share of it from inputs with ≥ 2 active features.
+                strata_seed: int, device: str = "cpu", precision: str = "fp32"
+                ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """ReLU-output models trained on the grid seeds × S (S fastest, instance k seed seed + k)
+    on ``device`` with the products in ``precision``, their held-out loss and the share of it
+    from inputs with ≥ 2 active features.
 
     Returns (table with columns :data:`RELU_COLUMNS`, strata table with columns S,
     seed_index, l, mu (μ(Q_l)), m (mean per-sample loss on Q_l), se, contribution
@@ -144,8 +151,9 @@ def relu_tables(D: int, d: int, S_values: Sequence[float], seeds: int, seed: int
         raise ValueError(f"need 1 <= d < D, got d={d}, D={D}")
     grid = [(si, float(S)) for si in range(seeds) for S in S_values]
     insts = [Instance(1.0 - S, d, seed + k, lr) for k, (_, S) in enumerate(grid)]
-    _check_fits(D, insts, sched, device, "autoencoding_notes.relu")
-    results = train_grid(D, insts, sched, relu=True, device=device, label="notes relu ")
+    _check_fits(D, insts, sched, device, "autoencoding_notes.relu", precision)
+    results = train_grid(D, insts, sched, relu=True, device=device, label="notes relu ",
+                         precision=precision)
     model = stack_of(results, D, True, device)
     held = heldout_loss(model, torch.tensor([i.p for i in insts], device=device), eval_seed,
                         n_eval)

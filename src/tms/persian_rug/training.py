@@ -19,6 +19,7 @@ import torch
 
 from tms.engine import executor
 from tms.engine.checkpoint import Checkpoints
+from tms.engine.precision import gpu_path
 from tms.engine.train import (Instance, Result, Schedule, chunk_bytes, grid_flops, heldout_loss,
                               plan_chunks, stack_of, train_grid, window_drop)
 from tms.persian_rug import stats
@@ -88,8 +89,9 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
                     sched: Schedule, relu: bool, eval_seed: int, n_eval: int,
                     device: str = "cpu", label: str = "", compute: Compute = Compute(),
                     ckpt: Checkpoints | None = None) -> tuple[pd.DataFrame, list[Result]]:
-    """Train every point (batched, chunked and placed as ``compute`` says, checkpointed to
-    ``ckpt`` when given: tms.engine.train), score each on the held-out sample.
+    """Train every point (batched, chunked, placed and computed in the precision that
+    ``compute`` says, checkpointed to ``ckpt`` when given: tms.engine.train), score each on the
+    held-out sample.
 
     Returns the table (columns :data:`TRAIN_COLUMNS`) and the trained results in point order.
     Raises ParamsError, before any training, if one model does not fit
@@ -99,11 +101,12 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
     insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr, base_seed + pt.seed_index)
              for pt in points]
     budget = f"persian_rug.compute.memory_budget_mb = {compute.memory_budget_mb}"
+    bucketed = gpu_path(device, compute.precision)
     try:
-        chunks = plan_chunks(n_s, insts, sched, compute.memory_budget_mb)
+        chunks = plan_chunks(n_s, insts, sched, compute.memory_budget_mb, bucketed)
     except ValueError as err:
         raise ParamsError(f"{budget}: {err}") from None
-    machine.check_fits(max(chunk_bytes(n_s, insts, c, sched) for c in chunks), device,
+    machine.check_fits(max(chunk_bytes(n_s, insts, c, sched, bucketed) for c in chunks), device,
                        f"training n_s = {n_s} (its largest stack, with {budget} MiB)",
                        "lower the budget, so the grid trains in more, smaller chunks")
     weights = 4 * sum((2 * i.n_d + 1) * n_s for i in insts)
@@ -113,7 +116,8 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
                          f"training {len(insts)} models of n_s = {n_s}")
     results = train_grid(n_s, insts, sched, relu=relu, device=device, label=label,
                          memory_budget_mb=compute.memory_budget_mb,
-                         executor=executor.from_params(compute, device), ckpt=ckpt)
+                         executor=executor.from_params(compute, device), ckpt=ckpt,
+                         precision=compute.precision, bucketed=bucketed)
     losses = np.empty(len(points))
     for chunk in chunks:                 # scored chunk by chunk too, within the budget
         losses[chunk] = heldout_loss(stack_of([results[k] for k in chunk], n_s, relu, device),

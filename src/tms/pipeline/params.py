@@ -99,6 +99,8 @@ def _power_of_two(top: int):
 
 DEVICE_PATTERN = r"auto|cpu|cuda(:\d+)?"
 DeviceName = Annotated[str, Field(pattern=f"^({DEVICE_PATTERN})$")]
+#: tms.engine.precision.PRECISIONS (spelled out here: validating params never imports torch).
+Precision = Literal["fp32", "tf32", "bf16"]
 
 
 class Eval(_Strict):
@@ -242,8 +244,18 @@ class Theory(_Strict):
         return _expand(self.ratio)
 
 
-class Compute(_Strict):
-    """How the trained grids are computed (never what they are: the numbers are the same).
+class Arithmetic(_Strict):
+    """``compute`` of the incidental polysemanticity and notes sections. precision: the
+    arithmetic of the training products, fp32 (the authors'), tf32 (CUDA only) or bf16
+    (tms.engine.precision); unlike the other compute keys, it changes the numbers."""
+
+    precision: Precision = "fp32"
+
+
+class Compute(Arithmetic):
+    """How the trained grids are computed (never what they are: the numbers are the same),
+    and the arithmetic of their products, ``precision`` (:class:`Arithmetic`: it does change
+    them).
 
     memory_budget_mb: the most memory (MiB) one stack of models being trained may take; a
     grid that needs more is trained chunk after chunk (tms.engine.train.plan_chunks), with the same
@@ -465,6 +477,7 @@ class Notes(_Strict):
     distinct-eigenvalue data scales feature i by scale_min^((i − 1)/(D − 1))."""
 
     device: DeviceName
+    compute: Arithmetic = Arithmetic()
     scale_min: Annotated[float, Field(gt=0.0, lt=1.0)]
     eval: Eval
     moments: NotesSampling
@@ -645,6 +658,7 @@ class Incidental(_Strict):
     the hidden width n_d)."""
 
     device: DeviceName
+    compute: Arithmetic = Arithmetic()
     sparsification: IpSparsification
     collisions: IpCollisions
     noise: IpNoise
@@ -825,6 +839,10 @@ def check_devices(params: Params) -> list[str]:
     for section in type(params).model_fields:
         key = f"{section}.device"
         chosen = resolve_device(getattr(params, section).device, key)
+        precision = getattr(params, section).compute.precision
+        if precision == "tf32" and not chosen.startswith("cuda"):
+            raise ParamsError(f"{section}.compute.precision = 'tf32': needs CUDA, and {key} is "
+                              f"{chosen} here; use 'fp32' or 'bf16'")
         if os.environ.get("TMS_DEVICE", getattr(params, section).device) == "auto":
             said.append(f"{key} = 'auto': {chosen} ({_why(chosen)})")
     return said

@@ -1,0 +1,178 @@
+"""Benchmark on CUDA: the GPU path of the engine (tms.engine.train, bucketed) at the authors' scale.
+
+Printed, and returned for bench/results.json, all in one process on one GPU:
+
+1. the fp32 and TF32 matmul peaks (large square matmuls, best of several);
+2. on the 8 × 8 grid of bench/throughput.py at n_s 128–2048: the engine and the per-model loop
+   (bench/baseline.py) in marginal ms per step (the time of a run of ``2·S`` steps less that of
+   ``S`` steps, over S: start-up, initialisation and copies cancel), the engine's share of the
+   fp32 peak and its speed-up over the loop;
+3. the paper grids (p and ratio both linspace(0.002001, 0.8, 20), one seed, the authors' learning
+   rate 3e-3/√n_s): n_s 1024 whole, and n_s 8192 its first chunk within ``--budget-gb``, in
+   ms/step, useful TFLOP/s (10·B·n_s·Σn_d per step, bench/throughput.py) and % of the fp32 and
+   TF32 peaks, per precision (fp32, tf32, bf16), with the peak GPU memory;
+4. per precision, the held-out loss of every model of the 8 × 8 grid at n_s 256 trained with the
+   authors' schedule (stopping rule, window 200, checks every 30 steps, at most 5,000 steps)
+   against fp32: the median and largest relative difference, and the median steps.
+
+    .venv/bin/python bench/gpu.py [--device cuda] [--json out.json]
+
+Without CUDA it says so and returns nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+import torch
+
+import baseline
+import throughput
+from tms.engine import precision as precisions
+from tms.engine.train import (Instance, Schedule, heldout_loss, plan_chunks, stack_of,
+                              train_grid)
+from tms.persian_rug.training import n_d_of
+from tms.pipeline import io
+
+PAPER_AXIS = [float(v) for v in np.linspace(0.002001, 0.8, 20)]
+BENCH_N_S = [128, 256, 512, 1024, 2048]
+BATCH = throughput.BATCH
+
+
+def peaks(device: str) -> dict[str, float]:
+    """fp32 and TF32 matmul peaks in FLOP/s."""
+    out = {}
+    for name in ("fp32", "tf32"):
+        with precisions.matmul_precision(name, device):
+            out[name] = throughput.matmul_peak(device)
+    return out
+
+
+def paper_grid(n_s: int) -> list[tuple[float, int]]:
+    """The authors' linspace grid (20 ratios × 20 p) at n_s as (p, n_d) pairs."""
+    return [(p, n_d_of(n_s, r)) for r in PAPER_AXIS for p in PAPER_AXIS]
+
+
+def _instances(n_s: int, points: list[tuple[float, int]]) -> list[Instance]:
+    return [Instance(p, d, k, 3e-3 / n_s ** 0.5, 0) for k, (p, d) in enumerate(points)]
+
+
+def _fixed(steps: int) -> Schedule:
+    """``steps`` steps, the stopping rule off (it needs more than 2·window losses)."""
+    return Schedule(BATCH, 1e-7, window=steps, check_every=steps, max_steps=steps)
+
+
+def marginal_ms(run, steps: int, device: str) -> float:
+    """Marginal ms per step of ``run(steps)``: (t(2·steps) − t(steps)) / steps."""
+    times = []
+    for s in (steps, 2 * steps):
+        throughput.sync(device)
+        t = time.perf_counter()
+        run(s)
+        throughput.sync(device)
+        times.append(time.perf_counter() - t)
+    return 1e3 * (times[1] - times[0]) / steps
+
+
+def engine_ms(n_s: int, points, device: str, steps: int, precision: str = "fp32") -> float:
+    insts = _instances(n_s, points)
+    return marginal_ms(lambda s: train_grid(n_s, insts, _fixed(s), device=device,
+                                            precision=precision), steps, device)
+
+
+def bench_grid(device: str, peak: dict) -> list[dict]:
+    """Section 2: engine against the per-model loop on the 8 × 8 grid."""
+    rows = []
+    for n_s in BENCH_N_S:
+        points = throughput.grid(n_s)
+        flops = 10.0 * BATCH * n_s * sum(d for _, d in points)
+        engine = engine_ms(n_s, points, device, 40)
+        loop = marginal_ms(lambda s: baseline.train_sequential(
+            n_s, points, 3e-3 / n_s ** 0.5, BATCH, s, device), 20, device)
+        row = {"n_s": n_s, "engine_ms": engine, "loop_ms": loop, "engine_over_loop": loop / engine,
+               "engine_pct_fp32": 100 * flops / (engine / 1e3) / peak["fp32"]}
+        rows.append(row)
+        print(f"bench grid n_s {n_s:>5}: engine {engine:8.2f} ms/step "
+              f"({row['engine_pct_fp32']:5.1f}% of fp32 peak), loop {loop:8.2f} ms/step, "
+              f"engine {row['engine_over_loop']:5.1f}× the loop", flush=True)
+    return rows
+
+
+def bench_paper(device: str, peak: dict, budget_gb: float) -> list[dict]:
+    """Section 3: the paper grids at n_s 1024 (whole) and 8192 (first chunk), per precision."""
+    rows = []
+    for n_s in (1024, 8192):
+        points = paper_grid(n_s)
+        insts = _instances(n_s, points)
+        chunk = plan_chunks(n_s, insts, _fixed(10), budget_gb * 1024, bucketed=True)[0]
+        points = [points[k] for k in chunk]
+        flops = 10.0 * BATCH * n_s * sum(d for _, d in points)
+        for name in precisions.PRECISIONS:
+            torch.cuda.reset_peak_memory_stats(device)
+            ms = engine_ms(n_s, points, device, 10, name)
+            tflops = flops / (ms / 1e3) / 1e12
+            row = {"n_s": n_s, "models": len(points), "of": len(insts), "precision": name,
+                   "ms_per_step": ms, "tflops": tflops,
+                   "pct_fp32_peak": 100 * tflops * 1e12 / peak["fp32"],
+                   "pct_tf32_peak": 100 * tflops * 1e12 / peak["tf32"],
+                   "peak_gpu_gb": torch.cuda.max_memory_allocated(device) / 2 ** 30}
+            rows.append(row)
+            print(f"paper grid n_s {n_s:>5} ({len(points)} of {len(insts)} models) {name}: "
+                  f"{ms:8.1f} ms/step, {tflops:6.1f} TFLOP/s = {row['pct_fp32_peak']:5.1f}% "
+                  f"of fp32 peak, {row['pct_tf32_peak']:5.1f}% of TF32 peak, peak memory "
+                  f"{row['peak_gpu_gb']:.1f} GiB", flush=True)
+    return rows
+
+
+def bench_precision(device: str, n_s: int = 256) -> list[dict]:
+    """Section 4: held-out loss of each precision against fp32 on the 8 × 8 grid at ``n_s``."""
+    points = throughput.grid(n_s)
+    insts = _instances(n_s, points)
+    sched = Schedule(BATCH, 1e-7, window=200, check_every=30, max_steps=5000)
+    p = torch.tensor([q for q, _ in points], device=device)
+    losses, steps = {}, {}
+    for name in precisions.PRECISIONS:
+        res = train_grid(n_s, insts, sched, device=device, precision=name)
+        losses[name] = heldout_loss(stack_of(res, n_s, True, device), p, 20240601, 65536)
+        steps[name] = statistics.median(r.steps for r in res)
+    rows = []
+    for name in precisions.PRECISIONS:
+        rel = np.abs(losses[name] / losses["fp32"] - 1)
+        rows.append({"precision": name, "n_s": n_s, "median_rel_diff": float(np.median(rel)),
+                     "max_rel_diff": float(rel.max()), "median_steps": steps[name]})
+        print(f"precision {name}: held-out loss against fp32 at n_s {n_s} ({len(points)} models): "
+              f"median "
+              f"|Δ|/L {rows[-1]['median_rel_diff']:.2e}, largest {rows[-1]['max_rel_diff']:.2e}; "
+              f"median steps {steps[name]:.0f}", flush=True)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--device", default="cuda")
+    ap.add_argument("--budget-gb", type=float, default=60.0,
+                    help="GPU memory for one chunk of the n_s 8192 paper grid (default 60)")
+    ap.add_argument("--json", help="also write the results to this file")
+    args = ap.parse_args(argv)
+    if not torch.cuda.is_available():
+        print("bench/gpu.py: no CUDA device here; nothing measured")
+        return {}
+    device = args.device
+    peak = peaks(device)
+    print(f"{torch.cuda.get_device_name(device)}: matmul peak fp32 {peak['fp32'] / 1e12:.1f} "
+          f"TFLOP/s, TF32 {peak['tf32'] / 1e12:.1f} TFLOP/s", flush=True)
+    res = {"device": torch.cuda.get_device_name(device), "torch": torch.__version__,
+           "peak_tflops": {k: v / 1e12 for k, v in peak.items()},
+           "bench_grid": bench_grid(device, peak),
+           "paper_grids": bench_paper(device, peak, args.budget_gb),
+           "precision": bench_precision(device)}
+    if args.json:
+        io.write_json(res, args.json)
+    return res
+
+
+if __name__ == "__main__":
+    main()
