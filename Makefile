@@ -21,10 +21,11 @@ help:  ## this list
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
 # The torch requirement of .venv, rewritten only when TORCH differs from it (so that .venv is
-# rebuilt then, and only then); an installed torch of another requirement is removed first.
+# rebuilt then, and only then); the installed torch is removed first (pip would keep a CPU build
+# that satisfies the same version, e.g. 2.13.0+cpu for torch==2.13.0 from a CUDA index).
 $(TORCH_SPEC): FORCE
 	@mkdir -p $(VENV); if [ "$$(cat $@ 2>/dev/null)" != '$(TORCH)' ]; then \
-	  if [ -f $@ ] && [ -x $(BIN)/python ]; then $(BIN)/python -m pip uninstall --quiet -y torch; fi; \
+	  if [ -x $(BIN)/python ]; then $(BIN)/python -m pip uninstall --quiet -y torch; fi; \
 	  echo '$(TORCH)' > $@; fi
 
 FORCE:
@@ -83,10 +84,11 @@ publish: $(STAMP)  ## after repro: the site and all it links as public/ and publ
 	$(BIN)/python -m tms.reporting.publish reports/index.html public
 
 # After `make repro` and a commit: the site, params.yaml, dvc.lock, the claims and the stage times
-# as results/NAME/ (default: the profile's name), a snapshot to commit and link from the README.
-NAME ?= $(shell $(BIN)/python -c 'from tms.pipeline.profiles import profile_name; print(profile_name())' 2>/dev/null)
-snapshot: $(STAMP)  ## after repro and a commit: results/NAME/, the site and what made it, to keep in git
-	$(BIN)/python -m tms.reporting.snapshot results/$(NAME)
+# as results/SNAPSHOT/ (default: the profile's name), a snapshot to commit and link from the README.
+SNAPSHOT ?= $(shell $(BIN)/python -c 'from tms.pipeline.profiles import profile_name; print(profile_name())' 2>/dev/null)
+snapshot: $(STAMP)  ## after repro and a commit: results/SNAPSHOT/, the site and what made it, to keep in git
+	@test -n "$(SNAPSHOT)" || { echo "error: no snapshot name (SNAPSHOT=…)"; exit 2; }
+	$(BIN)/python -m tms.reporting.snapshot results/$(SNAPSHOT)
 
 # Re-hash every output against dvc.lock (dvc status trusts sizes and times) and name any that
 # differs; exit status 1 if one does.

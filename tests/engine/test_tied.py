@@ -118,3 +118,4 @@ def test_l1_training_makes_encodings_sparse():
                        tied.Optim("adamw", 1e-2, 0.01), 1500, 1500, _fourth)
     assert trace.recorded[:, 0].mean() < 0.2                    # dense at init (≈ 3/m)
     assert trace.recorded[:, -1].mean() > 0.8                   # one weight ≈ 1 per encoding
+

@@ -43,6 +43,10 @@ def test_check_clean_names_the_revision_only_for_an_up_to_date_committed_run(rep
     subprocess.run([sys.executable, "-m", "dvc", "repro", "-q"], cwd=repo, check=True)
     with pytest.raises(snapshot.SnapshotError, match="commit them first"):
         snapshot.check_clean(repo)
+    _git(repo, "commit", "-q", "-am", "code")
+    (repo / "new_module.py").write_text("y = 1\n")          # code that no commit holds
+    with pytest.raises(snapshot.SnapshotError, match="new_module.py"):
+        snapshot.check_clean(repo)
 
 
 def test_snapshot_holds_site_run_files_and_readme(tmp_path):

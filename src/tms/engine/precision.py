@@ -7,7 +7,7 @@
   state and every elementwise step stay float32. On CPU it runs too, on the GPU path of
   tms.engine.train (bucketed), far slower than fp32 there.
 
-The held-out loss of each against fp32 on the bench grid is measured by bench/precision.py.
+The held-out loss of each against fp32 on the bench grid is measured by bench/gpu.py.
 """
 
 from __future__ import annotations
@@ -40,15 +40,25 @@ def gpu_path(device: torch.device | str, name: str) -> bool:
 def matmul_precision(name: str, device: torch.device | str) -> Iterator[torch.dtype | None]:
     """Within the block, products on ``device`` use the precision ``name`` (one of
     :data:`PRECISIONS`); yields the dtype for the products' inputs and outputs (torch.bfloat16
-    for bf16, else None: float32). TF32 is switched on only within the block. Raises ValueError
-    as :func:`check`."""
+    for bf16, else None: float32). TF32 is on only within a tf32 block and off in the others
+    (torch's ``fp32_precision`` of CUDA matmuls, or ``allow_tf32`` where torch lacks it); in a
+    bf16 block cuBLAS's reduced-precision reductions are off, so sums stay float32. The previous
+    settings are restored after the block. Raises ValueError as :func:`check`."""
     check(name, device)
-    before = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
+    matmul = torch.backends.cuda.matmul
+    tf32_key = "fp32_precision" if hasattr(matmul, "fp32_precision") else "allow_tf32"
+    tf32_on = {"fp32_precision": ("tf32", "ieee"), "allow_tf32": (True, False)}[tf32_key]
+    before = {tf32_key: getattr(matmul, tf32_key),
+              "allow_bf16_reduced_precision_reduction":
+                  matmul.allow_bf16_reduced_precision_reduction}
+    setattr(matmul, tf32_key, tf32_on[0] if name == "tf32" else tf32_on[1])
+    if name == "bf16":
+        matmul.allow_bf16_reduced_precision_reduction = False
     try:
         yield torch.bfloat16 if name == "bf16" else None
     finally:
-        torch.backends.cuda.matmul.allow_tf32 = before
+        for key, value in before.items():
+            setattr(matmul, key, value)
 
 
 def bmm(a: torch.Tensor, b: torch.Tensor, dtype: torch.dtype | None = None,

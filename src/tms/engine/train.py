@@ -255,15 +255,18 @@ class _BucketSteps:
         return _scaled(sampler.sparse_from_uniform(v, self.row_p[a:b]), self.scale)
 
 
-def _to_host(stack: models.RaggedStack) -> models.RaggedStack:
-    """``stack`` with its weights in host memory: from a GPU through one pinned, asynchronous
-    copy, then one wait; a CPU stack as it is."""
+def _to_host(stack: models.RaggedStack
+             ) -> tuple[models.RaggedStack, Callable[[], None]]:
+    """``stack`` with its weights in host memory, and what to call before reading them: from a
+    GPU, one asynchronous copy into pinned memory and the wait for it (training goes on
+    meanwhile); a CPU stack as it is, with nothing to wait for."""
     if stack.flat.device.type == "cpu":
-        return stack
+        return stack, lambda: None
     host = torch.empty(stack.flat.shape, dtype=stack.flat.dtype, pin_memory=True)
     host.copy_(stack.flat, non_blocking=True)
-    torch.cuda.current_stream(stack.flat.device).synchronize()
-    return models.RaggedStack(host, stack.n_d, stack.relu, stack.bias)
+    done = torch.cuda.Event()
+    done.record(torch.cuda.current_stream(stack.flat.device))
+    return models.RaggedStack(host, stack.n_d, stack.relu, stack.bias), done.synchronize
 
 
 def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bool,
@@ -293,15 +296,22 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
     pending: list[torch.Tensor] = []         # this check's minibatch losses, on the device
     loss = torch.empty(len(insts), device=device)
 
+    copies: list[tuple] = []                 # finished models on their way to the host
+
     def finish(rows: list[int], step: int, stopped: bool, diverged: bool = False) -> None:
-        if not rows:
-            return
-        host = _to_host(model.select(rows))
-        for i, r in enumerate(rows):
-            k = live[r]
-            results[k] = Result(host.W_in(i).numpy().copy(), host.W_out_T(i).T.numpy().copy(),
-                                host.b(i).numpy().copy(), step, stopped,
-                                losses[k, :step].copy(), diverged)
+        if rows:
+            copies.append((*_to_host(model.select(rows)), [live[r] for r in rows], step,
+                           stopped, diverged))
+
+    def collect() -> None:
+        """The results of the finished models, once their copies have arrived."""
+        for host, wait, ks, step, stopped, diverged in copies:
+            wait()
+            for i, k in enumerate(ks):
+                results[k] = Result(host.W_in(i).numpy().copy(),
+                                    host.W_out_T(i).T.numpy().copy(), host.b(i).numpy().copy(),
+                                    step, stopped, losses[k, :step].copy(), diverged)
+        copies.clear()
 
     bar = tqdm(total=sched.max_steps, desc=desc, unit="step", mininterval=2.0, leave=False,
                disable=None)               # no bar when stderr is not a terminal
@@ -322,6 +332,7 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
         step += 1
         bar.update(1)
         if step % sched.check_every == 0 or step == sched.max_steps:
+            collect()                        # the copies of the last check, long arrived
             block = torch.stack(pending).cpu().numpy()      # (steps since last check, live)
             pending.clear()
             losses[live, step - len(block):step] = block.T   # live instances share the step
@@ -342,10 +353,12 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
                 steps.regroup(live, model)
             bar.set_postfix(active=len(live))
             if ckpt and live and ckpt.due(saved, step):
+                collect()
                 ckpt.save(name, checkpoint.pack(step, live, model, opt, losses, results,
                                                 generators))
                 saved = step
     bar.close()
+    collect()
     out = [results[k] for k in range(len(insts))]
     if ckpt:
         ckpt.save(name, {"done": True, "results": out})
@@ -391,8 +404,10 @@ def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
     its scratch; ``bucketed``: the scratch of the GPU path).
 
     Chunks are cut between groups of equal inputs (same data stream and p), in stack order,
-    so every instance trains bit for bit as in the whole grid; a group too large for the
-    budget alone is cut between its instances (equal up to rounding then). Returns lists of
+    so on the CPU path every instance trains bit for bit as in the whole grid; a group too
+    large for the budget alone is cut between its instances (equal up to rounding then). On
+    the GPU path a chunk changes how many models share a batched matmul, which the GPU's
+    libraries may sum in another order: equal up to rounding. Returns lists of
     indices into ``instances``, every index exactly once. Raises ValueError if a single
     model does not fit the budget.
     """
@@ -448,13 +463,13 @@ def train_chunk(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: 
     (``bucketed``; None: on CUDA, or for bf16): the stack ordered by n_d and each bucket of
     equal n_d computed by batched matmuls (tms.engine.models.bucketed_loss_and_grads), so the
     operations of a step do not grow with the models in a bucket; no host synchronisation
-    between the stopping rule's checks; finished models copied to the host through pinned
-    memory."""
+    between the stopping rule's checks; finished models copied to the host asynchronously
+    through pinned memory while training goes on (collected at the next check)."""
     scale = _as_scale(scale, n_s, device)
     desc = (f"{label}n_s={n_s} {'relu' if relu else 'linear'} ({len(instances)} models, "
             f"n_d≤{max(i.n_d for i in instances)})")
     bucketed = precisions.gpu_path(device, precision) if bucketed is None else bucketed
-    n_workers = 1 if bucketed else torch.get_num_threads()
+    n_workers = 1 if bucketed or torch.device(device).type == "cuda" else torch.get_num_threads()
     name = "stack-" + checkpoint.digest(n_s, instances, sched, relu, bias, device,
                                         None if scale is None else scale.tolist(), precision,
                                         bucketed)
@@ -483,15 +498,15 @@ def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: b
     The instances form ragged stacks (no padding of n_d): one, or with ``memory_budget_mb``
     as many as :func:`plan_chunks` needs, trained by ``executor(fn, chunks)`` (which returns
     fn(chunk) for every chunk, in order: :func:`local_map`, or tms.engine.executor.ray_map for Ray
-    tasks); the results do not depend on the chunking. Same code on CPU and CUDA
-    (``device`` comes from params). ``bias=False``: bias-free models (Result.b is zero).
-    ``scale``: n_s positive factors multiplying every sampled feature vector (the data is
-    s ⊙ x). ``ckpt``: where each stack saves its state every ``ckpt.every`` steps and resumes
-    from it (tms.engine.checkpoint); the results are the same bytes as without. ``precision``:
-    fp32, tf32 or bf16 (tms.engine.precision); ``bucketed``: the GPU path or not (None: on CUDA,
-    or for bf16; :func:`train_chunk`). Raises ValueError on an empty grid, an n_d outside
-    [1, n_s], a scale that is not n_s positive finite numbers, a budget too small for one model,
-    or tf32 off CUDA.
+    tasks); on the CPU path the results do not depend on the chunking (on the GPU path, up to
+    rounding: :func:`plan_chunks`). ``device`` comes from params. ``bias=False``: bias-free
+    models (Result.b is zero). ``scale``: n_s positive factors multiplying every sampled
+    feature vector (the data is s ⊙ x). ``ckpt``: where each stack saves its state every
+    ``ckpt.every`` steps and resumes from it (tms.engine.checkpoint); the results are the same
+    bytes as without. ``precision``: fp32, tf32 or bf16 (tms.engine.precision); ``bucketed``:
+    the GPU path or not (None: on CUDA, or for bf16; :func:`train_chunk`). Raises ValueError on
+    an empty grid, an n_d outside [1, n_s], a scale that is not n_s positive finite numbers, a
+    budget too small for one model, or tf32 off CUDA.
     """
     if not instances:
         raise ValueError("the grid is empty: nothing to train")

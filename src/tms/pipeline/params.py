@@ -253,9 +253,9 @@ class Arithmetic(_Strict):
 
 
 class Compute(Arithmetic):
-    """How the trained grids are computed (never what they are: the numbers are the same),
-    and the arithmetic of their products, ``precision`` (:class:`Arithmetic`: it does change
-    them).
+    """How the trained grids are computed (on the CPU path never what they are: the numbers
+    are the same bytes; on the GPU path the same up to rounding), and the arithmetic of their
+    products, ``precision`` (:class:`Arithmetic`: it does change them).
 
     memory_budget_mb: the most memory (MiB) one stack of models being trained may take; a
     grid that needs more is trained chunk after chunk (tms.engine.train.plan_chunks), with the same

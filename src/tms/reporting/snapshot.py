@@ -15,8 +15,8 @@ it. The folder holds:
   last logged time.
 
 The snapshot is refused, with the reason, unless every stage is up to date (``dvc status``) and
-the tracked files other than ``params.yaml`` and ``dvc.lock`` are as committed, so that the
-revision it names is the code that made it.
+the files git does not ignore, but ``params.yaml`` and ``dvc.lock``, are as committed, so that
+the revision it names is the code that made it.
 """
 
 from __future__ import annotations
@@ -49,18 +49,19 @@ def _run(args: list[str], repo: Path) -> subprocess.CompletedProcess:
 
 def check_clean(repo: str | Path = ".") -> str:
     """The git revision (HEAD) of ``repo`` when its run can be snapshotted. Raises SnapshotError
-    naming what stands in the way: a stage that is not up to date (``dvc status``), or a tracked
-    file other than params.yaml and dvc.lock that differs from HEAD."""
+    naming what stands in the way: a stage that is not up to date (``dvc status``), a tracked
+    file other than params.yaml and dvc.lock that differs from HEAD, or a file that git does
+    not ignore and HEAD lacks."""
     repo = Path(repo)
     dvc = _run([sys.executable, "-m", "dvc", "status"], repo)
     if dvc.returncode != 0 or "up to date" not in dvc.stdout:
         raise SnapshotError("the pipeline is not up to date (run `make repro` first):\n"
                             + (dvc.stdout + dvc.stderr).strip())
-    git = _run(["git", "status", "--porcelain", "--untracked-files=no", "--", ".",
-                f":!{PARAMS_FILE}", ":!dvc.lock"], repo)
+    git = _run(["git", "status", "--porcelain", "--", ".", f":!{PARAMS_FILE}", ":!dvc.lock"],
+               repo)
     if git.returncode != 0 or git.stdout.strip():
-        raise SnapshotError("tracked files differ from the commit, so no revision names the code "
-                            "of this run; commit them first:\n"
+        raise SnapshotError("files differ from the commit, or are not in it, so no revision names "
+                            "the code of this run; commit them first:\n"
                             + (git.stdout + git.stderr).strip())
     return _run(["git", "rev-parse", "HEAD"], repo).stdout.strip()
 
@@ -89,8 +90,8 @@ def readme(profile: str, revision: str, where: str, times: list[tuple[str, float
              "new `dvc.lock` against this one names every output that differs.", ""]
     if times:
         last = dict(times)
-        lines += ["Stage times (the last logged run of each stage, `logs/repro.log`; a stage "
-                  "restored from DVC's cache took none):", "",
+        lines += ["Stage times (the last logged run of each stage in `logs/repro.log`: for a "
+                  "stage restored from DVC's cache, an earlier run's time):", "",
                   "| stage | seconds |", "|---|---:|",
                   *(f"| {name} | {seconds:.1f} |" for name, seconds in last.items()),
                   f"| total | {sum(last.values()):.1f} |", ""]
