@@ -29,6 +29,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import yaml
+
 from tms.pipeline.io import atomic_path
 from tms.pipeline.profiles import profile_name
 from tms.pipeline.repro import stage_times
@@ -78,7 +80,7 @@ def machine() -> str:
 
 def readme(profile: str, revision: str, where: str, times: list[tuple[str, float]]) -> str:
     """The snapshot's README.md: what it is, what made it, how to open and rerun it, and the
-    stage times ``times`` ((stage, seconds), the last logged run of each stage)."""
+    stage times ``times`` ((stage, seconds), the last logged run of each stage of dvc.lock)."""
     lines = [f"# Results snapshot: the `{profile}` profile", "",
              f"Made by git revision `{revision}` with `params.yaml` and `dvc.lock` of this folder, "
              f"on {where}.", "",
@@ -108,12 +110,15 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
     """
     repo, out = Path(repo), Path(out)
     revision = check_clean(repo) if revision is None else revision
-    log = repo / LOG_FILE
-    times = stage_times(log.read_text(encoding="utf-8").splitlines()) if log.exists() else []
-    text = readme(profile_name(repo / PARAMS_FILE), revision, where or machine(), times)
     for name in RUN_FILES:
         if not (repo / name).is_file():
             raise FileNotFoundError(f"{repo / name} is missing: run `make repro` first")
+    log = repo / LOG_FILE
+    stages = yaml.safe_load((repo / "dvc.lock").read_text()).get("stages") or {}
+    times = [(name, seconds) for name, seconds in
+             stage_times(log.read_text(encoding="utf-8").splitlines() if log.exists() else [])
+             if name in stages]                  # the stages of this pipeline only
+    text = readme(profile_name(repo / PARAMS_FILE), revision, where or machine(), times)
     with atomic_path(out, directory=True) as tmp:
         copy_site(repo / index, tmp / "site")
         for name in RUN_FILES:
