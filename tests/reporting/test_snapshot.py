@@ -57,23 +57,24 @@ def test_snapshot_holds_site_run_files_and_readme(tmp_path):
     (tmp_path / "params.yaml").write_text(profiles.dump({"a": 1}, "profiles/gpu.yaml"))
     for name in ("reports/claims.json", "reports/claim_values.json"):
         (tmp_path / name).write_text(name)
-    (tmp_path / "dvc.lock").write_text("schema: '2.0'\nstages:\n  s1: {}\n  s2: {}\n")
+    (tmp_path / "dvc.lock").write_text("dvc.lock")
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs/repro.log").write_text(
         "t s1: started\nt s1: done in 1.0 s\nt s2: done in 2.5 s\nt s1: done in 4.0 s\n"
         "t gone: done in 9.0 s\n")                   # a stage no longer in the pipeline
     out = snapshot.snapshot(tmp_path / "results/gpu", tmp_path, revision="abc123",
-                            where="a test machine")
+                            where="a test machine", stages=["s2", "s1"])
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert files == ["README.md", "claim_values.json", "claims.json", "dvc.lock", "params.yaml",
                      "site/figures/a.png", "site/index.html"]
     text = (out / "README.md").read_text()
     assert "`gpu` profile" in text and "`abc123`" in text and "a test machine" in text
     assert "| s1 | 4.0 |" in text and "| s2 | 2.5 |" in text and "| total | 6.5 |" in text
-    assert "gone" not in text
+    assert "gone" not in text and text.index("| s2 |") < text.index("| s1 |")   # dvc's order
     (tmp_path / "reports/claims.json").unlink()
     with pytest.raises(FileNotFoundError, match="claims.json"):
-        snapshot.snapshot(tmp_path / "results/gpu", tmp_path, revision="abc", where="m")
+        snapshot.snapshot(tmp_path / "results/gpu", tmp_path, revision="abc", where="m",
+                          stages=[])
     assert (out / "claims.json").exists()               # the old snapshot is left whole
 
 

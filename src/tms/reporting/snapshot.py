@@ -29,8 +29,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
-
 from tms.pipeline.io import atomic_path
 from tms.pipeline.profiles import profile_name
 from tms.pipeline.repro import stage_times
@@ -80,7 +78,7 @@ def machine() -> str:
 
 def readme(profile: str, revision: str, where: str, times: list[tuple[str, float]]) -> str:
     """The snapshot's README.md: what it is, what made it, how to open and rerun it, and the
-    stage times ``times`` ((stage, seconds), the last logged run of each stage of dvc.lock)."""
+    stage times ``times`` ((stage, seconds), the last logged run of each stage)."""
     lines = [f"# Results snapshot: the `{profile}` profile", "",
              f"Made by git revision `{revision}` with `params.yaml` and `dvc.lock` of this folder, "
              f"on {where}.", "",
@@ -91,22 +89,32 @@ def readme(profile: str, revision: str, where: str, times: list[tuple[str, float
              "`dvc.lock` to the repository root, `make repro`; `git diff --no-index` of the "
              "new `dvc.lock` against this one names every output that differs.", ""]
     if times:
-        last = dict(times)
         lines += ["Stage times (the last logged run of each stage in `logs/repro.log`: for a "
                   "stage restored from DVC's cache, an earlier run's time):", "",
                   "| stage | seconds |", "|---|---:|",
-                  *(f"| {name} | {seconds:.1f} |" for name, seconds in last.items()),
-                  f"| total | {sum(last.values()):.1f} |", ""]
+                  *(f"| {name} | {seconds:.1f} |" for name, seconds in times),
+                  f"| total | {sum(s for _, s in times):.1f} |", ""]
     return "\n".join(lines)
 
 
+def pipeline_stages(repo: str | Path = ".") -> list[str]:
+    """The stages of ``repo``'s pipeline in DVC's order, matrix items expanded (``dvc stage
+    list``; dvc.lock may still hold stages that a change of params removed)."""
+    out = _run([sys.executable, "-m", "dvc", "stage", "list", "--name-only"], Path(repo))
+    if out.returncode != 0:
+        raise SnapshotError(f"dvc stage list failed: {out.stderr.strip()}")
+    return out.stdout.split()
+
+
 def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/index.html",
-             revision: str | None = None, where: str | None = None) -> Path:
+             revision: str | None = None, where: str | None = None,
+             stages: list[str] | None = None) -> Path:
     """Write the snapshot folder ``out`` (replacing it) from the run in ``repo``; returns it.
 
     revision: the git revision to name (None: :func:`check_clean`, which raises SnapshotError
-    when the run cannot be named by one); where: the machine (None: :func:`machine`). Raises
-    FileNotFoundError for a missing run file or a file the site links but lacks.
+    when the run cannot be named by one); where: the machine (None: :func:`machine`); stages:
+    the pipeline's stages, whose times are given in this order (None: :func:`pipeline_stages`).
+    Raises FileNotFoundError for a missing run file or a file the site links but lacks.
     """
     repo, out = Path(repo), Path(out)
     revision = check_clean(repo) if revision is None else revision
@@ -114,10 +122,9 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
         if not (repo / name).is_file():
             raise FileNotFoundError(f"{repo / name} is missing: run `make repro` first")
     log = repo / LOG_FILE
-    stages = yaml.safe_load((repo / "dvc.lock").read_text()).get("stages") or {}
-    times = [(name, seconds) for name, seconds in
-             stage_times(log.read_text(encoding="utf-8").splitlines() if log.exists() else [])
-             if name in stages]                  # the stages of this pipeline only
+    last = dict(stage_times(log.read_text(encoding="utf-8").splitlines() if log.exists() else []))
+    stages = pipeline_stages(repo) if stages is None else stages
+    times = [(name, last[name]) for name in stages if name in last]
     text = readme(profile_name(repo / PARAMS_FILE), revision, where or machine(), times)
     with atomic_path(out, directory=True) as tmp:
         copy_site(repo / index, tmp / "site")
