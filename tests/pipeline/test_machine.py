@@ -100,3 +100,35 @@ def test_the_stages_that_sample_or_build_large_arrays_check_the_machine_first(
     with pytest.raises(params.ParamsError, match=re.escape(shown)):
         module.main(params.parse(load_profile("smoke")))
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("config, local, copies", [
+    (None, None, 2),                                        # DVC's default: reflink, else copy
+    ("[cache]\n    type = reflink,copy\n", None, 2),
+    ("[cache]\n    type = hardlink,symlink\n", None, 1),
+    ("[cache]\n    type = copy,hardlink\n", None, 2),       # a copy comes first
+    ("[core]\n    analytics = false\n", "[cache]\n    type = symlink\n", 1),
+])
+def test_disk_copies_follow_dvc_cache_type(tmp_path, config, local, copies):
+    (tmp_path / ".dvc").mkdir()
+    for name, text in ((".dvc/config", config), (".dvc/config.local", local)):
+        if text is not None:
+            (tmp_path / name).write_text(text)
+    assert machine.disk_copies(tmp_path) == copies
+
+
+def test_weights_too_large_for_the_disk_stop_before_training(load_profile, monkeypatch,
+                                                             tmp_path):
+    monkeypatch.chdir(tmp_path)                  # no .dvc/config here: two copies
+    monkeypatch.setattr(machine.shutil, "disk_usage",
+                        lambda path: machine.shutil._ntuple_diskusage(10**15, 10**15, 1000))
+    monkeypatch.setattr(pr_training, "train_grid", _never)
+    pr = params.parse(load_profile("smoke")).persian_rug
+    points = pr_training.expand(16, pr.grid.p_values(), pr.grid.ratio_values(), 1)
+    weights = 4 * sum((2 * pt.n_d + 1) * 16 for pt in points)
+    with pytest.raises(params.ParamsError) as err:
+        pr_training.train_and_score(16, points, 0, 0.01, Schedule.of(pr.train), True, 0, 65536)
+    message = str(err.value)
+    assert message.startswith(f"writing the weights of {len(points)} models of n_s = 16 needs")
+    assert f"{2 * weights / machine.GiB:.3g} GiB of disk" in message
+    assert "cache.type hardlink,symlink" in message

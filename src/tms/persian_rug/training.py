@@ -96,7 +96,7 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
     Returns the table (columns :data:`TRAIN_COLUMNS`) and the trained results in point order.
     Raises ParamsError, before any training, if one model does not fit
     compute.memory_budget_mb, or if the largest stack or the trained weights do not fit this
-    machine (tms.pipeline.machine).
+    machine's memory, or the weights its disk (tms.pipeline.machine).
     """
     insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr, base_seed + pt.seed_index)
              for pt in points]
@@ -112,6 +112,9 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
     weights = 4 * sum((2 * i.n_d + 1) * n_s for i in insts)
     machine.check_fits(2 * weights, "cpu", f"holding and writing the weights of {len(insts)} "
                        f"models of n_s = {n_s}", "train a smaller grid")
+    machine.check_disk(weights, f"writing the weights of {len(insts)} models of n_s = {n_s}",
+                       "free disk space, let DVC link outputs to its cache instead of copying "
+                       "them (`dvc config cache.type hardlink,symlink`), or train a smaller grid")
     machine.warn_if_long(grid_flops(n_s, insts, sched), device,
                          f"training {len(insts)} models of n_s = {n_s}")
     results = train_grid(n_s, insts, sched, relu=relu, device=device, label=label,

@@ -1,14 +1,18 @@
-"""What this machine can do: the memory a stage may allocate, and how fast it multiplies.
+"""What this machine can do: the memory a stage may allocate, the disk its outputs may take, and
+how fast it multiplies.
 
 A stage that allocates in proportion to its params predicts its memory before any work and
 calls :func:`check_fits`, so a run that cannot fit stops with the numbers (exit status 2, like
-any invalid params) instead of an allocator traceback or the kernel's OOM killer. A training
+any invalid params) instead of an allocator traceback or the kernel's OOM killer; a stage whose
+outputs grow so predicts their disk (:func:`check_disk`, counting DVC's cache copy). A training
 stage also predicts its time (:func:`warn_if_long`) and says so when it can exceed an hour.
 """
 
 from __future__ import annotations
 
+import configparser
 import os
+import shutil
 import sys
 import time
 from functools import cache
@@ -55,6 +59,33 @@ def check_fits(need: int, device: str, what: str, remedy: str) -> None:
     if need > have:
         raise ParamsError(f"{what} needs about {need / GiB:.3g} GiB, and {device} has "
                           f"{have / GiB:.3g} GiB available: {remedy}")
+
+
+#: The cache types (DVC's ``cache.type``) that link an output to the cache instead of copying it.
+LINKS = ("hardlink", "symlink")
+
+
+def disk_copies(repo: str | Path = ".") -> int:
+    """How many copies of a pipeline output the disk holds: 2 (the output and its copy in DVC's
+    cache), or 1 where DVC's ``cache.type`` (.dvc/config, overridden by .dvc/config.local) tries
+    a link (hardlink, symlink) before it would copy. reflink counts as a copy: most file
+    systems (ext4) cannot reflink, and DVC then copies."""
+    config = configparser.ConfigParser()
+    config.read([Path(repo) / ".dvc/config", Path(repo) / ".dvc/config.local"])
+    kinds = [k.strip() for k in config.get("cache", "type", fallback="reflink,copy").split(",")]
+    before_copy = kinds[:kinds.index("copy")] if "copy" in kinds else kinds
+    return 1 if any(k in LINKS for k in before_copy) else 2
+
+
+def check_disk(need: int, what: str, remedy: str, repo: str | Path = ".") -> None:
+    """Raise ParamsError if ``need`` bytes (one copy of the outputs ``what`` writes) times
+    :func:`disk_copies` exceed the free space of the disk of ``repo``; the message gives both
+    numbers and the ``remedy``."""
+    need *= disk_copies(repo)
+    free = shutil.disk_usage(repo).free
+    if need > free:
+        raise ParamsError(f"{what} needs about {need / GiB:.3g} GiB of disk (with DVC's cache), "
+                          f"and {Path(repo).resolve()} has {free / GiB:.3g} GiB free: {remedy}")
 
 
 #: No machine this pipeline runs on multiplies fp32 slower than this (FLOP/s): below
