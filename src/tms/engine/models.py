@@ -13,6 +13,7 @@ linear one is the notes' bias-free autoencoder x ↦ ABx with A = W_out, B = W_i
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 from dataclasses import dataclass
@@ -343,10 +344,7 @@ def bucketed_loss_and_grads(model: RaggedStack, buckets: Sequence[tuple[int, int
     sums accumulate in float32); everything else stays float32.
     """
     n_s, D, off = model.flat.shape[1], model.hidden, model.offsets
-
-    def bmm(a: torch.Tensor, b: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
-        return precision.bmm(a, b, matmul_dtype, out)
-
+    bmm = functools.partial(precision.bmm, dtype=matmul_dtype)
     for j, (a, b) in enumerate(buckets):
         m, d, r0, r1 = b - a, model.n_d[a], off[a], off[b]
         W_in = model.flat[r0:r1].view(m, d, n_s)
@@ -360,7 +358,8 @@ def bucketed_loss_and_grads(model: RaggedStack, buckets: Sequence[tuple[int, int
             on = z > 0
             z.mul_(on)
         err = z.sub_(x)
-        torch.sum(err.square(), dim=(1, 2), out=loss[a:b])
+        flat_err = err.view(m, -1)
+        torch.linalg.vecdot(flat_err, flat_err, out=loss[a:b])        # Σ err², no temporary
         if model.relu:
             err.mul_(on)
         bmm(h.transpose(1, 2), err, out=grad[D + r0:D + r1].view(m, d, n_s))
