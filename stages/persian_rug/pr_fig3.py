@@ -2,12 +2,12 @@
 
 Writes data/persian_rug/fig3.parquet (one row per seed, columns
 tms.persian_rug.training.TRAIN_COLUMNS) and data/persian_rug/fig3_weights/
-(tms.persian_rug.training.pack_weights).
+(tms.persian_rug.weights).
 """
 
 from tms.engine import checkpoint
 from tms.engine.train import Schedule
-from tms.persian_rug import training
+from tms.persian_rug import training, weights
 from tms.pipeline import io, stage
 from tms.pipeline.params import resolve_device, schedule_warnings
 
@@ -22,10 +22,12 @@ def main(params):
     ckpt = checkpoint.for_stage("pr_fig3", pr.train.checkpoint_every, device, pr.eval, f3,
                                 sched, lr)
     points = [training.Point(k, f3.p, f3.n_d / f3.n_s, f3.n_d, k) for k in range(f3.seeds)]
-    table, results = training.train_and_score(
-        f3.n_s, points, pr.train.seed, lr, sched, True, pr.eval.seed, pr.eval.n_vectors,
-        device, label="fig. 3 ", compute=pr.compute, ckpt=ckpt)
-    io.write_arrays(training.pack_weights(results), "data/persian_rug/fig3_weights")
+    with io.atomic_path("data/persian_rug/fig3_weights", directory=True) as tmp, \
+            weights.Writer(tmp, f3.n_s, [("relu", pt.instance, pt.n_d) for pt in points]) as out:
+        table, _ = training.train_and_score(
+            f3.n_s, points, pr.train.seed, lr, sched, True, pr.eval.seed, pr.eval.n_vectors,
+            device, label="fig. 3 ", compute=pr.compute, ckpt=ckpt,
+            sink=lambda pt, *w: out.put("relu", pt.instance, *w))
     io.write_parquet(table, "data/persian_rug/fig3.parquet")
     if ckpt:
         ckpt.clear()

@@ -1,15 +1,18 @@
-"""Stage: train the Persian Rug (p, ratio) grid of one n_s (fig. 2's trained models).
+"""Stage: train the Persian Rug (p, ratio) grid of one n_s (fig. 2's trained models) and measure
+every model as its chunk finishes: the statistics of figs. 4–7 and eq. 6 are computed where the
+weights are, so no step holds more than one chunk's weights.
 
-Writes data/persian_rug/train/n{n_s}.parquet (columns: tms.persian_rug.training.TRAIN_COLUMNS) and
-data/persian_rug/train/n{n_s}_weights/ (W_in, W_out, b as .npy, see
-tms.persian_rug.training.pack_weights).
+Writes data/persian_rug/train/n{n_s}.parquet (columns tms.persian_rug.training.TRAIN_COLUMNS),
+data/persian_rug/stats/n{n_s}.parquet (tms.persian_rug.stats.KEY_COLUMNS + STAT_COLUMNS, one row
+per model) and data/persian_rug/train/n{n_s}_weights/ (the weights that
+persian_rug.grid.keep_weights keeps, tms.persian_rug.weights).
 """
 
 import pandas as pd
 
 from tms.engine import checkpoint
 from tms.engine.train import Schedule
-from tms.persian_rug import training
+from tms.persian_rug import training, weights
 from tms.pipeline import io, stage
 from tms.pipeline.params import resolve_device, schedule_warnings
 
@@ -17,20 +20,29 @@ from tms.pipeline.params import resolve_device, schedule_warnings
 def main(params, n_s):
     stage.check_n_s(params, n_s)
     pr = params.persian_rug
+    grid = pr.grid.at(n_s)
     device = resolve_device(pr.device)
     stage.warn(schedule_warnings("persian_rug.train", pr.train, pr.train.max_steps))
     ckpt = checkpoint.for_stage(f"pr_train@{n_s}", pr.train.checkpoint_every, device, pr.eval,
-                                pr.grid, pr.train, n_s)
-    points = training.expand(n_s, pr.grid.p_values(), pr.grid.ratio_values(), pr.grid.seeds)
-    tables, results = [], []
-    for model in pr.grid.models:
-        table, res = training.train_and_score(
-            n_s, points, pr.train.seed, pr.train.lr_for(n_s), Schedule.of(pr.train),
-            model == "relu", pr.eval.seed, pr.eval.n_vectors, device,
-            compute=pr.compute, ckpt=ckpt)
-        tables.append(table)
-        results += res
-    io.write_arrays(training.pack_weights(results), f"data/persian_rug/train/n{n_s}_weights")
+                                grid, pr.train)
+    points = training.expand(n_s, grid.p, grid.ratio, grid.seeds)
+    lr, sched = pr.train.lr_for(n_s), Schedule.of(pr.train)
+    plan = training.plan_grid(n_s, points, pr.train.seed, lr, sched, device, pr.compute, ckpt,
+                              lambda pt: grid.keeps(pt.p, pt.ratio_target), len(grid.models))
+    index = [(model, pt.instance, pt.n_d) for model in grid.models for pt in points
+             if pr.train.seed + pt.instance in plan.kept]
+    tables, measured = [], []
+    with io.atomic_path(f"data/persian_rug/train/n{n_s}_weights", directory=True) as tmp, \
+            weights.Writer(tmp, n_s, index) as kept:
+        for model in grid.models:
+            table, statistics = training.train_and_score(
+                n_s, points, pr.train.seed, lr, sched, model == "relu", pr.eval.seed,
+                pr.eval.n_vectors, device, compute=pr.compute, ckpt=ckpt, statistics=True,
+                sink=lambda pt, *w, model=model: kept.put(model, pt.instance, *w), plan=plan)
+            tables.append(table)
+            measured.append(statistics)
+    io.write_parquet(pd.concat(measured, ignore_index=True),
+                     f"data/persian_rug/stats/n{n_s}.parquet")
     io.write_parquet(pd.concat(tables, ignore_index=True), f"data/persian_rug/train/n{n_s}.parquet")
     if ckpt:
         ckpt.clear()

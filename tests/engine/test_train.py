@@ -8,7 +8,7 @@ from tms.engine import models, sampler
 from tms.engine.models import forward, init_stack
 from tms.engine.threads import torch_threads
 from tms.engine.train import (Instance, Schedule, heldout_loss, plan_chunks, stack_bytes, stack_of,
-                              train_grid, window_says_stop)
+                              train_chunks, train_grid, window_says_stop)
 from tms.persian_rug import theory
 
 
@@ -148,6 +148,29 @@ def test_memory_budgeted_chunks_give_byte_equal_weights():
         for name in ("W_in", "W_out", "b", "train_losses"):
             assert getattr(a, name).tobytes() == getattr(b, name).tobytes()
         assert (a.steps, a.stopped) == (b.steps, b.stopped)
+
+
+def test_chunks_train_one_at_a_time_as_asked_for_each_reduced_where_it_trained():
+    sched = Schedule(batch_size=32, adam_eps=1e-7, window=10, check_every=5, max_steps=40)
+    insts = _grid_of_groups()
+    whole = train_grid(12, insts, sched)
+    budget = 1.5 * stack_bytes(12, [3, 6], 9, 1, 32, 40) / 2 ** 20
+    chunks = plan_chunks(12, insts, sched, budget)
+    seen = []
+
+    def reduce(chunk_insts, results):
+        seen.append(list(chunk_insts))
+        return [(r.steps, float(r.W_in.sum())) for r in results]
+
+    it = train_chunks(12, insts, sched, memory_budget_mb=budget, reduce=reduce)
+    assert seen == []                                  # nothing trains before it is asked for
+    for n, (chunk, items) in enumerate(it, start=1):
+        assert len(seen) == n and chunk == chunks[n - 1]
+        assert seen[-1] == [insts[k] for k in chunk]
+        assert items == [(whole[k].steps, float(whole[k].W_in.sum())) for k in chunk]
+    assert len(seen) == len(chunks) >= 3
+    with pytest.raises(ValueError, match="reduce returned 1 items for 2 instances"):
+        train_grid(12, insts[:2], sched, reduce=lambda i, r: r[:1])
 
 
 def test_plan_rejects_a_budget_below_one_model():

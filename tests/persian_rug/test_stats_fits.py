@@ -82,21 +82,15 @@ def test_over_seeds_gives_mean_and_standard_error_by_hand():
     assert np.isnan(out.loc[4, "loss_se"]) and out.loc[4, "seeds"] == 1
 
 
-def test_grid_statistics_rows_match_the_per_model_function():
-    rng = np.random.default_rng(5)
-    n_s, n_ds, ps = 16, [3, 6], [0.1, 0.3]
-    weights = [(rng.normal(size=(d, n_s)), rng.normal(size=(n_s, d)), rng.normal(size=n_s))
-               for d in n_ds]
-    trained = pd.DataFrame({c: 0 for c in stats.KEY_COLUMNS}, index=[0, 1])
-    trained["n_d"], trained["p"], trained["model"] = n_ds, ps, "relu"
-    table = stats.grid_statistics(trained, weights)
+def test_with_keys_puts_each_row_of_statistics_beside_its_model():
+    trained = pd.DataFrame({c: 0 for c in stats.KEY_COLUMNS}, index=[5, 9])
+    trained["instance"], trained["n_d"] = [7, 3], [4, 2]
+    rows = [{c: k + 0.5 for c in stats.STAT_COLUMNS} for k in range(2)]
+    table = stats.with_keys(trained, rows)
     assert list(table.columns) == stats.KEY_COLUMNS + stats.STAT_COLUMNS
-    for k, (w, p) in enumerate(zip(weights, ps)):
-        expect = stats.weight_statistics(*w, p)
-        for col in stats.STAT_COLUMNS:
-            assert table.loc[k, col] == pytest.approx(expect[col], rel=1e-12)
-    with pytest.raises(ValueError, match="weight sets"):
-        stats.grid_statistics(trained, weights[:1])
+    assert table.instance.tolist() == [7, 3] and table.antipodal.tolist() == [0.5, 1.5]
+    with pytest.raises(ValueError, match="2 table rows but 1 rows of statistics"):
+        stats.with_keys(trained, rows[:1])
 
 
 def test_weight_statistics_rejects_bad_input():

@@ -2,7 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tms.engine.train import Instance, Result, Schedule, plan_chunks, stack_bytes
+from tms.engine import checkpoint, train
+from tms.engine.train import Instance, Schedule, plan_chunks, stack_bytes
 from tms.persian_rug import stats, training
 from tms.pipeline.params import Compute, ParamsError
 
@@ -13,16 +14,6 @@ def test_expand_orders_seeds_ratio_p_and_rounds_n_d_down():
     assert (pts[0].seed_index, pts[0].ratio_target, pts[0].p) == (0, 0.254, 0.1)
     assert pts[1].p == 0.2 and pts[2].ratio_target == 0.5 and pts[4].seed_index == 1
     assert pts[0].n_d == 130 and training.n_d_of(128, 0.001) == 1
-
-
-def test_weights_pack_and_unpack_round_trip():
-    rng = np.random.default_rng(0)
-    res = [Result(rng.normal(size=(d, 6)).astype(np.float32), rng.normal(size=(6, d)).astype(np.float32),
-                  rng.normal(size=6).astype(np.float32), 10, True, np.ones(10)) for d in (2, 5, 1)]
-    back = training.unpack_weights(training.pack_weights(res), [2, 5, 1])
-    for r, (W_in, W_out, b) in zip(res, back):
-        assert np.array_equal(W_in, r.W_in) and np.array_equal(W_out, r.W_out)
-        assert np.array_equal(b, r.b)
 
 
 def test_summary_statistics_by_hand():
@@ -57,3 +48,49 @@ def test_chunked_scoring_gives_the_unchunked_table():
     table, _ = training.train_and_score(16, pts, 0, 1e-2, sched, True, 3, 65536,
                                         compute=Compute(memory_budget_mb=budget))
     pd.testing.assert_frame_equal(table, whole)
+
+
+def _measured(pts, sched, **kwargs):
+    """train_and_score with statistics, and the weights its sink received."""
+    got = {}
+    table, statistics = training.train_and_score(
+        16, pts, 0, 1e-2, sched, True, 3, 65536, statistics=True,
+        sink=lambda pt, *w: got.setdefault(pt.instance, w), **kwargs)
+    return table, statistics, got
+
+
+def test_statistics_are_those_of_the_kept_weights_and_keeping_fewer_changes_no_number(
+        tmp_path, monkeypatch):
+    pts = training.expand(16, [0.1, 0.5], [0.25, 0.5], 1)
+    sched = Schedule(batch_size=64, adam_eps=1e-7, window=10, check_every=5, max_steps=20)
+    table, statistics, got = _measured(pts, sched)
+    assert sorted(got) == [0, 1, 2, 3]
+    assert statistics.instance.tolist() == table.instance.tolist() == [0, 1, 2, 3]
+    for k, pt in enumerate(pts):
+        expect = stats.weight_statistics(*got[k], pt.p)
+        assert statistics.loc[k, stats.STAT_COLUMNS].tolist() == pytest.approx(
+            [expect[c] for c in stats.STAT_COLUMNS], nan_ok=True)
+    # keep two points, chunk the grid in two and checkpoint it: the same tables, bytes alike
+    insts = [Instance(pt.p, pt.n_d, pt.instance, 1e-2, 0) for pt in pts]
+    budget = 1.2 * stack_bytes(16, [4, 8], 12, 1, 64, 20) / 2 ** 20
+    assert len(plan_chunks(16, insts, sched, budget)) == 2
+    ckpt = checkpoint.for_stage("t", 5, root=tmp_path)
+    part, part_stats, part_got = _measured(pts, sched, keep=lambda pt: pt.p == 0.5, ckpt=ckpt,
+                                           compute=Compute(memory_budget_mb=budget))
+    pd.testing.assert_frame_equal(part, table)
+    pd.testing.assert_frame_equal(part_stats, statistics)
+    assert sorted(part_got) == [1, 3]
+    for k in part_got:
+        assert all(np.array_equal(a, b) for a, b in zip(part_got[k], got[k]))
+    # each finished stack's checkpoint holds its numbers and the kept weights alone
+    done = [ckpt.load(f.stem) for f in sorted(ckpt.directory.glob("*.pt"))]
+    assert len(done) == 2 and all(d["done"] for d in done)
+    items = [m for d in done for m in d["results"]]
+    assert sorted(m.weights is not None for m in items) == [False, False, True, True]
+    # a rerun resumes every stack from them: the same tables, nothing trained again
+    monkeypatch.setattr(train, "_train_bucket", lambda *a, **k: pytest.fail("trained again"))
+    again, again_stats, again_got = _measured(pts, sched, keep=lambda pt: pt.p == 0.5, ckpt=ckpt,
+                                              compute=Compute(memory_budget_mb=budget))
+    pd.testing.assert_frame_equal(again, table)
+    pd.testing.assert_frame_equal(again_stats, statistics)
+    assert sorted(again_got) == [1, 3]

@@ -106,6 +106,18 @@ BAD = [
     (f"{PR}.grid.seeds", 10**6, "1000000", "less than or equal to 10000"),
     (f"{PR}.grid.seeds", 5000, "5000", "p × ratio × seeds × models = 180000 models"),
     (f"{PR}.grid.n_s", [32, 10**6], "1000000", "less than or equal to 65536"),
+    # weights to keep: all, none or points on the grid; per-n_s grids of the grid's n_s
+    (f"{PR}.grid.keep_weights", "some", "'some'", "'all' or 'none'"),
+    (f"{PR}.grid.keep_weights", [{"p": 0.1, "ratio": 0.3}], "0.3",
+     "the point p = 0.1, ratio = 0.3 of keep_weights is not on the grid of n_s = 64"),
+    (f"{PR}.grid.keep_weights", [{"p": 0.1}], None, "missing"),
+    (f"{PR}.grid.by_n_s", [{"n_s": 4096, "seeds": 1}], "4096", "must be one of n_s = [64, 128]"),
+    (f"{PR}.grid.by_n_s", [{"n_s": 64}, {"n_s": 64}], "64", "named once"),
+    (f"{PR}.grid.by_n_s", [{"n_s": 128, "seeds": 5000}], "5000",
+     "at n_s = 128, p × ratio × seeds × models = 180000 models"),
+    (f"{PR}.grid.by_n_s", [{"n_s": 128, "ratio": [0.5, 1.5]}], "1.5", "(0, 1]"),
+    (f"{PR}.grid.by_n_s", [{"n_s": 128, "keep_weights": [{"p": 0.3, "ratio": 0.2}]}], "0.3",
+     "at n_s = 128, the point p = 0.3"),
     (f"{PR}.fig3.block", 1024, "1024", "must be <= n_s = 512"),
     # seeds outside numpy's range; ±inf and NaN
     (f"{PR}.train.seed", 2**64, "18446744073709551616", "less than or equal to 4294967295"),

@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from tms.engine.train import Schedule
+from tms.engine import checkpoint
+from tms.engine.train import Instance, Schedule
 from tms.incidental import training as ip_training
 from tms.notes import training as notes_training
 from tms.persian_rug import training as pr_training
@@ -37,12 +38,12 @@ def _never(*args, **kwargs):
 def test_every_training_stack_is_checked_before_it_trains(small_machine, load_profile,
                                                           monkeypatch):
     p = params.parse(load_profile("smoke"))
-    for module in (pr_training, notes_training):
-        monkeypatch.setattr(module, "train_grid", _never)
+    monkeypatch.setattr(pr_training, "train_chunks", _never)
+    monkeypatch.setattr(notes_training, "train_grid", _never)
     monkeypatch.setattr(ip_training, "train", _never)
     pr = p.persian_rug
     sched = Schedule.of(pr.train)
-    points = pr_training.expand(16, pr.grid.p_values(), pr.grid.ratio_values(), 1)
+    points = pr_training.expand(16, pr.grid.at(16).p, pr.grid.at(16).ratio, 1)
     with pytest.raises(params.ParamsError, match="training n_s = 16"):
         pr_training.train_and_score(16, points, 0, 0.01, sched, True, 0, 65536)
     ip = p.incidental_polysemanticity
@@ -73,11 +74,11 @@ def test_a_run_that_can_take_more_than_an_hour_says_so(monkeypatch, capsys, load
     # every kind of training stack predicts its time: here on a machine of 1 FLOP/s
     monkeypatch.setattr(machine, "SLOWEST", 0.0)
     monkeypatch.setattr(machine, "fp32_flops", lambda device: 1.0)
-    monkeypatch.setattr(pr_training, "train_grid", _never)
+    monkeypatch.setattr(pr_training, "train_chunks", _never)
     monkeypatch.setattr(ip_training, "train", _never)
     p = params.parse(load_profile("smoke"))
     pr = p.persian_rug
-    points = pr_training.expand(16, pr.grid.p_values(), pr.grid.ratio_values(), 1)
+    points = pr_training.expand(16, pr.grid.at(16).p, pr.grid.at(16).ratio, 1)
     with pytest.raises(AssertionError, match="training started"):
         pr_training.train_and_score(16, points, 0, 0.01, Schedule.of(pr.train), True, 0, 65536)
     with pytest.raises(AssertionError, match="training started"):
@@ -120,15 +121,36 @@ def test_disk_copies_follow_dvc_cache_type(tmp_path, config, local, copies):
 def test_weights_too_large_for_the_disk_stop_before_training(load_profile, monkeypatch,
                                                              tmp_path):
     monkeypatch.chdir(tmp_path)                  # no .dvc/config here: two copies
+    free = 3000
     monkeypatch.setattr(machine.shutil, "disk_usage",
-                        lambda path: machine.shutil._ntuple_diskusage(10**15, 10**15, 1000))
-    monkeypatch.setattr(pr_training, "train_grid", _never)
+                        lambda path: machine.shutil._ntuple_diskusage(10**15, 10**15, free))
+    monkeypatch.setattr(pr_training, "train_chunks", _never)
     pr = params.parse(load_profile("smoke")).persian_rug
-    points = pr_training.expand(16, pr.grid.p_values(), pr.grid.ratio_values(), 1)
+    points = pr_training.expand(16, pr.grid.at(16).p, pr.grid.at(16).ratio, 1)
+    sched = Schedule.of(pr.train)
     weights = 4 * sum((2 * pt.n_d + 1) * 16 for pt in points)
+    assert 2 * weights > free
+
+    def train(**kwargs):
+        pr_training.train_and_score(16, points, 0, 0.01, sched, True, 0, 65536, **kwargs)
+
     with pytest.raises(params.ParamsError) as err:
-        pr_training.train_and_score(16, points, 0, 0.01, Schedule.of(pr.train), True, 0, 65536)
+        train()
     message = str(err.value)
-    assert message.startswith(f"writing the weights of {len(points)} models of n_s = 16 needs")
+    assert message.startswith(f"writing the kept weights of {len(points)} of {len(points)} "
+                              f"models of n_s = 16 needs")
     assert f"{2 * weights / machine.GiB:.3g} GiB of disk" in message
-    assert "cache.type hardlink,symlink" in message
+    assert "keep_weights" in message and "cache.type hardlink,symlink" in message
+    # keeping one model's weights fits; its checkpoints, which hold every trained stack's
+    # state and the kept weights, do not
+    one = [points[0]]
+    with pytest.raises(AssertionError, match="training started"):
+        train(keep=lambda pt: pt in one)
+    ckpt = checkpoint.Checkpoints(tmp_path, 1)
+    need = (2 * pr_training.weights.nbytes(16, [points[0].n_d])
+            + pr_training.ckpt_bytes(16, [Instance(pt.p, pt.n_d, 0, 0.01) for pt in points],
+                                     [list(range(len(points)))], one, sched))
+    assert need > free
+    with pytest.raises(params.ParamsError, match=f"{need / machine.GiB:.3g} GiB of disk "
+                                                 r"\(with DVC's cache and the checkpoints\)"):
+        train(keep=lambda pt: pt in one, ckpt=ckpt)

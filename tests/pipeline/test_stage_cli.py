@@ -32,7 +32,7 @@ def test_help_describes_the_stage_and_touches_nothing(tmp_path, script):
 
 @pytest.mark.parametrize("script, argv, message", [
     ("stages/persian_rug/pr_train.py", [], "the following arguments are required: --n-s"),
-    ("stages/persian_rug/pr_stats.py", ["--n-s", "x"], "invalid int value: 'x'"),
+    ("stages/persian_rug/pr_baseline.py", ["--n-s", "x"], "invalid int value: 'x'"),
     ("stages/reporting/report.py", ["persian"], "invalid choice: 'persian'"),
     ("stages/persian_rug/pr_theory.py", ["--n-s", "8"], "unrecognized arguments: --n-s 8"),
 ])

@@ -1,15 +1,16 @@
 """Where the chunks of a trained grid run: in this process, or as Ray tasks on a cluster.
 
-An executor is a callable ``executor(fn, chunks)`` returning ``[fn(c) for c in chunks]`` in
-order (tms.engine.train.train_grid calls it with tms.engine.train.train_chunk). Results never depend
-on the executor: a chunk trains with the same numbers in any process, on any thread count
-(tms.engine.train.train_chunk).
+An executor is a callable ``executor(fn, chunks)`` returning an iterator of ``fn(c)`` for every
+chunk, in order (tms.engine.train.train_chunks calls it with tms.engine.train.train_chunk). Trained
+weights never depend on the executor: a chunk trains with the same numbers in any process, on any
+thread count (tms.engine.train.train_chunk). A chunk's ``reduce`` (its scores and statistics) runs
+in the chunk's process, with that process's thread count: equal across executors up to rounding.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import torch
 
@@ -30,18 +31,20 @@ def ray_map(device: str, address: str | None = None) -> Callable:
     """An executor that sends every chunk to a Ray task, one GPU each when ``device`` is
     CUDA, RAY_TASK_CPUS CPUs (and as many torch threads) each otherwise.
 
-    Connects to ``address``, else to ``RAY_ADDRESS`` in the environment, else starts a local
-    Ray instance; an already initialised Ray is used as it is. Raises ImportError when Ray
+    Every task is sent at once; their results are handed over in chunk order, each as it is
+    asked for. Connects to ``address``, else to ``RAY_ADDRESS`` in the environment, else starts a
+    local Ray instance; an already initialised Ray is used as it is. Raises ImportError when Ray
     is not installed.
     """
     import ray
 
-    def run(fn: Callable, chunks: list) -> list:
+    def run(fn: Callable, chunks: list) -> Iterator:
         if not ray.is_initialized():
             ray.init(address=address or os.environ.get("RAY_ADDRESS"))
         cuda = torch.device(device).type == "cuda"
         task = ray.remote(num_gpus=1 if cuda else 0, num_cpus=RAY_TASK_CPUS)(_in_task)
-        return ray.get([task.remote(fn, chunk, RAY_TASK_CPUS) for chunk in chunks])
+        for ref in [task.remote(fn, chunk, RAY_TASK_CPUS) for chunk in chunks]:
+            yield ray.get(ref)
 
     return run
 

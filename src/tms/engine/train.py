@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -273,10 +273,8 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
                   device: str, desc: str, bias: bool, scale: torch.Tensor | None,
                   workers: WorkerPool = SERIAL, ckpt: checkpoint.Checkpoints | None = None,
                   name: str = "", bucketed: bool = False,
-                  matmul_dtype: torch.dtype | None = None) -> list[Result]:
-    state = ckpt.load(name, device) if ckpt else None
-    if state is not None and state["done"]:
-        return state["results"]
+                  matmul_dtype: torch.dtype | None = None, state: dict | None = None
+                  ) -> list[Result]:
     order = _stack_order(insts, bucketed)
     gens = sampler.generators([i.seed for i in insts], device)
     model = init_ragged(n_s, [insts[k].n_d for k in order], [gens[k] for k in order], relu, bias)
@@ -359,10 +357,7 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
                 saved = step
     bar.close()
     collect()
-    out = [results[k] for k in range(len(insts))]
-    if ckpt:
-        ckpt.save(name, {"done": True, "results": out})
-    return out
+    return [results[k] for k in range(len(insts))]
 
 
 def stack_bytes(n_s: int, n_d: Sequence[int], widest_group: int, streams: int, batch: int,
@@ -452,9 +447,9 @@ def train_chunk(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: 
                 device: str = "cpu", label: str = "", bias: bool = True,
                 scale: Sequence[float] | None = None,
                 ckpt: checkpoint.Checkpoints | None = None, precision: str = "fp32",
-                bucketed: bool | None = None) -> list[Result]:
+                bucketed: bool | None = None, reduce: Reduce | None = None) -> list:
     """Train ``instances`` as one ragged stack, in this process (no chunking); results in
-    their order. Arguments as :func:`train_grid`.
+    their order, each passed through ``reduce`` when given. Arguments as :func:`train_grid`.
 
     Two paths, equal up to rounding. The CPU path: torch's thread count becomes that many worker
     threads, kept for the whole stack, each running whole pieces of work (a group of instances
@@ -464,7 +459,9 @@ def train_chunk(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: 
     equal n_d computed by batched matmuls (tms.engine.models.bucketed_loss_and_grads), so the
     operations of a step do not grow with the models in a bucket; no host synchronisation
     between the stopping rule's checks; finished models copied to the host asynchronously
-    through pinned memory while training goes on (collected at the next check)."""
+    through pinned memory while training goes on (collected at the next check). ``reduce``
+    runs after training, outside both paths' thread and precision settings; with ``ckpt``, what
+    it returns is what the stack's final checkpoint holds."""
     scale = _as_scale(scale, n_s, device)
     desc = (f"{label}n_s={n_s} {'relu' if relu else 'linear'} ({len(instances)} models, "
             f"n_d≤{max(i.n_d for i in instances)})")
@@ -473,41 +470,46 @@ def train_chunk(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: 
     name = "stack-" + checkpoint.digest(n_s, instances, sched, relu, bias, device,
                                         None if scale is None else scale.tolist(), precision,
                                         bucketed)
+    state = ckpt.load(name, device) if ckpt else None
+    if state is not None and state["done"]:
+        return state["results"]
     with precisions.matmul_precision(precision, device) as matmul_dtype:
         if matmul_dtype is not None and not bucketed:
             raise ValueError(f"precision {precision!r} needs the bucketed (GPU) path")
         with torch_threads(None if bucketed else 1), WorkerPool(n_workers) as workers:
-            return _train_bucket(n_s, instances, sched, relu, device, desc, bias, scale,
-                                 workers, ckpt, name, bucketed, matmul_dtype)
+            results = _train_bucket(n_s, instances, sched, relu, device, desc, bias, scale,
+                                    workers, ckpt, name, bucketed, matmul_dtype, state)
+    out = results if reduce is None else reduce(instances, results)
+    if len(out) != len(instances):
+        raise ValueError(f"reduce returned {len(out)} items for {len(instances)} instances")
+    if ckpt:
+        ckpt.save(name, {"done": True, "results": out})
+    return out
 
 
-def local_map(fn: Callable[[list[Instance]], list[Result]], chunks: list[list[Instance]]
-              ) -> list[list[Result]]:
-    """The in-process executor: the chunks one after another."""
-    return [fn(chunk) for chunk in chunks]
+#: What a chunk's results may be turned into where they were trained (:func:`train_chunk`):
+#: ``reduce(instances, results)`` returns one item per instance, in their order.
+Reduce = Callable[[Sequence[Instance], list[Result]], list]
 
 
-def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
-               device: str = "cpu", label: str = "", bias: bool = True,
-               scale: Sequence[float] | None = None, memory_budget_mb: float | None = None,
-               executor: Callable = local_map,
-               ckpt: checkpoint.Checkpoints | None = None, precision: str = "fp32",
-               bucketed: bool | None = None) -> list[Result]:
-    """Train every instance of a grid of one n_s; results in the order of ``instances``.
+def local_map(fn: Callable[[list[Instance]], list], chunks: list[list[Instance]]
+              ) -> Iterator[list]:
+    """The in-process executor: the chunks one after another, each trained when the caller
+    asks for its results (so only one chunk's results exist at a time)."""
+    return map(fn, chunks)
 
-    The instances form ragged stacks (no padding of n_d): one, or with ``memory_budget_mb``
-    as many as :func:`plan_chunks` needs, trained by ``executor(fn, chunks)`` (which returns
-    fn(chunk) for every chunk, in order: :func:`local_map`, or tms.engine.executor.ray_map for Ray
-    tasks); on the CPU path the results do not depend on the chunking (on the GPU path, up to
-    rounding: :func:`plan_chunks`). ``device`` comes from params. ``bias=False``: bias-free
-    models (Result.b is zero). ``scale``: n_s positive factors multiplying every sampled
-    feature vector (the data is s ⊙ x). ``ckpt``: where each stack saves its state every
-    ``ckpt.every`` steps and resumes from it (tms.engine.checkpoint); the results are the same
-    bytes as without. ``precision``: fp32, tf32 or bf16 (tms.engine.precision); ``bucketed``:
-    the GPU path or not (None: on CUDA, or for bf16; :func:`train_chunk`). Raises ValueError on
-    an empty grid, an n_d outside [1, n_s], a scale that is not n_s positive finite numbers, a
-    budget too small for one model, or tf32 off CUDA.
-    """
+
+def train_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
+                 device: str = "cpu", label: str = "", bias: bool = True,
+                 scale: Sequence[float] | None = None, memory_budget_mb: float | None = None,
+                 executor: Callable = local_map,
+                 ckpt: checkpoint.Checkpoints | None = None, precision: str = "fp32",
+                 bucketed: bool | None = None, reduce: Reduce | None = None
+                 ) -> Iterator[tuple[list[int], list]]:
+    """Train every instance of a grid of one n_s, chunk by chunk: yields (indices into
+    ``instances``, their results or ``reduce``'s items, in that order) as each chunk finishes,
+    in the order of :func:`plan_chunks`. Arguments and errors as :func:`train_grid`, raised
+    before any training."""
     if not instances:
         raise ValueError("the grid is empty: nothing to train")
     _as_scale(scale, n_s, "cpu")
@@ -518,12 +520,40 @@ def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: b
     fn = functools.partial(train_chunk, n_s, sched=sched, relu=relu, device=device,
                            label=label, bias=bias,
                            scale=None if scale is None else list(map(float, scale)), ckpt=ckpt,
-                           precision=precision, bucketed=bucketed)
-    out: list[Result | None] = [None] * len(instances)
-    for chunk, results in zip(chunks, executor(fn, [[instances[k] for k in c] for c in chunks])):
+                           precision=precision, bucketed=bucketed, reduce=reduce)
+    return zip(chunks, executor(fn, [[instances[k] for k in c] for c in chunks]))
+
+
+def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
+               device: str = "cpu", label: str = "", bias: bool = True,
+               scale: Sequence[float] | None = None, memory_budget_mb: float | None = None,
+               executor: Callable = local_map,
+               ckpt: checkpoint.Checkpoints | None = None, precision: str = "fp32",
+               bucketed: bool | None = None, reduce: Reduce | None = None) -> list:
+    """Train every instance of a grid of one n_s; results in the order of ``instances``
+    (each passed through ``reduce`` when given: :data:`Reduce`, run where its chunk trained).
+
+    The instances form ragged stacks (no padding of n_d): one, or with ``memory_budget_mb``
+    as many as :func:`plan_chunks` needs, trained by ``executor(fn, chunks)`` (which returns
+    an iterator of fn(chunk) for every chunk, in order: :func:`local_map`, or
+    tms.engine.executor.ray_map for Ray tasks); on the CPU path the results do not depend on the
+    chunking (on the GPU path, up to rounding: :func:`plan_chunks`). :func:`train_chunks` hands
+    them over chunk by chunk instead. ``device`` comes from params. ``bias=False``: bias-free
+    models (Result.b is zero). ``scale``: n_s positive factors multiplying every sampled
+    feature vector (the data is s ⊙ x). ``ckpt``: where each stack saves its state every
+    ``ckpt.every`` steps and resumes from it (tms.engine.checkpoint); the results are the same
+    bytes as without. ``precision``: fp32, tf32 or bf16 (tms.engine.precision); ``bucketed``:
+    the GPU path or not (None: on CUDA, or for bf16; :func:`train_chunk`). Raises ValueError on
+    an empty grid, an n_d outside [1, n_s], a scale that is not n_s positive finite numbers, a
+    budget too small for one model, or tf32 off CUDA.
+    """
+    out: list = [None] * len(instances)
+    for chunk, results in train_chunks(n_s, instances, sched, relu, device, label, bias, scale,
+                                       memory_budget_mb, executor, ckpt, precision, bucketed,
+                                       reduce):
         for k, res in zip(chunk, results):
             out[k] = res
-    return out  # type: ignore[return-value]
+    return out
 
 
 def stack_of(results: Sequence[Result], n_s: int, relu: bool, device: str = "cpu",

@@ -45,7 +45,7 @@ MIN_RATIO, MIN_ACTIVE = 0.1, 20
 
 _GRID = "n_s 128, 1024, 8192; p and ratio linspace(0.002, 0.8, 20); one model per point"
 _FIG3 = "n_s 512, n_d 130, p 0.044; one model"
-_TRAIN = ("pr_train", "pr_stats")
+_TRAIN = ("pr_train", "pr_baseline")
 
 CLAIMS = registry(
     Claim("fig1.hadamard_xor", "H_ij = parity(bin(i) XOR bin(j)) is a Hadamard matrix",
@@ -81,7 +81,7 @@ CLAIMS = registry(
           "variances", "fig. 6", "Var(ν_i) equal across rows", "n_s 8192", "fig6", _TRAIN),
     Claim("sym.variance_bound", "mean_i Var(ν_i) ≥ Var(x)(n_s/n_d − 1) for every model "
           "(diagonal normalised; a theorem)", "eq. 6, app. C", "bound holds", "—",
-          "variance_bound", ("pr_stats",), "sanity check"),
+          "variance_bound", ("pr_train",), "sanity check"),
     Claim("sym.rug_attains_bound", "the Persian rug attains the bound (a construction)",
           "sec. 4.2.2", "equality", "—", "variance_bound", ("pr_rug",), "sanity check"),
     Claim("scaling.initial_loss", "L0(p) ≥ p/3 − p²/9 (loss as ratio → 0)", "sec. 4.3.1",

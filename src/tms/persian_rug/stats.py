@@ -203,25 +203,14 @@ def baseline_statistics(trained: pd.DataFrame, device: str = "cpu") -> pd.DataFr
     :data:`KEY_COLUMNS` (the trained row's) + :data:`STAT_COLUMNS`."""
     rows = [weight_statistics(*random_weights(n_s, n_d, seed), float(p), device=device)
             for n_s, n_d, seed, p in zip(trained.n_s, trained.n_d, trained.seed, trained.p)]
-    return _with_keys(trained, rows)
+    return with_keys(trained, rows)
 
 
-def _with_keys(trained: pd.DataFrame, rows: list[dict]) -> pd.DataFrame:
-    stats = pd.DataFrame(rows, columns=STAT_COLUMNS)
+def with_keys(trained: pd.DataFrame, rows: Sequence[dict]) -> pd.DataFrame:
+    """The statistics table of a trained grid: :data:`KEY_COLUMNS` of ``trained`` and, row by
+    row, ``rows`` (dicts of :data:`STAT_COLUMNS`, one per row of ``trained``, in its order).
+    Raises ValueError if the two differ in length."""
+    if len(trained) != len(rows):
+        raise ValueError(f"{len(trained)} table rows but {len(rows)} rows of statistics")
+    stats = pd.DataFrame(list(rows), columns=STAT_COLUMNS)
     return pd.concat([trained[KEY_COLUMNS].reset_index(drop=True), stats], axis=1)
-
-
-def grid_statistics(trained: pd.DataFrame, weights: Sequence[tuple[np.ndarray, np.ndarray,
-                                                                   np.ndarray]],
-                    device: str = "cpu") -> pd.DataFrame:
-    """:func:`weight_statistics` of every model of a trained grid table, one row per model.
-
-    trained: rows of tms.persian_rug.training.TRAIN_COLUMNS; weights: (W_in, W_out, b) per row, in
-    row order (tms.persian_rug.training.unpack_weights). Returns :data:`KEY_COLUMNS` +
-    :data:`STAT_COLUMNS`. Raises ValueError if the two disagree in length or shapes.
-    """
-    if len(trained) != len(weights):
-        raise ValueError(f"{len(trained)} table rows but {len(weights)} weight sets")
-    rows = [weight_statistics(W_in, W_out, b, float(p), device=device)
-            for (W_in, W_out, b), p in zip(weights, trained.p)]
-    return _with_keys(trained, rows)

@@ -10,7 +10,8 @@ x = (v/p)·[v < p], tms.engine.sampler); it depends on params alone, never on ho
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -21,8 +22,8 @@ from tms.engine import executor
 from tms.engine.checkpoint import Checkpoints
 from tms.engine.precision import gpu_path
 from tms.engine.train import (Instance, Result, Schedule, chunk_bytes, grid_flops, heldout_loss,
-                              plan_chunks, stack_of, train_grid, window_drop)
-from tms.persian_rug import stats
+                              plan_chunks, stack_of, train_chunks, window_drop)
+from tms.persian_rug import stats, weights
 from tms.pipeline import machine
 from tms.pipeline.params import Compute, ParamsError
 
@@ -85,77 +86,145 @@ def expand(n_s: int, p: Sequence[float], ratio: Sequence[float], seeds: int) -> 
     return pts
 
 
-def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float,
-                    sched: Schedule, relu: bool, eval_seed: int, n_eval: int,
-                    device: str = "cpu", label: str = "", compute: Compute = Compute(),
-                    ckpt: Checkpoints | None = None) -> tuple[pd.DataFrame, list[Result]]:
-    """Train every point (batched, chunked, placed and computed in the precision that
-    ``compute`` says, checkpointed to ``ckpt`` when given: tms.engine.train), score each on the
-    held-out sample.
+@dataclass(frozen=True)
+class Measured:
+    """What leaves the process that trained one model (:func:`measure`): its row of the trained
+    table (from ``steps`` on), its statistics (:data:`tms.persian_rug.stats.STAT_COLUMNS`, when
+    asked for), and its weights (W_in, W_out, b) when they are kept, else None."""
 
-    Returns the table (columns :data:`TRAIN_COLUMNS`) and the trained results in point order.
-    Raises ParamsError, before any training, if one model does not fit
-    compute.memory_budget_mb, or if the largest stack or the trained weights do not fit this
-    machine's memory, or the weights its disk (tms.pipeline.machine).
+    row: dict
+    statistics: dict | None
+    weights: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+
+
+def measure(relu: bool, sched: Schedule, eval_seed: int, n_eval: int, device: str,
+            statistics: bool, kept: frozenset[int], insts: Sequence[Instance],
+            results: list[Result]) -> list[Measured]:
+    """Score and measure one trained chunk where it trained (a tms.engine.train.Reduce, bound
+    with functools.partial): the held-out loss of every model (one padded stack, so a chunk is
+    scored as it trained), :func:`tms.persian_rug.stats.summary` and, with ``statistics``,
+    :func:`tms.persian_rug.stats.weight_statistics` on ``device``; the weights of the instances
+    whose seed is in ``kept`` go along, the others are dropped here."""
+    n_s = results[0].W_in.shape[1]
+    losses = heldout_loss(stack_of(results, n_s, relu, device),
+                          torch.tensor([i.p for i in insts], device=device), eval_seed, n_eval)
+    out = []
+    for inst, res, loss in zip(insts, results, losses):
+        row = {"steps": res.steps, "stopped": res.stopped,
+               "end_drop": window_drop(res.train_losses, sched.window), "diverged": res.diverged,
+               "loss": float(loss),
+               "loss_train": float(np.mean(res.train_losses[-sched.window:])),
+               **stats.summary(res.W_in, res.W_out, res.b)}
+        measured = (stats.weight_statistics(res.W_in, res.W_out, res.b, inst.p, device=device)
+                    if statistics else None)
+        out.append(Measured(row, measured, (res.W_in, res.W_out, res.b)
+                            if inst.seed in kept else None))
+    return out
+
+
+#: Receives the kept weights of a grid as its chunks finish: ``sink(point, W_in, W_out, b)``
+#: (tms.persian_rug.weights.Writer.put, bound to a model).
+Sink = Callable[[Point, np.ndarray, np.ndarray, np.ndarray], None]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A grid of one n_s, checked against the machine (:func:`plan_grid`): its instances, the
+    chunks they train in, the seeds whose weights are kept, and whether the GPU path trains it."""
+
+    insts: list[Instance]
+    chunks: list[list[int]]
+    kept: frozenset[int]
+    bucketed: bool
+
+
+def plan_grid(n_s: int, points: Sequence[Point], base_seed: int, lr: float, sched: Schedule,
+              device: str = "cpu", compute: Compute = Compute(),
+              ckpt: Checkpoints | None = None, keep: Callable[[Point], bool] | None = None,
+              models: int = 1) -> Plan:
+    """Plan the training of ``points`` (``models`` times: once per model of the grid), checked
+    before any work. ``keep``: the points whose weights are kept (None: all).
+
+    Raises ParamsError if one model does not fit compute.memory_budget_mb, or if the largest
+    stack does not fit the device's memory, twice the largest chunk's weights the host's, or the
+    kept weights (with DVC's cache copies and the checkpoints) the disk (tms.pipeline.machine);
+    warns when the grid can take more than an hour.
     """
     insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr, base_seed + pt.seed_index)
              for pt in points]
+    kept = [pt for pt in points if keep is None or keep(pt)]
     budget = f"persian_rug.compute.memory_budget_mb = {compute.memory_budget_mb}"
     bucketed = gpu_path(device, compute.precision)
     try:
         chunks = plan_chunks(n_s, insts, sched, compute.memory_budget_mb, bucketed)
     except ValueError as err:
         raise ParamsError(f"{budget}: {err}") from None
-    machine.check_fits(max(chunk_bytes(n_s, insts, c, sched, bucketed) for c in chunks), device,
+    largest = max(chunk_bytes(n_s, insts, c, sched, bucketed) for c in chunks)
+    machine.check_fits(largest, device,
                        f"training n_s = {n_s} (its largest stack, with {budget} MiB)",
                        "lower the budget, so the grid trains in more, smaller chunks")
-    weights = 4 * sum((2 * i.n_d + 1) * n_s for i in insts)
-    machine.check_fits(2 * weights, "cpu", f"holding and writing the weights of {len(insts)} "
-                       f"models of n_s = {n_s}", "train a smaller grid")
-    machine.check_disk(weights, f"writing the weights of {len(insts)} models of n_s = {n_s}",
-                       "free disk space, let DVC link outputs to its cache instead of copying "
-                       "them (`dvc config cache.type hardlink,symlink`), or train a smaller grid")
-    machine.warn_if_long(grid_flops(n_s, insts, sched), device,
-                         f"training {len(insts)} models of n_s = {n_s}")
-    results = train_grid(n_s, insts, sched, relu=relu, device=device, label=label,
-                         memory_budget_mb=compute.memory_budget_mb,
-                         executor=executor.from_params(compute, device), ckpt=ckpt,
-                         precision=compute.precision, bucketed=bucketed)
-    losses = np.empty(len(points))
-    for chunk in chunks:                 # scored chunk by chunk too, within the budget
-        losses[chunk] = heldout_loss(stack_of([results[k] for k in chunk], n_s, relu, device),
-                                     torch.tensor([points[k].p for k in chunk], device=device),
-                                     eval_seed, n_eval)
-    rows = []
-    for pt, inst, res, loss in zip(points, insts, results, losses):
-        rows.append({
-            "instance": pt.instance, "model": "relu" if relu else "linear", "n_s": n_s,
-            "n_d": pt.n_d, "ratio": pt.n_d / n_s, "ratio_target": pt.ratio_target, "p": pt.p,
-            "seed_index": pt.seed_index, "seed": inst.seed, "data_seed": inst.data_seed,
-            "lr": lr, "steps": res.steps, "stopped": res.stopped,
-            "end_drop": window_drop(res.train_losses, sched.window), "diverged": res.diverged,
-            "loss": float(loss),
-            "loss_train": float(np.mean(res.train_losses[-sched.window:])),
-            **stats.summary(res.W_in, res.W_out, res.b),
-        })
-    return pd.DataFrame(rows, columns=list(TRAIN_COLUMNS)), results
+    machine.check_fits(2 * max(weights.nbytes(n_s, [insts[k].n_d for k in c]) for c in chunks),
+                       "cpu", f"measuring the trained chunks of n_s = {n_s} (its largest, "
+                       f"with {budget} MiB)", "lower the budget")
+    machine.check_disk(models * weights.nbytes(n_s, [pt.n_d for pt in kept]),
+                       f"writing the kept weights of {models * len(kept)} of "
+                       f"{models * len(points)} models of n_s = {n_s}",
+                       "free disk space, keep fewer weights (persian_rug.grid.keep_weights), "
+                       "let DVC link outputs to its cache instead of copying them (`dvc config "
+                       "cache.type hardlink,symlink`), or train a smaller grid",
+                       scratch=models * ckpt_bytes(n_s, insts, chunks, kept, sched)
+                       if ckpt else 0)
+    machine.warn_if_long(models * grid_flops(n_s, insts, sched), device,
+                         f"training {models * len(insts)} models of n_s = {n_s}")
+    return Plan(insts, chunks, frozenset(base_seed + pt.instance for pt in kept), bucketed)
 
 
-def pack_weights(results: Sequence[Result]) -> dict[str, np.ndarray]:
-    """Ragged weights as flat arrays: W_in and W_out concatenated (row-major), b stacked."""
-    return {"W_in": np.concatenate([r.W_in.ravel() for r in results]),
-            "W_out": np.concatenate([r.W_out.ravel() for r in results]),
-            "b": np.stack([r.b for r in results])}
+def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float,
+                    sched: Schedule, relu: bool, eval_seed: int, n_eval: int,
+                    device: str = "cpu", label: str = "", compute: Compute = Compute(),
+                    ckpt: Checkpoints | None = None, statistics: bool = False,
+                    keep: Callable[[Point], bool] | None = None, sink: Sink | None = None,
+                    plan: Plan | None = None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Train every point (batched, chunked, placed and computed in the precision that
+    ``compute`` says, checkpointed to ``ckpt`` when given: tms.engine.train), and score and
+    measure each chunk where it trained (:func:`measure`) as it finishes.
+
+    Returns the table (columns :data:`TRAIN_COLUMNS`, in point order) and, with
+    ``statistics``, the statistics of figs. 4–7 and eq. 6 of every model
+    (tms.persian_rug.stats.KEY_COLUMNS + STAT_COLUMNS, else None). The weights of the points
+    that ``keep`` accepts (None: all) go to ``sink`` chunk by chunk; no more than one chunk's
+    weights are held at a time, and a chunk's final checkpoint holds only its kept weights.
+    ``plan``: this grid's :func:`plan_grid` made beforehand (then ``keep`` is the plan's);
+    without it, it is made here, with its checks and errors, before any training.
+    """
+    plan = plan or plan_grid(n_s, points, base_seed, lr, sched, device, compute, ckpt, keep)
+    reduce = functools.partial(measure, relu, sched, eval_seed, n_eval, device, statistics,
+                               plan.kept)
+    rows: list[dict] = [{}] * len(points)
+    measured: list[dict | None] = [None] * len(points)
+    for chunk, items in train_chunks(
+            n_s, plan.insts, sched, relu=relu, device=device, label=label,
+            memory_budget_mb=compute.memory_budget_mb,
+            executor=executor.from_params(compute, device), ckpt=ckpt,
+            precision=compute.precision, bucketed=plan.bucketed, reduce=reduce):
+        for k, item in zip(chunk, items):
+            pt, inst = points[k], plan.insts[k]
+            rows[k] = {"instance": pt.instance, "model": "relu" if relu else "linear",
+                       "n_s": n_s, "n_d": pt.n_d, "ratio": pt.n_d / n_s,
+                       "ratio_target": pt.ratio_target, "p": pt.p, "seed_index": pt.seed_index,
+                       "seed": inst.seed, "data_seed": inst.data_seed, "lr": lr, **item.row}
+            measured[k] = item.statistics
+            if item.weights is not None and sink is not None:
+                sink(pt, *item.weights)
+    table = pd.DataFrame(rows, columns=list(TRAIN_COLUMNS))
+    return table, stats.with_keys(table, measured) if statistics else None
 
 
-def unpack_weights(arrays: dict[str, np.ndarray], n_d: Sequence[int]
-                   ) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """Inverse of :func:`pack_weights`: [(W_in (n_d, n_s), W_out (n_s, n_d), b (n_s))]."""
-    n_s = arrays["b"].shape[1]
-    out, at = [], 0
-    for k, d in enumerate(n_d):
-        size = d * n_s
-        out.append((arrays["W_in"][at:at + size].reshape(d, n_s),
-                    arrays["W_out"][at:at + size].reshape(n_s, d), arrays["b"][k]))
-        at += size
-    return out
+def ckpt_bytes(n_s: int, insts: Sequence[Instance], chunks: Sequence[Sequence[int]],
+               kept: Sequence[Point], sched: Schedule) -> int:
+    """Disk the checkpoints of a grid can take at once (bytes): the kept weights of its finished
+    chunks, and the state of the stack in training (its weights and Adam's two moments, and its
+    loss history), for the largest chunk."""
+    state = max(3 * weights.nbytes(n_s, [insts[k].n_d for k in c]) + 4 * len(c) * sched.max_steps
+                for c in chunks)
+    return weights.nbytes(n_s, [pt.n_d for pt in kept]) + state

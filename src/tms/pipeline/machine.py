@@ -77,15 +77,18 @@ def disk_copies(repo: str | Path = ".") -> int:
     return 1 if any(k in LINKS for k in before_copy) else 2
 
 
-def check_disk(need: int, what: str, remedy: str, repo: str | Path = ".") -> None:
+def check_disk(need: int, what: str, remedy: str, repo: str | Path = ".",
+               scratch: int = 0) -> None:
     """Raise ParamsError if ``need`` bytes (one copy of the outputs ``what`` writes) times
-    :func:`disk_copies` exceed the free space of the disk of ``repo``; the message gives both
-    numbers and the ``remedy``."""
-    need *= disk_copies(repo)
+    :func:`disk_copies`, plus ``scratch`` bytes the run needs while it lasts (its checkpoints),
+    exceed the free space of the disk of ``repo``; the message gives both numbers and the
+    ``remedy``."""
+    total = need * disk_copies(repo) + scratch
     free = shutil.disk_usage(repo).free
-    if need > free:
-        raise ParamsError(f"{what} needs about {need / GiB:.3g} GiB of disk (with DVC's cache), "
-                          f"and {Path(repo).resolve()} has {free / GiB:.3g} GiB free: {remedy}")
+    if total > free:
+        raise ParamsError(f"{what} needs about {total / GiB:.3g} GiB of disk (with DVC's cache"
+                          f"{' and the checkpoints' if scratch else ''}), and "
+                          f"{Path(repo).resolve()} has {free / GiB:.3g} GiB free: {remedy}")
 
 
 #: No machine this pipeline runs on multiplies fp32 slower than this (FLOP/s): below

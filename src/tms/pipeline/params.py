@@ -135,32 +135,120 @@ class Train(_Strict):
         return self.lr if self.lr is not None else self.lr_scale / math.sqrt(n_s)
 
 
+class GridPoint(_Strict):
+    """One named (p, ratio) point of a trained grid: every seed and model trained there. The
+    values match the grid's within 0.1% (so linspace points can be written rounded)."""
+
+    p: Probability
+    ratio: Ratio
+
+
+#: Which trained weights a grid keeps on disk: all, none, or those of the named points.
+KeepWeights = Literal["all", "none"] | list[GridPoint]
+#: Most models one trained grid of one n_s may hold.
+MAX_GRID_MODELS = 10**5
+
+
+def _on_grid(value: float, values: list[float]) -> float | None:
+    """The grid value within 0.1% of ``value``, else None."""
+    return next((v for v in values if math.isclose(v, value, rel_tol=1e-3)), None)
+
+
+class GridOf(_Strict):
+    """The trained grid of one n_s, every value resolved (:meth:`Grid.at`)."""
+
+    n_s: int
+    p: list[float]
+    ratio: list[float]
+    seeds: int
+    models: list[str]
+    keep_weights: KeepWeights
+
+    def models_count(self) -> int:
+        """Models trained at this n_s: p × ratio × seeds × models."""
+        return len(self.p) * len(self.ratio) * self.seeds * len(self.models)
+
+    def keeps(self, p: float, ratio: float) -> bool:
+        """Whether the weights of the models at grid point (p, ratio) are kept."""
+        if isinstance(self.keep_weights, str):
+            return self.keep_weights == "all"
+        return any(math.isclose(pt.p, p, rel_tol=1e-3) and math.isclose(pt.ratio, ratio,
+                                                                         rel_tol=1e-3)
+                   for pt in self.keep_weights)
+
+
+class GridAt(_Strict):
+    """What differs from ``grid`` at one of its n_s (an entry of ``grid.by_n_s``): any of p,
+    ratio, seeds and keep_weights; the keys left out are the grid's. A p or ratio within 0.1% of
+    one of the grid's is that value, so a subset of a linspace grid can be written rounded and
+    its cells still meet those of the other n_s."""
+
+    n_s: int
+    p: list[float] | Linspace | None = None
+    ratio: list[float] | Linspace | None = None
+    seeds: Count | None = None
+    keep_weights: KeepWeights | None = None
+
+    _p = field_validator("p")(lambda v: v if v is None else _check_unit_interval("p", v))
+    _r = field_validator("ratio")(lambda v: v if v is None else _check_unit_interval("ratio", v))
+
+
 class Grid(_Strict):
-    """The trained (p, ratio) grid, one DVC stage per n_s."""
+    """The trained (p, ratio) grid, one DVC stage per n_s.
+
+    ``keep_weights``: which trained weights are written (all, none, or a list of {p, ratio}
+    grid points); the statistics of every model are computed either way, in the training
+    stage. ``by_n_s``: per-n_s changes of p, ratio, seeds or keep_weights (:class:`GridAt`),
+    e.g. a smaller grid at the largest n_s."""
 
     n_s: Annotated[list[Annotated[int, Field(ge=2, le=2**16)]], Field(min_length=1), Unique]
     p: list[float] | Linspace
     ratio: list[float] | Linspace
     seeds: Count
     models: Annotated[list[Literal["relu", "linear"]], Field(min_length=1), Unique]
+    keep_weights: KeepWeights = "all"
+    by_n_s: list[GridAt] = []
 
     _p = field_validator("p")(lambda v: _check_unit_interval("p", v))
     _r = field_validator("ratio")(lambda v: _check_unit_interval("ratio", v))
 
     @model_validator(mode="after")
-    def _not_too_many(self):
-        models = (len(self.p_values()) * len(self.ratio_values()) * self.seeds
-                  * len(self.models))
-        if models > 10**5:
-            raise ValueError(f"seeds = {self.seeds}: p × ratio × seeds × models = {models} models "
-                             f"per n_s; at most 10^5 (the authors' grid has 400)")
+    def _every_n_s_sound(self):
+        named = [at.n_s for at in self.by_n_s]
+        for k, n_s in enumerate(named):
+            if n_s not in self.n_s or n_s in named[:k]:
+                raise ValueError(f"by_n_s = {named}: each n_s must be one of n_s = {self.n_s}, "
+                                 f"named once")
+        for n_s in self.n_s:
+            grid = self.at(n_s)
+            here = f"by_n_s = {named}: at n_s = {n_s}, " if n_s in named else ""
+            if grid.models_count() > MAX_GRID_MODELS:
+                raise ValueError(f"{here or f'seeds = {self.seeds}: '}p × ratio × seeds × models "
+                                 f"= {grid.models_count()} models at n_s = {n_s}; at most "
+                                 f"{MAX_GRID_MODELS} (the authors' grid has 400)")
+            for pt in [] if isinstance(grid.keep_weights, str) else grid.keep_weights:
+                if _on_grid(pt.p, grid.p) is None or _on_grid(pt.ratio, grid.ratio) is None:
+                    raise ValueError(
+                        f"{here or 'keep_weights = ...: '}the point p = {pt.p}, ratio = "
+                        f"{pt.ratio} of keep_weights is not on the grid of n_s = {n_s} (p: "
+                        f"{[float(f'{v:.4g}') for v in grid.p]}; ratio: "
+                        f"{[float(f'{v:.4g}') for v in grid.ratio]})")
         return self
 
-    def p_values(self) -> list[float]:
-        return _expand(self.p)
+    def at(self, n_s: int) -> GridOf:
+        """The grid trained at ``n_s``: this grid with its ``by_n_s`` entry for n_s applied.
+        Raises ValueError if n_s is not one of the grid's."""
+        if n_s not in self.n_s:
+            raise ValueError(f"n_s = {n_s} is not one of grid.n_s = {self.n_s}")
+        at = next((g for g in self.by_n_s if g.n_s == n_s), GridAt(n_s=n_s))
+        pick = lambda key: getattr(self, key) if getattr(at, key) is None else getattr(at, key)  # noqa: E731
 
-    def ratio_values(self) -> list[float]:
-        return _expand(self.ratio)
+        def snapped(key: str) -> list[float]:
+            base = _expand(getattr(self, key))
+            return [_on_grid(v, base) or v for v in _expand(pick(key))]
+
+        return GridOf(n_s=n_s, p=snapped("p"), ratio=snapped("ratio"), seeds=pick("seeds"),
+                      models=list(self.models), keep_weights=pick("keep_weights"))
 
 
 class Fig1(_Strict):
@@ -679,7 +767,7 @@ class Params(_Strict):
 def _section_keys(loc: list[str]) -> list[str]:
     """The keys the schema allows in the section holding ``loc`` (a dotted path, as parts)."""
     model: type[BaseModel] = Params
-    for part in loc[:-1]:
+    for part in [p for p in loc[:-1] if not p.isdigit()]:     # digits: an item of a list
         field = model.model_fields.get(part)
         if field is None:
             return []
@@ -710,7 +798,8 @@ def _offending_key(key: str, value: object, msg: str) -> tuple[str, object]:
 def _format(err: ValidationError, source: str, raw: dict) -> str:
     lines = [f"{source}: invalid parameters"]
     for e in err.errors():
-        loc = [str(x) for x in e["loc"] if not str(x).startswith(("function-after", "list[", "Linspace"))]
+        loc = [str(x) for x in e["loc"]
+               if not str(x).startswith(("function-after", "list[", "Linspace", "literal["))]
         key = ".".join(loc)
         if e["type"] == "extra_forbidden":
             allowed = _section_keys(loc)

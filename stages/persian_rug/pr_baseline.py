@@ -1,0 +1,24 @@
+"""Stage: the baseline of figs. 4–7 for the trained grid of one n_s: the statistics of untrained
+weights of every ReLU model (tms.persian_rug.stats.baseline_statistics).
+
+Reads data/persian_rug/train/n{n_s}.parquet; writes data/persian_rug/stats/n{n_s}_random.parquet
+(columns tms.persian_rug.stats.KEY_COLUMNS + STAT_COLUMNS, one row per ReLU model).
+"""
+
+import pandas as pd
+
+from tms.persian_rug import stats
+from tms.pipeline import io, stage
+from tms.pipeline.params import resolve_device
+
+
+def main(params, n_s):
+    stage.check_n_s(params, n_s)
+    trained = pd.read_parquet(f"data/persian_rug/train/n{n_s}.parquet")
+    baseline = stats.baseline_statistics(trained[trained.model == "relu"],
+                                         resolve_device(params.persian_rug.device))
+    io.write_parquet(baseline, f"data/persian_rug/stats/n{n_s}_random.parquet")
+
+
+if __name__ == "__main__":
+    stage.run(main, __doc__, stage.N_S)
