@@ -15,7 +15,7 @@ PLOTS_PAGE := reports/templates/plots/page.html
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: FORCE help env repro test bench profile browser site-check verify plots-page publish snapshot
+.PHONY: FORCE help env repro test bench profile forecast browser site-check verify plots-page publish snapshot
 
 help:  ## this list
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -100,5 +100,8 @@ bench: $(STAMP)  ## engine throughput and the default profile's wall time
 
 # Switch params.yaml to a profile of profiles/ (e.g. `make profile PROFILE=paper`): the committed
 # default with the profile's keys over it, validated; `git checkout params.yaml` returns to the default.
-profile: $(STAMP)  ## PROFILE=paper|smoke: write params.yaml from a profile of profiles/
+profile: $(STAMP)  ## PROFILE=paper|gpu|smoke: write params.yaml from a profile of profiles/
 	$(BIN)/python -m tms.pipeline.profiles $(PROFILE)
+
+forecast: $(STAMP)  ## [PROFILE=paper|gpu]: the trained grids' predicted time, memory and disk on one GPU
+	$(BIN)/python -m tms.persian_rug.forecast $(PROFILE)

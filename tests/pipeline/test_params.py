@@ -2,6 +2,7 @@ import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import yaml
 
@@ -45,8 +46,9 @@ def test_linspace_grids_expand_like_numpy(load_profile):
     raw = load_profile("default")
     grid = params.parse(raw).persian_rug.grid
     spec = raw["persian_rug"]["grid"]["ratio"]
-    assert len(grid.ratio_values()) == spec["num"]
-    assert grid.ratio_values()[0] == pytest.approx(spec["start"])
+    ratio = grid.at(grid.n_s[0]).ratio
+    assert ratio == [float(v) for v in np.linspace(spec["start"], spec["stop"], spec["num"])]
+    assert len(ratio) == spec["num"] and ratio[0] == pytest.approx(spec["start"])
 
 
 def test_a_cpu_stage_validates_without_importing_torch(root):
@@ -141,3 +143,38 @@ def test_make_profile_switches_profiles_and_rejects_a_bad_overlay(root, tmp_path
     assert "persian_rug.train.max_step: unknown key" in run.stderr
     assert "did you mean 'max_steps'?" in run.stderr
     assert (repo / "params.yaml").read_bytes() == before
+
+
+def test_a_per_n_s_grid_changes_only_its_n_s_and_meets_the_others_cells(load_profile):
+    raw = load_profile("paper")
+    raw["persian_rug"]["grid"]["by_n_s"] = [
+        {"n_s": 8192, "ratio": [0.044, 0.086], "seeds": 2,       # two linspace points, rounded
+         "keep_weights": [{"p": 0.2121, "ratio": 0.086}]}]
+    grid = params.parse(raw).persian_rug.grid
+    base = grid.at(1024)
+    assert (base.p, base.ratio, base.seeds, base.keep_weights) == (
+        grid.p.values(), grid.ratio.values(), 1, "all")
+    big = grid.at(8192)
+    assert big.ratio == base.ratio[1:3] and big.p == base.p and big.seeds == 2
+    assert big.models_count() == 2 * 20 * 2
+    assert big.keeps(base.p[5], base.ratio[2]) and not big.keeps(base.p[5], base.ratio[1])
+    assert all(base.keeps(p, r) for p in base.p for r in base.ratio)
+    raw["persian_rug"]["grid"]["keep_weights"] = "none"
+    assert not params.parse(raw).persian_rug.grid.at(128).keeps(base.p[0], base.ratio[0])
+    with pytest.raises(ValueError, match="n_s = 64 is not one of grid.n_s"):
+        grid.at(64)
+
+
+def test_the_gpu_profile_is_the_paper_profile_but_for_its_own_keys(load_profile, tmp_path):
+    paper, gpu = load_profile("paper"), load_profile("gpu")
+    pr = params.parse(gpu).persian_rug
+    assert pr.compute.precision == "tf32" and pr.train == params.parse(paper).persian_rug.train
+    assert [pr.grid.at(n).models_count() for n in pr.grid.n_s] == [400, 400, 80]
+    assert set(pr.grid.at(8192).p) < set(pr.grid.at(1024).p)      # cells meet the other n_s
+    assert set(pr.grid.at(8192).ratio) < set(pr.grid.at(1024).ratio)
+    assert gpu["autoencoding_notes"] == paper["autoencoding_notes"]
+    # a profile that extends itself, through another, is refused
+    (tmp_path / "a.yaml").write_text("extends: b\n")
+    (tmp_path / "b.yaml").write_text("extends: a\n")
+    with pytest.raises(params.ParamsError, match="which extends it again"):
+        profiles.profile(load_profile("default"), tmp_path / "a.yaml")

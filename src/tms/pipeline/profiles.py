@@ -49,10 +49,20 @@ def merge(default: dict, overlay: dict, source: str = "overlay", _at: str = "") 
     return out
 
 
-def profile(default: dict, overlay_path: str | Path) -> dict:
+def profile(default: dict, overlay_path: str | Path, _chain: tuple[Path, ...] = ()) -> dict:
     """The params of the profile ``overlay_path`` on top of ``default``, validated by the schema
-    (tms.pipeline.params). Raises ParamsError naming the overlay file and the dotted key."""
-    raw = merge(default, read_yaml(overlay_path) or {}, str(overlay_path))
+    (tms.pipeline.params). An overlay whose top level says ``extends: NAME`` goes on top of the
+    profile NAME of its folder (itself on the default) instead. Raises ParamsError naming the
+    overlay file and the dotted key, or a profile that extends itself."""
+    overlay_path = Path(overlay_path)
+    overlay = read_yaml(overlay_path) or {}
+    if isinstance(overlay, dict) and "extends" in overlay:
+        overlay = dict(overlay)
+        base = overlay_path.parent / f"{overlay.pop('extends')}.yaml"
+        if base.resolve() in _chain + (overlay_path.resolve(),):
+            raise ParamsError(f"{overlay_path}: extends {base}, which extends it again")
+        default = profile(default, base, _chain + (overlay_path.resolve(),))
+    raw = merge(default, overlay, str(overlay_path))
     parse(raw, f"{overlay_path} (over the default params.yaml)")
     return raw
 

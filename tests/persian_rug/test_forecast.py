@@ -1,0 +1,37 @@
+import numpy as np
+import pytest
+
+from tms.persian_rug import forecast
+from tms.pipeline import params
+
+
+def test_the_paper_grids_cost_what_their_closed_forms_say(load_profile):
+    pr = params.parse(load_profile("paper")).persian_rug
+    table = forecast.forecast(pr).set_index("n_s")
+    axis = np.linspace(0.002001, 0.8, 20)
+    for n_s in (128, 1024, 8192):
+        n_d = np.array([max(1, int(n_s * r)) for r in axis])
+        row = table.loc[n_s]
+        assert row.models == 400 and row.sum_n_d == 20 * n_d.sum()
+        assert row.tflop_per_step == pytest.approx(10 * 1024 * n_s * 20 * n_d.sum() / 1e12)
+        kept = 20 * 4 * ((2 * n_d + 1) * n_s).sum() / 2 ** 30 if n_s < 8192 else 0.0
+        assert row.kept_gib == pytest.approx(kept)
+    assert table.loc[8192].sum_n_d == 1_313_800                  # 110 TFLOP a step, 80 GiB
+    assert table.loc[8192].tflop_per_step == pytest.approx(110.2, abs=0.05)
+    # n_s 1024 is one stack: 2,490 steps of 1.72 TFLOP at 25 TFLOP/s (fp32, measured)
+    one = table.loc[1024]
+    assert one.chunks == 1
+    assert one.minutes_median == pytest.approx(2490 * one.tflop_per_step / 25 / 60)
+    assert one.minutes_cap == pytest.approx(45000 * one.tflop_per_step / 25 / 60)
+    # n_s 128 is launch-bound: the step floor
+    assert table.loc[128].minutes_median == pytest.approx(2490 * 6.5e-3 / 60)
+
+
+def test_the_gpu_profile_trains_faster_in_tf32_and_keeps_no_weights_at_8192(load_profile):
+    paper = forecast.forecast(params.parse(load_profile("paper")).persian_rug).set_index("n_s")
+    gpu = forecast.forecast(params.parse(load_profile("gpu")).persian_rug).set_index("n_s")
+    assert gpu.loc[1024].minutes_median == pytest.approx(
+        paper.loc[1024].minutes_median * 25 / 41)
+    assert gpu.loc[8192].models == 80 and gpu.loc[8192].kept_gib == 0
+    assert gpu.minutes_median.sum() < 15                  # of the 25-minute sitting
+    assert gpu.gpu_gib.max() <= 64                        # within its memory budget
