@@ -234,11 +234,15 @@ class _BucketSteps:
         self.uniforms = torch.empty(len(streams), batch, n_s, device=device)
 
     def regroup(self, live: Sequence[int], model: models.RaggedStack) -> None:
-        """The buckets of the stack's rows ``live`` and each row's stream and p, on the device."""
+        """The buckets of the stack's rows ``live``, each row's p on the device, and where each
+        bucket's uniforms are: one stream's slot where all its rows share it (read in place,
+        broadcast over the bucket), else the slot of every row."""
         self.buckets = models.equal_width_runs(model.n_d)
         self.keys = list(dict.fromkeys(_stream(self.insts, k) for k in live))
-        self.row_slot = torch.tensor([self.slot[_stream(self.insts, k)] for k in live],
-                                     device=self.device)
+        slots = [self.slot[_stream(self.insts, k)] for k in live]
+        self.source = [slots[a] if len(set(slots[a:b])) == 1
+                       else torch.tensor(slots[a:b], device=self.device)
+                       for a, b in self.buckets]
         self.row_p = torch.tensor([self.insts[k].p for k in live], device=self.device)
 
     def __call__(self, model: models.RaggedStack, grad: torch.Tensor, loss: torch.Tensor
@@ -251,7 +255,8 @@ class _BucketSteps:
     def x_of(self, j: int) -> torch.Tensor:
         """The inputs of bucket j this step, (m, batch, n_s)."""
         a, b = self.buckets[j]
-        v = self.uniforms.index_select(0, self.row_slot[a:b])
+        src = self.source[j]
+        v = self.uniforms[src] if isinstance(src, int) else self.uniforms.index_select(0, src)
         return _scaled(sampler.sparse_from_uniform(v, self.row_p[a:b]), self.scale)
 
 
