@@ -30,6 +30,15 @@ def _outputs(repo: Path) -> dict[str, str]:
     return {str(f.relative_to(repo)): hashlib.sha256(f.read_bytes()).hexdigest() for f in files}
 
 
+def _wait_for_end(repo: Path, line: str, timeout: float = 60) -> None:
+    """Wait until the stage's log (tms.pipeline.stage.LOG_FILE) records ``line``: dvc exits on
+    SIGTERM at once, while the stage it ran is still removing its temporary files."""
+    log, deadline = repo / "logs" / "repro.log", time.monotonic() + timeout
+    while not (log.exists() and line in log.read_text()):
+        assert time.monotonic() < deadline, f"the stage's log never said {line!r}"
+        time.sleep(0.05)
+
+
 @pytest.fixture(scope="module")
 def uninterrupted(tmp_path_factory, pipeline_copy, load_profile, dvc_repro):
     """The stage's outputs from one run without checkpoints or interruption."""
@@ -57,6 +66,7 @@ def test_killed_training_resumes_to_the_same_outputs(tmp_path, uninterrupted, pi
     lock = tmp_path / "dvc.lock"
     assert not lock.exists() or STAGE not in lock.read_text()    # nothing recorded as complete
     if sig == signal.SIGTERM:                           # the stage cleaned its temporary files
+        _wait_for_end(tmp_path, f"{STAGE}: failed (exit status 143)")
         assert [f for f in (tmp_path / "data").rglob("*") if f.is_file()] == []
     assert list(checkpoints.glob("*/stack-*.pt"))       # the checkpoint survives
 

@@ -24,8 +24,9 @@ class Writer:
 
     ``index``: (model, instance, n_d) of every kept model, in file order. The files are
     preallocated (so the disk they need is taken at the start); :meth:`put` fills one model's
-    place; leaving the ``with`` block flushes them and raises ValueError if a kept model was
-    never put. Use it inside tms.pipeline.io.atomic_path, so an interrupted run leaves no folder.
+    place; leaving the ``with`` block normally flushes them and raises ValueError if a kept model
+    was never put (on an exception nothing is flushed). Use it inside
+    tms.pipeline.io.atomic_path, so an interrupted run leaves no folder.
     """
 
     def __init__(self, directory: str | Path, n_s: int, index: Sequence[tuple[str, int, int]]):
@@ -68,8 +69,9 @@ class Writer:
         return self
 
     def __exit__(self, kind, *_) -> None:
-        for f in self.files.values():
-            f.flush()
+        if kind is None:                    # an interrupted folder is deleted: nothing to flush
+            for f in self.files.values():
+                f.flush()
         self.files.clear()
         if kind is None and self.missing:
             raise ValueError(f"{len(self.missing)} kept models were never written, e.g. "
