@@ -1,6 +1,7 @@
 """Fixtures shared by the test packages: the repository, its params profiles, and a temporary copy
 of the pipeline to run ``dvc repro`` in."""
 
+import configparser
 import hashlib
 import os
 import shutil
@@ -18,6 +19,10 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Overlays on the default params.yaml, by name.
 PROFILES = {name: ROOT / f"profiles/{name}.yaml" for name in ("paper", "gpu", "smoke")}
 DVC = [sys.executable, "-m", "dvc"]
+#: The project's DVC cache type (.dvc/config): the pipeline copies run with it.
+_CONFIG = configparser.ConfigParser()
+_CONFIG.read(ROOT / ".dvc/config")
+CACHE_TYPE = _CONFIG.get("cache", "type")
 
 
 @pytest.fixture(autouse=True)
@@ -49,7 +54,8 @@ def load_profile() -> Callable[[str], dict]:
 def pipeline_copy() -> Callable[[Path, dict], dict]:
     """``pipeline_copy(repo, params)``: copy the pipeline (dvc.yaml, stages, library, report
     templates) into ``repo`` with ``params`` as its params.yaml and run ``dvc init`` there
-    (without git); returns the environment to run dvc and the stages with."""
+    (without git) with the project's DVC configuration; returns the environment to run dvc and
+    the stages with."""
     def copy(repo: Path, params: dict) -> dict:
         for item in ["dvc.yaml", "stages", "src", "reports/templates"]:
             src, dst = ROOT / item, repo / item
@@ -63,6 +69,7 @@ def pipeline_copy() -> Callable[[Path, dict], dict]:
         env.pop("TMS_DEVICE", None)
         subprocess.run(DVC + ["init", "--no-scm", "-q"], cwd=repo, env=env, check=True)
         subprocess.run(DVC + ["config", "core.analytics", "false"], cwd=repo, env=env, check=True)
+        subprocess.run(DVC + ["config", "cache.type", CACHE_TYPE], cwd=repo, env=env, check=True)
         shutil.copy2(ROOT / ".dvcignore", repo / ".dvcignore")
         return env
     return copy

@@ -35,3 +35,10 @@ def test_the_gpu_profile_trains_faster_in_tf32_and_keeps_no_weights_at_8192(load
     assert gpu.loc[8192].models == 80 and gpu.loc[8192].kept_gib == 0
     assert gpu.minutes_median.sum() < 15                  # of the 25-minute sitting
     assert gpu.gpu_gib.max() <= 64                        # within its memory budget
+
+
+def test_disk_counts_the_kept_weights_once_where_dvc_links_its_cache(load_profile):
+    pr = params.parse(load_profile("paper")).persian_rug
+    linked, copied = forecast.forecast(pr, 1), forecast.forecast(pr, 2)
+    assert (linked.kept_gib > 0).any()
+    assert np.allclose(copied.disk_gib - linked.disk_gib, linked.kept_gib)

@@ -106,8 +106,9 @@ def test_the_stages_that_sample_or_build_large_arrays_check_the_machine_first(
 @pytest.mark.parametrize("config, local, copies", [
     (None, None, 2),                                        # DVC's default: reflink, else copy
     ("[cache]\n    type = reflink,copy\n", None, 2),
-    ("[cache]\n    type = hardlink,symlink\n", None, 1),
+    ("[cache]\n    type = hardlink,symlink\n", None, 1),         # this project's
     ("[cache]\n    type = copy,hardlink\n", None, 2),       # a copy comes first
+    ("[cache]\n    type = reflink,hardlink,copy\n", None, 2),   # a directory is copied
     ("[core]\n    analytics = false\n", "[cache]\n    type = symlink\n", 1),
 ])
 def test_disk_copies_follow_dvc_cache_type(tmp_path, config, local, copies):
@@ -152,5 +153,18 @@ def test_weights_too_large_for_the_disk_stop_before_training(load_profile, monke
                                      [list(range(len(points)))], one, sched))
     assert need > free
     with pytest.raises(params.ParamsError, match=f"{need / machine.GiB:.3g} GiB of disk "
-                                                 r"\(with DVC's cache and the checkpoints\)"):
+                                                 r"\(with DVC's cache copy and the "
+                                                 r"checkpoints\)"):
         train(keep=lambda pt: pt in one, ckpt=ckpt)
+    # where DVC links its cache (this project's .dvc/config), the weights count once, and the
+    # message does not suggest linking
+    (tmp_path / ".dvc").mkdir()
+    (tmp_path / ".dvc/config").write_text("[cache]\n    type = hardlink,symlink\n")
+    free = weights + 1
+    with pytest.raises(AssertionError, match="training started"):
+        train()
+    free = weights - 1
+    with pytest.raises(params.ParamsError) as err:
+        train()
+    assert f"{weights / machine.GiB:.3g} GiB of disk, and" in str(err.value)
+    assert "cache.type" not in str(err.value)

@@ -3,8 +3,9 @@ before running them: time, GPU memory, host memory and disk, one row per n_s.
 
 - GPU memory: the largest stack in training (tms.engine.train.chunk_bytes on the GPU path, within
   persian_rug.compute.memory_budget_mb); host memory: twice the largest chunk's weights (as
-  trained, and as measured); disk: the kept weights, times DVC's cache copies (two: the default
-  cache type copies), plus the checkpoints (tms.persian_rug.training.ckpt_bytes) when they are on.
+  trained, and as measured); disk: the kept weights, times the copies DVC's cache type makes
+  (tms.pipeline.machine.disk_copies: one with this project's linked cache), plus the checkpoints
+  (tms.persian_rug.training.ckpt_bytes) when they are on.
   The stages check the same numbers against the machine before they train.
 - Time: every chunk runs ``steps`` steps, each taking the longer of :data:`STEP_FLOOR` and its
   useful work (10·batch·n_s·Σn_d FLOPs, tms.engine.train.grid_flops) at :data:`RATES` of the
@@ -29,7 +30,7 @@ import pandas as pd
 
 from tms.engine.train import Instance, Schedule, chunk_bytes, grid_flops, plan_chunks
 from tms.persian_rug import training, weights
-from tms.pipeline import params, profiles
+from tms.pipeline import machine, params, profiles
 
 #: Useful FLOP/s of batched training on one H100, by precision and n_s (the authors' grid at
 #: n_s 1024: 68 ms a step in fp32, 42 ms in TF32; one 60-model chunk of it at n_s 8192).
@@ -53,7 +54,7 @@ COLUMNS = {
     "gpu_gib": "GPU memory of the largest stack (GiB)",
     "host_gib": "host memory of the largest chunk's weights, twice (GiB)",
     "kept_gib": "weights kept on disk (GiB)",
-    "disk_gib": "disk: kept weights with DVC's cache copy, and the checkpoints (GiB)",
+    "disk_gib": "disk: kept weights (twice where DVC's cache copies), and the checkpoints (GiB)",
 }
 
 
@@ -61,9 +62,10 @@ def _nearest(table: dict[int, float], n_s: int) -> float:
     return table[min(table, key=lambda k: abs(k - n_s))]
 
 
-def grid_cost(pr: params.PersianRug, n_s: int) -> dict:
+def grid_cost(pr: params.PersianRug, n_s: int, copies: int = 1) -> dict:
     """The row of :data:`COLUMNS` for the trained grid of ``n_s`` of ``pr`` (the
-    persian_rug section). Raises ValueError if n_s is not one of its grid's."""
+    persian_rug section), with ``copies`` copies of each output on disk (1: DVC links its cache;
+    2: it copies). Raises ValueError if n_s is not one of its grid's."""
     grid = pr.grid.at(n_s)
     sched = Schedule.of(pr.train)
     points = training.expand(n_s, grid.p, grid.ratio, grid.seeds)     # trained once per model
@@ -91,13 +93,14 @@ def grid_cost(pr: params.PersianRug, n_s: int) -> dict:
         "gpu_gib": max(chunk_bytes(n_s, insts, c, sched, bucketed=True) for c in chunks) / GiB,
         "host_gib": 2 * max(weights.nbytes(n_s, [insts[k].n_d for k in c]) for c in chunks) / GiB,
         "kept_gib": weights.nbytes(n_s, [pt.n_d for pt in kept]) / GiB,
-        "disk_gib": (2 * weights.nbytes(n_s, [pt.n_d for pt in kept]) + scratch) / GiB,
+        "disk_gib": (copies * weights.nbytes(n_s, [pt.n_d for pt in kept]) + scratch) / GiB,
     }
 
 
-def forecast(pr: params.PersianRug) -> pd.DataFrame:
+def forecast(pr: params.PersianRug, copies: int = 1) -> pd.DataFrame:
     """:func:`grid_cost` of every n_s of the grid, one row each (:data:`COLUMNS`)."""
-    return pd.DataFrame([grid_cost(pr, n_s) for n_s in pr.grid.n_s], columns=list(COLUMNS))
+    return pd.DataFrame([grid_cost(pr, n_s, copies) for n_s in pr.grid.n_s],
+                        columns=list(COLUMNS))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -106,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     pr = (params.load() if args.profile is None else params.parse(profiles.profile(
         profiles.default_params(), Path("profiles") / f"{args.profile}.yaml"))).persian_rug
-    table = forecast(pr)
+    table = forecast(pr, machine.disk_copies())
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
     return 0
 

@@ -169,9 +169,8 @@ def plan_grid(n_s: int, points: Sequence[Point], base_seed: int, lr: float, sche
     machine.check_disk(models * weights.nbytes(n_s, [pt.n_d for pt in kept]),
                        f"writing the kept weights of {models * len(kept)} of "
                        f"{models * len(points)} models of n_s = {n_s}",
-                       "free disk space, keep fewer weights (persian_rug.grid.keep_weights), "
-                       "let DVC link outputs to its cache instead of copying them (`dvc config "
-                       "cache.type hardlink,symlink`), or train a smaller grid",
+                       "free disk space, keep fewer weights (persian_rug.grid.keep_weights) "
+                       "or train a smaller grid",
                        scratch=models * ckpt_bytes(n_s, insts, chunks, kept, sched)
                        if ckpt else 0)
     machine.warn_if_long(models * grid_flops(n_s, insts, sched), device,

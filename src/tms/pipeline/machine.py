@@ -4,8 +4,9 @@ how fast it multiplies.
 A stage that allocates in proportion to its params predicts its memory before any work and
 calls :func:`check_fits`, so a run that cannot fit stops with the numbers (exit status 2, like
 any invalid params) instead of an allocator traceback or the kernel's OOM killer; a stage whose
-outputs grow so predicts their disk (:func:`check_disk`, counting DVC's cache copy). A training
-stage also predicts its time (:func:`warn_if_long`) and says so when it can exceed an hour.
+outputs grow so predicts their disk (:func:`check_disk`, counting DVC's cache where it
+copies). A training stage also predicts its time (:func:`warn_if_long`) and says so when it can
+exceed an hour.
 """
 
 from __future__ import annotations
@@ -66,15 +67,16 @@ LINKS = ("hardlink", "symlink")
 
 
 def disk_copies(repo: str | Path = ".") -> int:
-    """How many copies of a pipeline output the disk holds: 2 (the output and its copy in DVC's
-    cache), or 1 where DVC's ``cache.type`` (.dvc/config, overridden by .dvc/config.local) tries
-    a link (hardlink, symlink) before it would copy. reflink counts as a copy: most file
-    systems (ext4) cannot reflink, and DVC then copies."""
+    """How many copies of a pipeline output the disk holds: 1 where DVC's ``cache.type``
+    (.dvc/config, overridden by .dvc/config.local) starts with a link (hardlink, symlink), as
+    this project's does; else 2 (the output and its copy in DVC's cache). A cache type that
+    starts with reflink counts two: most file systems (ext4) cannot reflink, and DVC then leaves
+    the files of a directory output in the workspace beside their cache copies, whatever link
+    follows (seen with DVC 3.67)."""
     config = configparser.ConfigParser()
     config.read([Path(repo) / ".dvc/config", Path(repo) / ".dvc/config.local"])
     kinds = [k.strip() for k in config.get("cache", "type", fallback="reflink,copy").split(",")]
-    before_copy = kinds[:kinds.index("copy")] if "copy" in kinds else kinds
-    return 1 if any(k in LINKS for k in before_copy) else 2
+    return 1 if kinds[0] in LINKS else 2
 
 
 def check_disk(need: int, what: str, remedy: str, repo: str | Path = ".",
@@ -82,12 +84,18 @@ def check_disk(need: int, what: str, remedy: str, repo: str | Path = ".",
     """Raise ParamsError if ``need`` bytes (one copy of the outputs ``what`` writes) times
     :func:`disk_copies`, plus ``scratch`` bytes the run needs while it lasts (its checkpoints),
     exceed the free space of the disk of ``repo``; the message gives both numbers and the
-    ``remedy``."""
-    total = need * disk_copies(repo) + scratch
+    ``remedy``, and, where DVC's cache copies, how to make it link."""
+    copies = disk_copies(repo)
+    total = need * copies + scratch
     free = shutil.disk_usage(repo).free
     if total > free:
-        raise ParamsError(f"{what} needs about {total / GiB:.3g} GiB of disk (with DVC's cache"
-                          f"{' and the checkpoints' if scratch else ''}), and "
+        parts = ["DVC's cache copy"] * (copies > 1) + ["the checkpoints"] * bool(scratch)
+        if copies > 1:
+            remedy += ("; or let DVC link outputs to its cache instead of copying them, as this "
+                       "project's .dvc/config does (`dvc config cache.type "
+                       "hardlink,symlink`)")
+        raise ParamsError(f"{what} needs about {total / GiB:.3g} GiB of disk"
+                          f"{' (with ' + ' and '.join(parts) + ')' if parts else ''}, and "
                           f"{Path(repo).resolve()} has {free / GiB:.3g} GiB free: {remedy}")
 
 
