@@ -1,7 +1,6 @@
 """Fixtures shared by the test packages: the repository, its params profiles, and a temporary copy
 of the pipeline to run ``dvc repro`` in."""
 
-import configparser
 import hashlib
 import os
 import shutil
@@ -19,10 +18,6 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Overlays on the default params.yaml, by name.
 PROFILES = {name: ROOT / f"profiles/{name}.yaml" for name in ("paper", "gpu", "smoke")}
 DVC = [sys.executable, "-m", "dvc"]
-#: The project's DVC cache type (.dvc/config): the pipeline copies run with it.
-_CONFIG = configparser.ConfigParser()
-_CONFIG.read(ROOT / ".dvc/config")
-CACHE_TYPE = _CONFIG.get("cache", "type")
 
 
 @pytest.fixture(autouse=True)
@@ -68,9 +63,9 @@ def pipeline_copy() -> Callable[[Path, dict], dict]:
                "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
         env.pop("TMS_DEVICE", None)
         subprocess.run(DVC + ["init", "--no-scm", "-q"], cwd=repo, env=env, check=True)
-        subprocess.run(DVC + ["config", "core.analytics", "false"], cwd=repo, env=env, check=True)
-        subprocess.run(DVC + ["config", "cache.type", CACHE_TYPE], cwd=repo, env=env, check=True)
-        shutil.copy2(ROOT / ".dvcignore", repo / ".dvcignore")
+        for config in [".dvc/config", ".dvcignore"]:
+            shutil.copy2(ROOT / config, repo / config)
+        subprocess.run(DVC + ["config", "core.no_scm", "true"], cwd=repo, env=env, check=True)
         return env
     return copy
 

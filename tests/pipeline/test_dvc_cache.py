@@ -9,13 +9,12 @@ import yaml
 
 from tms.pipeline import machine
 
-ROOT = Path(__file__).resolve().parents[2]
 STAGE = "pr_train@16"
 OUTS = ["data/persian_rug/train/n16.parquet", "data/persian_rug/train/n16_weights/W_in.npy"]
 
 
-def test_the_project_cache_links_before_it_copies():
-    assert machine.disk_copies(ROOT) == 1
+def test_the_project_cache_links_before_it_copies(root):
+    assert machine.disk_copies(root) == 1
 
 
 def _stored_once(repo: Path, out: str) -> bool:
