@@ -149,9 +149,14 @@ KeepWeights = Literal["all", "none"] | list[GridPoint]
 MAX_GRID_MODELS = 10**5
 
 
+def _near(a: float, b: float) -> bool:
+    """Whether two grid values are one: within 0.1% of each other."""
+    return math.isclose(a, b, rel_tol=1e-3)
+
+
 def _on_grid(value: float, values: list[float]) -> float | None:
-    """The grid value within 0.1% of ``value``, else None."""
-    return next((v for v in values if math.isclose(v, value, rel_tol=1e-3)), None)
+    """The grid value :func:`_near` ``value``, else None."""
+    return next((v for v in values if _near(v, value)), None)
 
 
 class GridOf(_Strict):
@@ -172,9 +177,7 @@ class GridOf(_Strict):
         """Whether the weights of the models at grid point (p, ratio) are kept."""
         if isinstance(self.keep_weights, str):
             return self.keep_weights == "all"
-        return any(math.isclose(pt.p, p, rel_tol=1e-3) and math.isclose(pt.ratio, ratio,
-                                                                         rel_tol=1e-3)
-                   for pt in self.keep_weights)
+        return any(_near(pt.p, p) and _near(pt.ratio, ratio) for pt in self.keep_weights)
 
 
 class GridAt(_Strict):
