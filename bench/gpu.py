@@ -39,6 +39,8 @@ from tms.pipeline import io
 
 PAPER_AXIS = [float(v) for v in np.linspace(0.002001, 0.8, 20)]
 BENCH_N_S = [128, 256, 512, 1024, 2048]
+#: The paper grids measured: the first whole, the second its first chunk within the budget.
+PAPER_N_S = (1024, 8192)
 BATCH = throughput.BATCH
 
 
@@ -104,7 +106,7 @@ def bench_grid(device: str, peak: dict) -> list[dict]:
 def bench_paper(device: str, peak: dict, budget_gb: float) -> list[dict]:
     """Section 3: the paper grids at n_s 1024 (whole) and 8192 (first chunk), per precision."""
     rows = []
-    for n_s in (1024, 8192):
+    for n_s in PAPER_N_S:
         points = paper_grid(n_s)
         insts = _instances(n_s, points)
         chunk = plan_chunks(n_s, insts, _fixed(10), budget_gb * 1024, bucketed=True)[0]
