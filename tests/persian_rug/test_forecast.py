@@ -42,3 +42,30 @@ def test_disk_counts_the_kept_weights_once_where_dvc_links_its_cache(load_profil
     linked, copied = forecast.forecast(pr, 1), forecast.forecast(pr, 2)
     assert (linked.kept_gib > 0).any()
     assert np.allclose(copied.disk_gib - linked.disk_gib, linked.kept_gib)
+
+
+def _readme_forecast(readme: str) -> dict[tuple[str, int], list[str]]:
+    """The README's forecast table: (profile, n_s) → its numbers left to right, as printed (a
+    pair "median / cap" gives two, a note in brackets none)."""
+    rows = {}
+    for line in readme.splitlines():
+        cells = [c.strip() for c in line.strip("| ").split("|")]
+        if cells[0] in ("paper", "gpu") and len(cells) == 11:
+            rows[(cells[0], int(cells[1]))] = [v.replace(",", "") for c in cells[2:]
+                                               for v in c.split(" (")[0].split(" / ")]
+    return rows
+
+
+def test_the_readme_states_the_forecast(root, load_profile):
+    rows = _readme_forecast((root / "README.md").read_text())
+    columns = ["models", "sum_n_d", "tflop_per_step", "chunks", "minutes_median", "minutes_cap",
+               "gpu_gib", "host_gib", "kept_gib", "disk_gib"]
+    for name in ("paper", "gpu"):
+        table = forecast.forecast(params.parse(load_profile(name)).persian_rug).set_index("n_s")
+        assert {n_s for prof, n_s in rows if prof == name} == set(table.index)
+        for n_s, row in table.iterrows():
+            stated = dict(zip(columns, rows[(name, n_s)], strict=True))
+            for col, text in stated.items():     # rounded to its last digit or to 2 significant
+                last = 10.0 ** -len(text.partition(".")[2])
+                assert float(text) == pytest.approx(row[col], rel=0.05, abs=last / 2), \
+                    (name, n_s, col)
