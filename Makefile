@@ -64,7 +64,7 @@ test: $(STAMP) browser $(PLOTS_PAGE)  ## the test suite (pytest; about 15 minute
 # Headless Chromium and its driver (Debian packages) for the browser test: installed quietly,
 # without questions, where apt-get is available and they are missing (about a minute).
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo -n)
-browser:
+browser:  ## headless Chromium and its driver for the browser test (apt-get, where missing)
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 	  { command -v apt-get >/dev/null && $(SUDO) apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
