@@ -89,3 +89,11 @@ def test_every_kept_snapshot_is_whole_and_linked_from_the_readme(root):
         assert re.search(rf"\(results/{folder.name}/site/index\.html\)", readme), folder.name
         revision = re.search(r"git revision `([0-9a-f]{40})`", (folder / "README.md").read_text())
         assert revision, f"{folder.name}: README names no revision"
+
+
+def test_the_machine_names_the_cpu_model_and_torch_kernels_that_decide_the_bytes():
+    import torch
+
+    where = snapshot.machine()
+    assert snapshot.cpu_model() in where
+    assert f"torch CPU kernels: {torch.backends.cpu.get_cpu_capability()}" in where
