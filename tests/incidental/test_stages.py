@@ -119,11 +119,9 @@ def test_a_report_stopped_mid_run_leaves_no_file_and_no_kernel(ip_repo, tmp_path
                            env={**os.environ, "TMPDIR": str(temp)},
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
-    while not list(temp.rglob("*.json")):     # the kernel's connection file: it has started
+    while not (kernel := _kernel_pids(temp)):  # a process names its connection file: started
         assert job.poll() is None and time.monotonic() < deadline, "no kernel started"
-        time.sleep(0.05)
-    kernel = _kernel_pids(temp)
-    assert kernel
+        time.sleep(0.05)                      # (the file is written before the kernel starts)
     time.sleep(1.0)                           # mid-execution
     job.send_signal(sig)
     assert job.wait(timeout=60) != 0
