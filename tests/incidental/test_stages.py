@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import nbformat
 import pandas as pd
 import pytest
 import yaml
@@ -112,6 +113,12 @@ def test_a_report_stopped_mid_run_leaves_no_file_and_no_kernel(ip_repo, tmp_path
         old.unlink()
     shutil.copytree(ROOT / "stages", repo / "stages")
     shutil.copytree(ROOT / "reports/templates", repo / "reports/templates")
+    marker = tmp_path / "executing"           # a first cell says so, then waits to be stopped
+    template = repo / "reports/templates/incidental_polysemanticity.ipynb"
+    nb = nbformat.read(template, as_version=4)
+    nb.cells.insert(0, nbformat.v4.new_code_cell(
+        f"import pathlib, time\npathlib.Path({str(marker)!r}).touch()\ntime.sleep(600)"))
+    nbformat.write(nb, template)
     temp = tmp_path / "temp"                  # the stage's temporary folder: kernel files go here
     temp.mkdir()
     job = subprocess.Popen([sys.executable, "stages/reporting/report.py",
@@ -119,10 +126,11 @@ def test_a_report_stopped_mid_run_leaves_no_file_and_no_kernel(ip_repo, tmp_path
                            env={**os.environ, "TMPDIR": str(temp)},
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
-    while not (kernel := _kernel_pids(temp)):  # a process names its connection file: started
-        assert job.poll() is None and time.monotonic() < deadline, "no kernel started"
-        time.sleep(0.05)                      # (the file is written before the kernel starts)
-    time.sleep(1.0)                           # mid-execution
+    while not marker.exists():                # the kernel runs a cell: mid-execution at any speed
+        assert job.poll() is None and time.monotonic() < deadline, "no cell ran"
+        time.sleep(0.05)
+    kernel = _kernel_pids(temp)
+    assert kernel
     job.send_signal(sig)
     assert job.wait(timeout=60) != 0
     deadline = time.monotonic() + 30

@@ -16,10 +16,11 @@ OUTS = ["data/persian_rug/train/n16.parquet", "data/persian_rug/train/n16_weight
 
 
 def _params(tiny: dict, checkpoint_every: int) -> dict:
-    """The smoke profile with a longer training of one model kind (the stopping rule cannot
-    fire before step 500) and checkpoints every ``checkpoint_every`` steps."""
+    """The smoke profile with a longer training of one model kind (4,000 steps: the stopping rule
+    cannot fire before step 4,000), so that a kill after the first checkpoint lands mid-training
+    on any machine, and checkpoints every ``checkpoint_every`` steps."""
     tiny["persian_rug"]["grid"]["models"] = ["relu"]
-    tiny["persian_rug"]["train"].update(max_steps=400, window=250, check_every=10,
+    tiny["persian_rug"]["train"].update(max_steps=4000, window=2000, check_every=10,
                                         checkpoint_every=checkpoint_every)
     return tiny
 
@@ -50,7 +51,7 @@ def uninterrupted(tmp_path_factory, pipeline_copy, load_profile, dvc_repro):
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
 def test_killed_training_resumes_to_the_same_outputs(tmp_path, uninterrupted, pipeline_copy,
                                                      load_profile, dvc_repro, sig):
-    env = pipeline_copy(tmp_path, _params(load_profile("smoke"), 40))
+    env = pipeline_copy(tmp_path, _params(load_profile("smoke"), 100))
     job = subprocess.Popen([sys.executable, "-m", "dvc", "repro", STAGE], cwd=tmp_path, env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                            start_new_session=True)      # its own process group: dvc and stage

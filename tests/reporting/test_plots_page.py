@@ -88,8 +88,8 @@ def test_dvc_plots_show_draws_every_plot_offline(plots_repo, tmp_path):
         driver.execute_cdp_cmd("Network.emulateNetworkConditions", {
             "offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
         driver.get((out / "index.html").as_uri())
-        try:                                               # Vega draws after the page loaded
-            WebDriverWait(driver, 20).until(
+        try:                                   # Vega draws after the page loaded (late when busy)
+            WebDriverWait(driver, 120).until(
                 lambda d: (lines := d.execute_script(_LINES)) and all(lines.values()))
         except TimeoutException:
             pass
