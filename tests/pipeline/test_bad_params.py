@@ -129,6 +129,9 @@ BAD = [
     (f"{PR}.fig2.p", [0.1, float("-inf")], "-inf", "finite number"),
     # the same grid value twice
     (f"{PR}.grid.p", [0.1, 0.05, 0.1], "0.1", "appears more than once"),
+    (f"{PR}.grid.p", [0.1, 0.10005, 0.5], "0.10005", "within 0.1% of each other"),
+    (f"{PR}.grid.by_n_s", [{"n_s": 64, "ratio": [0.3498, 0.3503]}], "0.3503",
+     "at n_s = 64, ratio = [0.35, 0.35]: values within 0.1% of each other (or of the grid's)"),
     (f"{PR}.grid.n_s", [32, 64, 32], "32", "appears more than once"),
     (f"{PR}.grid.ratio", {"start": 0.5, "stop": 0.5, "num": 3}, "0.5", "appears more than once"),
     (f"{PR}.grid.models", ["relu", "relu"], "'relu'", "appears more than once"),

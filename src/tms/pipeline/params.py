@@ -225,6 +225,16 @@ class Grid(_Strict):
         for n_s in self.n_s:
             grid = self.at(n_s)
             here = f"by_n_s = {named}: at n_s = {n_s}, " if n_s in named else ""
+            for key in ("p", "ratio"):
+                values = getattr(grid, key)
+                ordered = sorted(values)      # a pair within 0.1% has neighbours within 0.1%
+                if any(_near(v, w) for v, w in zip(ordered, ordered[1:])):
+                    raise ValueError(
+                        f"{here}{key} = {[float(f'{v:.6g}') for v in values]}"
+                        f"{'' if here else f' at n_s = {n_s}'}: "
+                        f"values within 0.1% of each other (or of the grid's) are one value; "
+                        f"give each once (a repeated grid point would be trained and counted "
+                        f"twice)")
             if grid.models_count() > MAX_GRID_MODELS:
                 raise ValueError(f"{here or f'seeds = {self.seeds}: '}p × ratio × seeds × models "
                                  f"= {grid.models_count()} models at n_s = {n_s}; at most "
@@ -352,7 +362,7 @@ class Compute(Arithmetic):
     grid that needs more is trained chunk after chunk (tms.engine.train.plan_chunks), with the same
     results. executor: ``local`` trains the chunks in this process one after another; ``ray``
     sends them to Ray tasks (one GPU each when the device is CUDA) on the cluster named by
-    ``RAY_ADDRESS`` in the environment, else ``ray_address``, else a local Ray instance.
+    ``ray_address``, else ``RAY_ADDRESS`` in the environment, else a local Ray instance.
     """
 
     memory_budget_mb: Annotated[float, Field(gt=0.0)] = 4096.0
