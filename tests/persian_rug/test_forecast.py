@@ -65,6 +65,8 @@ def test_the_readme_states_the_forecast(root, load_profile):
         assert {n_s for prof, n_s in rows if prof == name} == set(table.index)
         for n_s, row in table.iterrows():
             stated = dict(zip(columns, rows[(name, n_s)], strict=True))
+            for col in ("models", "sum_n_d", "chunks"):                  # counts: exact
+                assert int(stated[col]) == row[col], (name, n_s, col)
             for col, text in stated.items():     # rounded to its last digit or to 2 significant
                 last = 10.0 ** -len(text.partition(".")[2])
                 assert float(text) == pytest.approx(row[col], rel=0.05, abs=last / 2), \
