@@ -10,8 +10,6 @@ import yaml
 
 from tms.pipeline import params
 
-ROOT = Path(__file__).resolve().parents[2]
-
 
 def _table(readme: str) -> dict[str, str]:
     """Stage cell → writes cell, from the README's stages table."""
@@ -26,9 +24,9 @@ def _table(readme: str) -> dict[str, str]:
     return rows
 
 
-def test_the_readme_names_every_stage_and_what_it_writes():
-    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
-    table = _table((ROOT / "README.md").read_text())
+def test_the_readme_names_every_stage_and_what_it_writes(root):
+    stages = yaml.safe_load((root / "dvc.yaml").read_text())["stages"]
+    table = _table((root / "README.md").read_text())
     for name, stage in stages.items():
         rows = [writes for cell, writes in table.items()
                 if cell.startswith(f"`{name}`") or cell.startswith(f"`{name}@")]
@@ -42,8 +40,8 @@ def test_the_readme_names_every_stage_and_what_it_writes():
     assert named <= set(stages), named - set(stages)
 
 
-def test_the_readme_example_of_a_bad_value_is_the_message(load_profile):
-    readme = (ROOT / "README.md").read_text()
+def test_the_readme_example_of_a_bad_value_is_the_message(root, load_profile):
+    readme = (root / "README.md").read_text()
     stated = next(line.strip() for line in readme.splitlines()
                   if line.strip().startswith("persian_rug.rug.n_s = 1000:"))
     bad = load_profile("default")
