@@ -11,9 +11,9 @@ Printed, and returned for bench/results.json, all in one process on one GPU:
    rate 3e-3/√n_s): n_s 1024 whole, and n_s 8192 its first chunk within ``--budget-gb``, in
    ms/step, useful TFLOP/s (10·B·n_s·Σn_d per step, bench/throughput.py) and % of the fp32 and
    TF32 peaks, per precision (fp32, tf32, bf16), with the peak GPU memory;
-4. per precision, the held-out loss of every model of the 8 × 8 grid at n_s 256 trained with the
-   authors' schedule (stopping rule, window 200, checks every 30 steps, at most 5,000 steps)
-   against fp32: the median and largest relative difference, and the median steps.
+4. bench/precision.py: per precision, the held-out loss of every model of the 8 × 8 grid at
+   n_s 256 trained with the authors' schedule against fp32, beside a rounding-level change
+   and another seed.
 
     .venv/bin/python bench/gpu.py [--device cuda] [--json out.json]
 
@@ -23,17 +23,16 @@ Without CUDA it says so and returns nothing.
 from __future__ import annotations
 
 import argparse
-import statistics
 import time
 
 import numpy as np
 import torch
 
 import baseline
+import precision as precision_bench
 import throughput
 from tms.engine import precision as precisions
-from tms.engine.train import (Instance, Schedule, heldout_loss, plan_chunks, stack_of,
-                              train_grid)
+from tms.engine.train import Instance, Schedule, plan_chunks, train_grid
 from tms.persian_rug.training import n_d_of
 from tms.pipeline import io
 
@@ -68,7 +67,11 @@ def _fixed(steps: int) -> Schedule:
 
 
 def marginal_ms(run, steps: int, device: str) -> float:
-    """Marginal ms per step of ``run(steps)``: (t(2·steps) − t(steps)) / steps."""
+    """Marginal ms per step of ``run(steps)``: (t(2·steps) − t(steps)) / steps, after one
+    untimed ``run(steps)``: a first run also pays one-off costs (the allocator's first blocks,
+    the libraries' kernel choice), which would otherwise inflate t(steps) alone and flatter the
+    difference (2× at n_s 8192 on CPU)."""
+    run(steps)
     times = []
     for s in (steps, 2 * steps):
         throughput.sync(device)
@@ -129,29 +132,6 @@ def bench_paper(device: str, peak: dict, budget_gb: float) -> list[dict]:
     return rows
 
 
-def bench_precision(device: str, n_s: int = 256) -> list[dict]:
-    """Section 4: held-out loss of each precision against fp32 on the 8 × 8 grid at ``n_s``."""
-    points = throughput.grid(n_s)
-    insts = _instances(n_s, points)
-    sched = Schedule(BATCH, 1e-7, window=200, check_every=30, max_steps=5000)
-    p = torch.tensor([q for q, _ in points], device=device)
-    losses, steps = {}, {}
-    for name in precisions.PRECISIONS:
-        res = train_grid(n_s, insts, sched, device=device, precision=name)
-        losses[name] = heldout_loss(stack_of(res, n_s, True, device), p, 20240601, 65536)
-        steps[name] = statistics.median(r.steps for r in res)
-    rows = []
-    for name in precisions.PRECISIONS:
-        rel = np.abs(losses[name] / losses["fp32"] - 1)
-        rows.append({"precision": name, "n_s": n_s, "median_rel_diff": float(np.median(rel)),
-                     "max_rel_diff": float(rel.max()), "median_steps": steps[name]})
-        print(f"precision {name}: held-out loss against fp32 at n_s {n_s} ({len(points)} models): "
-              f"median "
-              f"|Δ|/L {rows[-1]['median_rel_diff']:.2e}, largest {rows[-1]['max_rel_diff']:.2e}; "
-              f"median steps {steps[name]:.0f}", flush=True)
-    return rows
-
-
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--device", default="cuda")
@@ -170,7 +150,7 @@ def main(argv: list[str] | None = None) -> dict:
            "peak_tflops": {k: v / 1e12 for k, v in peak.items()},
            "bench_grid": bench_grid(device, peak),
            "paper_grids": bench_paper(device, peak, args.budget_gb),
-           "precision": bench_precision(device)}
+           "precision": precision_bench.compare(device)}
     if args.json:
         io.write_json(res, args.json)
     return res
