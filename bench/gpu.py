@@ -32,7 +32,7 @@ import baseline
 import precision as precision_bench
 import throughput
 from tms.engine import precision as precisions
-from tms.engine.train import Instance, Schedule, plan_chunks, train_grid
+from tms.engine.train import plan_chunks, train_grid
 from tms.persian_rug.training import n_d_of
 from tms.pipeline import io
 
@@ -57,15 +57,6 @@ def paper_grid(n_s: int) -> list[tuple[float, int]]:
     return [(p, n_d_of(n_s, r)) for r in PAPER_AXIS for p in PAPER_AXIS]
 
 
-def _instances(n_s: int, points: list[tuple[float, int]]) -> list[Instance]:
-    return [Instance(p, d, k, 3e-3 / n_s ** 0.5, 0) for k, (p, d) in enumerate(points)]
-
-
-def _fixed(steps: int) -> Schedule:
-    """``steps`` steps, the stopping rule off (it needs more than 2·window losses)."""
-    return Schedule(BATCH, 1e-7, window=steps, check_every=steps, max_steps=steps)
-
-
 def marginal_ms(run, steps: int, device: str) -> float:
     """Marginal ms per step of ``run(steps)``: (t(2·steps) − t(steps)) / steps, after one
     untimed ``run(steps)``: a first run also pays one-off costs (the allocator's first blocks,
@@ -83,8 +74,8 @@ def marginal_ms(run, steps: int, device: str) -> float:
 
 
 def engine_ms(n_s: int, points, device: str, steps: int, precision: str = "fp32") -> float:
-    insts = _instances(n_s, points)
-    return marginal_ms(lambda s: train_grid(n_s, insts, _fixed(s), device=device,
+    insts = throughput.instances(n_s, points)
+    return marginal_ms(lambda s: train_grid(n_s, insts, throughput.fixed(s), device=device,
                                             precision=precision), steps, device)
 
 
@@ -111,8 +102,8 @@ def bench_paper(device: str, peak: dict, budget_gb: float) -> list[dict]:
     rows = []
     for n_s in PAPER_N_S:
         points = paper_grid(n_s)
-        insts = _instances(n_s, points)
-        chunk = plan_chunks(n_s, insts, _fixed(10), budget_gb * 1024, bucketed=True)[0]
+        insts = throughput.instances(n_s, points)
+        chunk = plan_chunks(n_s, insts, throughput.fixed(10), budget_gb * 1024, bucketed=True)[0]
         points = [points[k] for k in chunk]
         flops = 10.0 * BATCH * n_s * sum(d for _, d in points)
         for name in precisions.PRECISIONS:

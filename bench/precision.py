@@ -31,19 +31,12 @@ import torch
 
 import throughput
 from tms.engine import precision as precisions
-from tms.engine.train import Instance, Schedule, heldout_loss, stack_of, train_grid
+from tms.engine.train import Schedule, heldout_loss, stack_of, train_grid
 from tms.pipeline import io
 
 N_S = 256
 SCHEDULE = Schedule(throughput.BATCH, 1e-7, window=200, check_every=30, max_steps=5000)
 EVAL_SEED, N_EVAL = 20240601, 65536
-
-
-def _instances(seed: int) -> list[Instance]:
-    """The bench grid at N_S with the authors' learning rate; init seeds seed, seed + 1, …
-    and one shared data stream, ``seed``."""
-    return [Instance(p, d, seed + k, 3e-3 / N_S ** 0.5, seed)
-            for k, (p, d) in enumerate(throughput.grid(N_S))]
 
 
 def runs(device: str) -> dict[str, dict]:
@@ -59,19 +52,20 @@ def runs(device: str) -> dict[str, dict]:
 def compare(device: str) -> list[dict]:
     """Train every run of :func:`runs` and compare each one's held-out losses with fp32's:
     one row per run, in that order (fp32's own row is all zeros)."""
-    p = torch.tensor([q for q, _ in throughput.grid(N_S)], device=device)
+    points = throughput.grid(N_S)
+    p = torch.tensor([q for q, _ in points], device=device)
     losses, steps = {}, {}
     for name, run in runs(device).items():
         start = time.perf_counter()
-        res = train_grid(N_S, _instances(run["seed"]), SCHEDULE, device=device,
-                         precision=run["precision"], bucketed=run["bucketed"])
+        res = train_grid(N_S, throughput.instances(N_S, points, run["seed"]), SCHEDULE,
+                         device=device, precision=run["precision"], bucketed=run["bucketed"])
         losses[name] = heldout_loss(stack_of(res, N_S, True, device), p, EVAL_SEED, N_EVAL)
         steps[name] = statistics.median(r.steps for r in res)
         print(f"trained {name} ({run}) in {time.perf_counter() - start:.0f} s", flush=True)
     rows = []
     for name in losses:
         rel = np.abs(losses[name] / losses["fp32"] - 1)
-        at_p, at_n_d = throughput.grid(N_S)[int(np.argmax(rel))]
+        at_p, at_n_d = points[int(np.argmax(rel))]
         rows.append({"run": name, "n_s": N_S, "models": len(rel),
                      "median_rel_diff": float(np.median(rel)), "max_rel_diff": float(rel.max()),
                      "largest_at": {"p": at_p, "n_d": at_n_d},

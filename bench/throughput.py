@@ -51,6 +51,18 @@ def grid(n_s: int) -> list[tuple[float, int]]:
     return [(p, n_d_of(n_s, r)) for r in RATIOS for p in P_VALUES]
 
 
+def instances(n_s: int, points: list[tuple[float, int]], seed: int = 0) -> list[Instance]:
+    """``points`` (p, n_d) as instances with the authors' learning rate 3e-3/√n_s, init seeds
+    seed, seed + 1, … and one seed index: every point on data stream ``seed``, as
+    tms.persian_rug.training.train_and_score does."""
+    return [Instance(p, d, seed + k, 3e-3 / n_s ** 0.5, seed) for k, (p, d) in enumerate(points)]
+
+
+def fixed(steps: int) -> Schedule:
+    """``steps`` steps, the stopping rule off (it needs more than 2·window losses)."""
+    return Schedule(BATCH, 1e-7, window=steps, check_every=steps, max_steps=steps)
+
+
 def useful_flops(n_s: int, steps: int) -> float:
     """10·B·n_s·n_d per instance and step, summed over the grid (real n_d, no padding)."""
     return 10.0 * BATCH * n_s * sum(d for _, d in grid(n_s)) * steps
@@ -81,12 +93,8 @@ def matmul_peak(device: str, reps: int = 5) -> float:
 def run_engine(n_s: int, steps: int, device: str,
                points: list[tuple[float, int]] | None = None) -> None:
     """Train ``points`` (p, n_d) (default: the grid) for ``steps`` steps with the engine."""
-    # one seed index: every grid point on data stream 0, as
-    # tms.persian_rug.training.train_and_score does
-    insts = [Instance(p, d, k, 3e-3 / n_s ** 0.5, 0)
-             for k, (p, d) in enumerate(grid(n_s) if points is None else points)]
-    sched = Schedule(BATCH, 1e-7, window=steps, check_every=steps, max_steps=steps)
-    train_grid(n_s, insts, sched, device=device)
+    train_grid(n_s, instances(n_s, grid(n_s) if points is None else points), fixed(steps),
+               device=device)
 
 
 def run_loop(n_s: int, steps: int, device: str) -> None:
