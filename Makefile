@@ -15,7 +15,7 @@ PLOTS_PAGE := reports/templates/plots/page.html
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: FORCE help env repro test bench profile forecast browser site-check verify plots-page publish snapshot
+.PHONY: FORCE help env repro test bench profile forecast deps browser site-check verify plots-page publish snapshot
 
 help:  ## this list
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -88,7 +88,7 @@ publish: $(STAMP)  ## after repro: the site and all it links as public/ and publ
 SNAPSHOT ?= $(shell $(BIN)/python -c 'from tms.pipeline.profiles import profile_name; print(profile_name())' 2>/dev/null)
 snapshot: $(STAMP)  ## after repro and a commit: results/SNAPSHOT/, the site and what made it, to keep in git
 	@test -n "$(SNAPSHOT)" || { echo "error: no snapshot name (SNAPSHOT=…)"; exit 2; }
-	$(BIN)/python -m tms.reporting.snapshot results/$(SNAPSHOT)
+	$(BIN)/python -m tms.pipeline.snapshot results/$(SNAPSHOT)
 
 # Re-hash every output against dvc.lock (dvc status trusts sizes and times) and name any that
 # differs; exit status 1 if one does.
@@ -103,5 +103,10 @@ bench: $(STAMP)  ## engine throughput and the default profile's wall time
 profile: $(STAMP)  ## PROFILE=paper|gpu|smoke: write params.yaml from a profile of profiles/
 	$(BIN)/python -m tms.pipeline.profiles $(PROFILE)
 
+# After an edit that adds or drops an import: every stage's code deps in dvc.yaml rewritten to
+# the project files its script and template run (tms.core.code_deps; the test suite checks them).
+deps: $(STAMP)  ## rewrite dvc.yaml's code deps from the stages' imports
+	$(BIN)/python -m tms.core.code_deps --write
+
 forecast: $(STAMP)  ## [PROFILE=paper|gpu]: the trained grids' predicted time, memory and disk on one GPU
-	$(BIN)/python -m tms.persian_rug.forecast $(PROFILE)
+	$(BIN)/python -m tms.pipeline.forecast $(PROFILE)

@@ -25,16 +25,16 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-import torch
-
 import baseline
+import numpy as np
 import precision as precision_bench
 import throughput
+import torch
+
+from tms.core import io
 from tms.engine import precision as precisions
 from tms.engine.train import plan_chunks, train_grid
 from tms.persian_rug.training import n_d_of
-from tms.pipeline import io
 
 PAPER_AXIS = [float(v) for v in np.linspace(0.002001, 0.8, 20)]
 BENCH_N_S = [128, 256, 512, 1024, 2048]

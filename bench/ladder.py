@@ -20,10 +20,10 @@ import time
 import numpy as np
 import torch
 
+from tms.core import io
 from tms.engine.train import Instance, Schedule, heldout_loss, stack_of, train_grid
 from tms.persian_rug import rug, theory
 from tms.persian_rug.training import n_d_of
-from tms.pipeline import io
 
 P = [0.044, 0.086, 0.17, 0.254, 0.338]
 RATIOS = [0.044, 0.086, 0.128, 0.17, 0.212, 0.254]

@@ -27,12 +27,12 @@ import statistics
 import time
 
 import numpy as np
+import throughput
 import torch
 
-import throughput
+from tms.core import io
 from tms.engine import precision as precisions
 from tms.engine.train import Schedule, heldout_loss, stack_of, train_grid
-from tms.pipeline import io
 
 N_S = 256
 SCHEDULE = Schedule(throughput.BATCH, 1e-7, window=200, check_every=30, max_steps=5000)

@@ -14,7 +14,8 @@ import pieces
 import repro_time
 import sparse_input
 import throughput
-from tms.pipeline import io
+
+from tms.core import io
 
 
 def main() -> None:

@@ -31,14 +31,14 @@ import sys
 import time
 from pathlib import Path
 
+import baseline
 import numpy as np
 import torch
 
-import baseline
+from tms.core import io
 from tms.engine.threads import torch_threads
 from tms.engine.train import Instance, Schedule, train_grid
 from tms.persian_rug.training import n_d_of
-from tms.pipeline import io
 
 P_VALUES = [float(p) for p in np.geomspace(0.01, 0.6, 8)]
 RATIOS = [float(r) for r in np.linspace(0.05, 0.8, 8)]

@@ -3,12 +3,16 @@ superposition.
 
 One package per concern; an arrow is "imports":
 
-    reporting ──> persian_rug, incidental, notes ──> engine ──> pipeline
+    pipeline ──> reporting ──> persian_rug, incidental, notes ──> engine ──> core
 
-- :mod:`tms.pipeline`: params schema and profiles, the stage runner, atomic artefacts
-  (tables, arrays, JSON, figures, claims tables), diverged models out of tables.
-- :mod:`tms.engine`: the batched training engine; knows no paper.
-- :mod:`tms.persian_rug`, :mod:`tms.incidental`, :mod:`tms.notes`: one package per paper, each
-  with its science, the statistics of its trained weights, its figures and its claims.
+- :mod:`tms.pipeline` (top): the whole params file's schema and profiles, the stage runner,
+  repro, the forecast command, verify, snapshots.
 - :mod:`tms.reporting`: report notebooks, the site, the DAG, DVC plots, errata, the browser check.
+- :mod:`tms.persian_rug`, :mod:`tms.incidental`, :mod:`tms.notes`: one package per paper, each
+  with its params schema, its science, the statistics of its trained weights, its figures and
+  its claims.
+- :mod:`tms.engine`: the batched training engine; knows no paper and no params file.
+- :mod:`tms.core` (ground): atomic artefacts (tables, arrays, JSON, figures), the machine checks,
+  the claims framework, the shared params types with the loader and its error format, devices,
+  diverged models out of tables, and the files a script runs (code deps).
 """

@@ -4,15 +4,16 @@ incidental_polysemanticity.checks). Writes data/incidental_polysemanticity/check
 (columns tms.incidental.theory.CHECK_COLUMNS).
 """
 
-from tms.incidental import theory
-from tms.pipeline import io, stage
+from tms.core import io
+from tms.incidental import params, theory
+from tms.pipeline import stage
 
 
-def main(params):
-    c = params.incidental_polysemanticity.checks
+def main(ip):
+    c = ip.checks
     io.write_parquet(theory.checks(c.n, c.m, c.sigma, c.samples, c.seed, c.m_exact),
                      "data/incidental_polysemanticity/checks.parquet")
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

@@ -5,17 +5,17 @@ no noise, trained in one stack. Writes data/incidental_polysemanticity/collision
 (columns tms.incidental.training.COLLISION_COLUMNS, one row per model).
 """
 
-from tms.incidental import training
-from tms.pipeline import io, stage
-from tms.pipeline.params import resolve_device
+from tms.core import io
+from tms.core.device import resolve_device
+from tms.incidental import params, training
+from tms.pipeline import stage
 
 
-def main(params):
-    ip = params.incidental_polysemanticity
+def main(ip):
     io.write_parquet(training.collisions(ip.collisions, resolve_device(ip.device),
                                          ip.compute.precision),
                      "data/incidental_polysemanticity/collisions.parquet")
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

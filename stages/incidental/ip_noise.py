@@ -6,15 +6,15 @@ data/incidental_polysemanticity/noise_fourth/ (steps.npy (T,), fourth.npy (I, T)
 features of ‖W_i‖₄⁴ at the recorded steps, rows in table order).
 """
 
-from tms.incidental import training
-from tms.pipeline import io, stage
-from tms.pipeline.params import resolve_device
+from tms.core import io
+from tms.core.device import resolve_device
+from tms.incidental import params, training
+from tms.pipeline import stage
 
 OUT = "data/incidental_polysemanticity"
 
 
-def main(params):
-    ip = params.incidental_polysemanticity
+def main(ip):
     table, arrays = training.noise_runs(ip.noise, resolve_device(ip.device),
                                         ip.compute.precision)
     io.write_arrays(arrays, f"{OUT}/noise_fourth")
@@ -22,4 +22,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

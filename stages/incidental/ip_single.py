@@ -7,9 +7,10 @@ tms.incidental.stats.STUCK_COLUMNS) and data/incidental_polysemanticity/<run>/ (
 fourth.npy (C, T, n) per-encoding ‖W_i‖₄⁴, W.npy (C, n, m) final weights, diverged.npy (C,)).
 """
 
-from tms.incidental import training
-from tms.pipeline import io, stage
-from tms.pipeline.params import resolve_device
+from tms.core import io
+from tms.core.device import resolve_device
+from tms.incidental import params, training
+from tms.pipeline import stage
 
 OUT = "data/incidental_polysemanticity"
 
@@ -18,8 +19,7 @@ RUN = ("--run", {"choices": ["single", "single_printed"], "required": True,
                  "help": "which fig. 6 run: incidental_polysemanticity.single or .single_printed"})
 
 
-def main(params, run):
-    ip = params.incidental_polysemanticity
+def main(ip, run):
     stuck, arrays = training.single(getattr(ip, run), resolve_device(ip.device),
                                     f"{training.SECTION}.{run}", ip.compute.precision)
     io.write_arrays(arrays, f"{OUT}/{run}")
@@ -27,4 +27,4 @@ def main(params, run):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__, RUN)
+    stage.run(main, __doc__, RUN, params=params.SECTION)

@@ -10,14 +10,15 @@ data/incidental_polysemanticity/sparsification.parquet
 
 import pandas as pd
 
-from tms.incidental import sparsification
-from tms.pipeline import io, stage
+from tms.core import io
+from tms.incidental import params, sparsification
+from tms.pipeline import stage
 
 OUT = "data/incidental_polysemanticity"
 
 
-def main(params):
-    cfg = params.incidental_polysemanticity.sparsification
+def main(ip):
+    cfg = ip.sparsification
     table = pd.concat([sparsification.trajectory(m, cfg.lam, cfg.init_std, cfg.seed, cfg.n_times)
                        for m in cfg.m], ignore_index=True)
     euler = sparsification.euler_comparison(cfg.euler.m, cfg.euler.lam, cfg.init_std, cfg.seed,
@@ -27,4 +28,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

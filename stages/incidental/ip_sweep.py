@@ -5,16 +5,16 @@ step budget for all. Writes data/incidental_polysemanticity/sweep.parquet
 (tms.incidental.training.SWEEP_COLUMNS, one row per model).
 """
 
-from tms.incidental import training
-from tms.pipeline import io, stage
-from tms.pipeline.params import resolve_device
+from tms.core import io
+from tms.core.device import resolve_device
+from tms.incidental import params, training
+from tms.pipeline import stage
 
 
-def main(params):
-    ip = params.incidental_polysemanticity
+def main(ip):
     io.write_parquet(training.sweep(ip.sweep, resolve_device(ip.device), ip.compute.precision),
                      "data/incidental_polysemanticity/sweep.parquet")
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

@@ -5,12 +5,13 @@ S × D, tms.notes.data.moments_table) and data/autoencoding_notes/skeletons.parq
 of ∪_{l≥2} Q_l exactly and by Monte Carlo, tms.notes.data.skeletons_table).
 """
 
-from tms.notes import data
-from tms.pipeline import io, machine, stage
+from tms.core import io, machine
+from tms.notes import data, params
+from tms.pipeline import stage
 
 
-def main(params):
-    m, s = params.autoencoding_notes.moments, params.autoencoding_notes.skeletons
+def main(an):
+    m, s = an.moments, an.skeletons
     for key, section in (("moments", m), ("skeletons", s)):
         machine.check_fits(data.sample_bytes(section.n_vectors, max(section.D)), "cpu",
                            f"sampling autoencoding_notes.{key} (n_vectors = {section.n_vectors}, "
@@ -22,4 +23,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

@@ -7,12 +7,12 @@ tms.notes.flows.flows_table) and energy.parquet (eq. 28's energy along the flow 
 tms.notes.flows.energy_along_flow).
 """
 
-from tms.notes import flows
-from tms.pipeline import io, stage
+from tms.core import io
+from tms.notes import flows, params
+from tms.pipeline import stage
 
 
-def main(params):
-    an = params.autoencoding_notes
+def main(an):
     f = an.flows
     io.write_parquet(flows.gradient_checks(f.S, f.D, f.d, f.T, f.seed, an.scale_min),
                      "data/autoencoding_notes/gradients.parquet")
@@ -24,4 +24,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

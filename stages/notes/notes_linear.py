@@ -5,14 +5,14 @@ by distinct factors, once per step cap. Writes data/autoencoding_notes/linear.pa
 (columns tms.notes.training.LINEAR_COLUMNS).
 """
 
+from tms.core import io
+from tms.core.device import resolve_device
 from tms.engine.train import Schedule
-from tms.notes import training
-from tms.pipeline import io, stage
-from tms.pipeline.params import resolve_device
+from tms.notes import params, training
+from tms.pipeline import stage
 
 
-def main(params):
-    an = params.autoencoding_notes
+def main(an):
     lin = an.linear
     table = training.linear_table(
         lin.D, lin.d, lin.S, lin.steps, an.scale_min, lin.train.seed, lin.train.lr,
@@ -22,4 +22,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

@@ -5,14 +5,15 @@ Writes data/autoencoding_notes/relu.parquet (columns tms.notes.training.RELU_COL
 data/autoencoding_notes/relu_strata.parquet (the loss on each skeleton Q_l).
 """
 
+from tms.core import io
+from tms.core.device import resolve_device
+from tms.core.schema import schedule_warnings
 from tms.engine.train import Schedule
-from tms.notes import training
-from tms.pipeline import io, stage
-from tms.pipeline.params import resolve_device, schedule_warnings
+from tms.notes import params, training
+from tms.pipeline import stage
 
 
-def main(params):
-    an = params.autoencoding_notes
+def main(an):
     r = an.relu
     stage.warn(schedule_warnings("autoencoding_notes.relu.train", r.train, r.max_steps))
     table, strata = training.relu_tables(
@@ -24,4 +25,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

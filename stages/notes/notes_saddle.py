@@ -6,12 +6,12 @@ tms.notes.theory.critical_points_table), saddle.parquet (the proof's perturbatio
 saddle.json (its summary; tms.notes.theory.saddle_table).
 """
 
-from tms.notes import theory
-from tms.pipeline import io, stage
+from tms.core import io
+from tms.notes import params, theory
+from tms.pipeline import stage
 
 
-def main(params):
-    an = params.autoencoding_notes
+def main(an):
     sd = an.saddle
     sigma = theory.sparse_sigma(sd.S, sd.D, theory.scale_factors(sd.D, an.scale_min))
     C = theory.invertible_c(sd.d, sd.seed)
@@ -23,4 +23,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

@@ -7,18 +7,19 @@ Reads data/persian_rug/train/n{n_s}.parquet; writes data/persian_rug/stats/n{n_s
 
 import pandas as pd
 
-from tms.persian_rug import stats
-from tms.pipeline import io, stage
-from tms.pipeline.params import resolve_device
+from tms.core import io
+from tms.core.device import resolve_device
+from tms.persian_rug import params, stats
+from tms.pipeline import stage
 
 
-def main(params, n_s):
-    stage.check_n_s(params, n_s)
+def main(pr, n_s):
+    stage.check_n_s(pr, n_s)
     trained = pd.read_parquet(f"data/persian_rug/train/n{n_s}.parquet")
     baseline = stats.baseline_statistics(trained[trained.model == "relu"],
-                                         resolve_device(params.persian_rug.device))
+                                         resolve_device(pr.device))
     io.write_parquet(baseline, f"data/persian_rug/stats/n{n_s}_random.parquet")
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__, stage.N_S)
+    stage.run(main, __doc__, stage.N_S, params=params.SECTION)

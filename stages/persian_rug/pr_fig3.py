@@ -5,15 +5,16 @@ tms.persian_rug.training.TRAIN_COLUMNS) and data/persian_rug/fig3_weights/
 (tms.persian_rug.weights).
 """
 
+from tms.core import io
+from tms.core.device import resolve_device
+from tms.core.schema import schedule_warnings
 from tms.engine import checkpoint
 from tms.engine.train import Schedule
-from tms.persian_rug import training, weights
-from tms.pipeline import io, stage
-from tms.pipeline.params import resolve_device, schedule_warnings
+from tms.persian_rug import params, training, weights
+from tms.pipeline import stage
 
 
-def main(params):
-    pr = params.persian_rug
+def main(pr):
     f3 = pr.fig3
     sched = Schedule.of(pr.train, f3.max_steps)   # fig3.max_steps None: train.max_steps
     stage.warn(schedule_warnings("persian_rug.train", pr.train, sched.max_steps))
@@ -34,4 +35,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

@@ -9,15 +9,15 @@ Writes data/persian_rug/rug.parquet (columns n_s, n_d, ratio, p, a, b, loss and 
 
 import numpy as np
 
-from tms.persian_rug import rug, stats, training
-from tms.pipeline import io, machine, stage
-from tms.pipeline.params import resolve_device
+from tms.core import io, machine
+from tms.core.device import resolve_device
+from tms.persian_rug import params, rug, stats, training
+from tms.pipeline import stage
 
 BOUND_COLUMNS = ["var_nu_normalised", "variance_bound", "bound_ratio"]
 
 
-def main(params):
-    pr = params.persian_rug
+def main(pr):
     n_s = pr.rug.n_s
     device = resolve_device(pr.device)
     n_ds = sorted({training.n_d_of(n_s, r) for r in pr.rug.ratio_values()})
@@ -37,4 +37,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

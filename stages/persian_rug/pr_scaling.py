@@ -5,17 +5,17 @@ bounds and L0 on scaling.theory_p × scaling.theory_ratio; tms.persian_rug.scali
 and data/persian_rug/scaling_fits.parquet (both laws fitted to theory, rug and each trained grid
 in the regime p/ratio ≤ scaling.max_p_over_r, the paper's form p, r only up to ratio
 scaling.small_r; tms.persian_rug.scaling.FIT_COLUMNS). Diverged trained
-models are left out of the fits (tms.pipeline.divergence.split; the report warns about them).
+models are left out of the fits (tms.core.divergence.split; the report warns about them).
 """
 
 import pandas as pd
 
-from tms.persian_rug import scaling, stats
-from tms.pipeline import divergence, io, stage
+from tms.core import divergence, io
+from tms.persian_rug import params, scaling, stats
+from tms.pipeline import stage
 
 
-def main(params):
-    pr = params.persian_rug
+def main(pr):
     sc = pr.scaling
     th = scaling.theory_grid(sc.theory_p, sc.ratio_values())
     rug = pd.read_parquet("data/persian_rug/rug.parquet")
@@ -32,4 +32,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

@@ -5,15 +5,15 @@ the p values of persian_rug.fig2 and the ratio points of persian_rug.theory.
 Writes data/persian_rug/theory.parquet (columns p, ratio, sigma2, a, b, loss, loss_linear).
 """
 
-from tms.persian_rug import theory
-from tms.pipeline import io, stage
+from tms.core import io
+from tms.persian_rug import params, theory
+from tms.pipeline import stage
 
 
-def main(params):
-    pr = params.persian_rug
+def main(pr):
     io.write_parquet(theory.theory_table(pr.fig2.p, pr.theory.ratio_values()),
                      "data/persian_rug/theory.parquet")
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

@@ -10,16 +10,17 @@ persian_rug.grid.keep_weights keeps, tms.persian_rug.weights).
 
 import pandas as pd
 
+from tms.core import io
+from tms.core.device import resolve_device
+from tms.core.schema import schedule_warnings
 from tms.engine import checkpoint
 from tms.engine.train import Schedule
-from tms.persian_rug import training, weights
-from tms.pipeline import io, stage
-from tms.pipeline.params import resolve_device, schedule_warnings
+from tms.persian_rug import params, training, weights
+from tms.pipeline import stage
 
 
-def main(params, n_s):
-    stage.check_n_s(params, n_s)
-    pr = params.persian_rug
+def main(pr, n_s):
+    stage.check_n_s(pr, n_s)
     grid = pr.grid.at(n_s)
     device = resolve_device(pr.device)
     stage.warn(schedule_warnings("persian_rug.train", pr.train, pr.train.max_steps))
@@ -49,4 +50,4 @@ def main(params, n_s):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__, stage.N_S)
+    stage.run(main, __doc__, stage.N_S, params=params.SECTION)

@@ -3,12 +3,13 @@
 Writes reports/plots/pr_fig2_loss.csv (Persian Rug fig. 2: series, p, ratio, loss,
 relative_loss), reports/plots/ip_collisions.csv (incidental polysemanticity fig. 3: m,
 polysemantic, benign_init, n2_over_4m) and reports/plots/ip_fourth_norms.csv (fig. 4: series,
-step, fourth), each atomically. Diverged models are left out (tms.pipeline.divergence).
+step, fourth), each atomically. Diverged models are left out (tms.core.divergence).
 """
 
 import pandas as pd
 
-from tms.pipeline import divergence, io, stage
+from tms.core import divergence, io
+from tms.pipeline import params, stage
 from tms.reporting import plots
 
 PR, IP, OUT = "data/persian_rug", "data/incidental_polysemanticity", "reports/plots"
@@ -35,4 +36,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

@@ -8,7 +8,7 @@ writes the executed notebook reports/persian_rug.ipynb and reports/persian_rug.h
 
 from pathlib import Path
 
-from tms.pipeline import stage
+from tms.pipeline import params, stage
 from tms.reporting import notebook
 
 TEMPLATES = Path("reports/templates")
@@ -21,4 +21,4 @@ def main(params, paper):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__, PAPER)
+    stage.run(main, __doc__, PAPER, params=params.SECTION)

@@ -9,7 +9,8 @@ atomically.
 
 from pathlib import Path
 
-from tms.pipeline import io, stage
+from tms.core import io
+from tms.pipeline import params, stage
 from tms.reporting import dag, site
 
 
@@ -24,4 +25,4 @@ def main(params):
 
 
 if __name__ == "__main__":
-    stage.run(main, __doc__)
+    stage.run(main, __doc__, params=params.SECTION)

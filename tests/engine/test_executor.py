@@ -4,7 +4,6 @@ import ray
 
 from tms.engine import executor
 from tms.engine.train import Instance, Schedule, plan_chunks, train_grid
-from tms.pipeline import params
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +31,9 @@ def test_ray_tasks_give_the_results_of_the_local_executor(local_ray):
         assert (a.steps, a.stopped) == (b.steps, b.stopped)
 
 
-def test_executor_from_params():
-    compute = params.Compute(executor="local")
-    assert executor.from_params(compute, "cpu") is executor.local_map
-    assert executor.from_params(params.Compute(executor="ray"), "cpu") is not executor.local_map
+def test_an_executor_by_name():
+    assert executor.named("local", "cpu") is executor.local_map
+    ray_run = executor.named("ray", "cpu", "ray://nowhere:10001")
+    assert callable(ray_run) and ray_run is not executor.local_map
+    with pytest.raises(ValueError, match="'dask'"):
+        executor.named("dask", "cpu")

@@ -52,7 +52,7 @@ def test_noise_summary_final_average_and_random_ratio():
     assert s.loc["normal", "final_vs_random"] == pytest.approx(0.15 / 0.5)
 
 
-IP = params.load(Path(__file__).parents[2] / "params.yaml").incidental_polysemanticity
+IP = params.SECTION.load(Path(__file__).parents[2] / "params.yaml").incidental_polysemanticity
 
 
 def _inputs(first_order=True, fit=(0.24, 0.2, 0.3), bipolar_final=0.8):

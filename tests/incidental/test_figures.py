@@ -3,8 +3,8 @@ import pandas as pd
 import pytest
 from matplotlib.colors import to_rgba
 
+from tms.core import savefig
 from tms.incidental import figures, sparsification
-from tms.pipeline import savefig
 
 
 def test_fig1_is_byte_stable(tmp_path):

@@ -16,7 +16,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from tms.pipeline import io, params, stage
+from tms.core import io
+from tms.incidental import params
+from tms.pipeline import stage
 from tms.reporting import notebook
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +42,7 @@ def ip_repo(tmp_path_factory, load_profile):
     (repo / "params.yaml").write_text(yaml.safe_dump(load_profile("smoke")))
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(repo)
-        smoke = params.load("params.yaml")
+        smoke = params.SECTION.load("params.yaml")
         for name, kwargs in STAGES:
             _stage(name).main(smoke, **kwargs)
         notebook.build("incidental_polysemanticity",
@@ -81,7 +83,7 @@ def test_same_params_give_identical_files(ip_repo, monkeypatch):
     files = [ip_repo / OUT / "noise.parquet", ip_repo / OUT / "noise_fourth/fourth.npy"]
     before = [hashlib.sha256(f.read_bytes()).hexdigest() for f in files]
     monkeypatch.chdir(ip_repo)
-    _stage("ip_noise").main(params.load("params.yaml"))
+    _stage("ip_noise").main(params.SECTION.load("params.yaml"))
     assert [hashlib.sha256(f.read_bytes()).hexdigest() for f in files] == before
 
 
@@ -98,7 +100,7 @@ def test_bad_params_stop_an_ip_stage_before_any_output(tmp_path, monkeypatch, ca
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(bad))
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exit_:
-        stage.run(_stage(f"ip_{section}").main, "", argv=[])
+        stage.run(_stage(f"ip_{section}").main, "", params=params.SECTION, argv=[])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert f"incidental_polysemanticity.{section}.{key}" in err and message in err

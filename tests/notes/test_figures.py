@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tms.core import savefig
 from tms.notes import data, figures, flows, theory
-from tms.pipeline import savefig
 
 
 def test_skeletons_curves_are_the_closed_form_and_points_the_monte_carlo():

@@ -6,7 +6,7 @@ from tms.pipeline import params
 
 
 def test_the_paper_grids_cost_what_their_closed_forms_say(load_profile):
-    pr = params.parse(load_profile("paper")).persian_rug
+    pr = params.SECTION.parse(load_profile("paper")).persian_rug
     table = forecast.forecast(pr).set_index("n_s")
     axis = np.linspace(0.002001, 0.8, 20)
     for n_s in (128, 1024, 8192):
@@ -28,8 +28,8 @@ def test_the_paper_grids_cost_what_their_closed_forms_say(load_profile):
 
 
 def test_the_gpu_profile_trains_faster_in_tf32_and_keeps_no_weights_at_8192(load_profile):
-    paper = forecast.forecast(params.parse(load_profile("paper")).persian_rug).set_index("n_s")
-    gpu = forecast.forecast(params.parse(load_profile("gpu")).persian_rug).set_index("n_s")
+    paper = forecast.forecast(params.SECTION.parse(load_profile("paper")).persian_rug).set_index("n_s")
+    gpu = forecast.forecast(params.SECTION.parse(load_profile("gpu")).persian_rug).set_index("n_s")
     assert gpu.loc[1024].minutes_median == pytest.approx(
         paper.loc[1024].minutes_median * 25 / 41)
     assert gpu.loc[8192].models == 80 and gpu.loc[8192].kept_gib == 0
@@ -38,7 +38,7 @@ def test_the_gpu_profile_trains_faster_in_tf32_and_keeps_no_weights_at_8192(load
 
 
 def test_disk_counts_the_kept_weights_once_where_dvc_links_its_cache(load_profile):
-    pr = params.parse(load_profile("paper")).persian_rug
+    pr = params.SECTION.parse(load_profile("paper")).persian_rug
     linked, copied = forecast.forecast(pr, 1), forecast.forecast(pr, 2)
     assert (linked.kept_gib > 0).any()
     assert np.allclose(copied.disk_gib - linked.disk_gib, linked.kept_gib)
@@ -61,7 +61,7 @@ def test_the_readme_states_the_forecast(root, load_profile):
     columns = ["models", "sum_n_d", "tflop_per_step", "chunks", "minutes_median", "minutes_cap",
                "gpu_gib", "host_gib", "kept_gib", "disk_gib"]
     for name in ("paper", "gpu"):
-        table = forecast.forecast(params.parse(load_profile(name)).persian_rug).set_index("n_s")
+        table = forecast.forecast(params.SECTION.parse(load_profile(name)).persian_rug).set_index("n_s")
         assert {n_s for prof, n_s in rows if prof == name} == set(table.index)
         for n_s, row in table.iterrows():
             stated = dict(zip(columns, rows[(name, n_s)], strict=True))

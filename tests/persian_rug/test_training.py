@@ -2,10 +2,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tms.core.schema import Compute, ParamsError
 from tms.engine import checkpoint, train
 from tms.engine.train import Instance, Schedule, plan_chunks, stack_bytes
 from tms.persian_rug import stats, training
-from tms.pipeline.params import Compute, ParamsError
 
 
 def test_expand_orders_seeds_ratio_p_and_rounds_n_d_down():

@@ -13,6 +13,8 @@ import pytest
 import torch
 import yaml
 
+from tms.core import device, schema
+from tms.core.schema import ParamsError
 from tms.engine import precision
 from tms.pipeline import params, stage
 
@@ -171,8 +173,8 @@ BAD = [
 @pytest.mark.parametrize("key, value, shown, allowed", BAD,
                          ids=[f"{k}={v!r}"[:60] for k, v, *_ in BAD])
 def test_bad_params_name_key_value_and_rule(load_profile, key, value, shown, allowed):
-    with pytest.raises(params.ParamsError) as err:
-        params.parse(_with_value(load_profile("default"), key, value), "params.yaml")
+    with pytest.raises(ParamsError) as err:
+        params.SECTION.parse(_with_value(load_profile("default"), key, value), "params.yaml")
     msg = str(err.value)
     assert msg.startswith("params.yaml: invalid parameters")
     lines = [line for line in msg.splitlines()[1:] if line.strip().startswith(key)]
@@ -192,10 +194,10 @@ def test_missing_device_is_a_params_error(monkeypatch, count, name, allowed):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: count > 0)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: count)
     monkeypatch.delenv("TMS_DEVICE", raising=False)
-    with pytest.raises(params.ParamsError) as err:
-        params.resolve_device(name)
+    with pytest.raises(ParamsError) as err:
+        device.resolve_device(name)
     assert f"device = {name!r}" in str(err.value) and allowed in str(err.value)
-    assert params.resolve_device("auto") == ("cuda" if count else "cpu")
+    assert device.resolve_device("auto") == ("cuda" if count else "cpu")
 
 
 @pytest.mark.parametrize("count, chosen, why", [
@@ -207,14 +209,14 @@ def test_auto_says_which_device_it_chose(monkeypatch, load_profile, count, chose
     monkeypatch.setattr(torch.cuda, "device_count", lambda: count)
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda device=None: "Fake GPU")
     monkeypatch.delenv("TMS_DEVICE", raising=False)
-    p = params.parse(load_profile("paper"))
-    said = params.check_devices(p)
+    p = params.SECTION.parse(load_profile("paper"))
+    said = params.SECTION.check_devices(p)
     auto = [s for s in type(p).model_fields if getattr(p, s).device == "auto"]
     assert auto and len(said) == len(auto)
     for section, line in zip(auto, said):
         assert line.startswith(f"{section}.device = 'auto': {chosen} (") and why in line
     monkeypatch.setenv("TMS_DEVICE", "cpu")              # the environment's choice is not auto
-    assert params.check_devices(p) == []
+    assert params.SECTION.check_devices(p) == []
 
 
 @pytest.mark.parametrize("section", ["persian_rug", "incidental_polysemanticity",
@@ -224,17 +226,17 @@ def test_tf32_without_cuda_is_a_params_error_naming_the_key(monkeypatch, load_pr
     monkeypatch.delenv("TMS_DEVICE", raising=False)
     raw = load_profile("default")
     raw[section]["compute"]["precision"] = "tf32"
-    with pytest.raises(params.ParamsError, match=f"{section}.compute.precision = 'tf32'"):
-        params.check_devices(params.parse(raw))
+    with pytest.raises(ParamsError, match=f"{section}.compute.precision = 'tf32'"):
+        params.SECTION.check_devices(params.SECTION.parse(raw))
     raw[section]["compute"]["precision"] = "bf16"            # bf16 runs on CPU too
-    params.check_devices(params.parse(raw))
+    params.SECTION.check_devices(params.SECTION.parse(raw))
     raw[section]["compute"]["precision"] = "fp16"
-    with pytest.raises(params.ParamsError, match=f"{section}.compute.precision"):
-        params.parse(raw)
+    with pytest.raises(ParamsError, match=f"{section}.compute.precision"):
+        params.SECTION.parse(raw)
 
 
 def test_the_params_precisions_are_the_engines():
-    assert typing.get_args(params.Precision) == precision.PRECISIONS
+    assert typing.get_args(schema.Precision) == precision.PRECISIONS
 
 
 def _snapshot(root: Path) -> dict[str, tuple[str, int]]:
@@ -311,16 +313,16 @@ SECTION = IP
 def test_bad_incidental_params_name_key_value_and_rule(load_profile, path, value, expected):
     raw = _with_value(load_profile("default"), f"{SECTION}.{path}",
                       DELETE if value is None else value)
-    with pytest.raises(params.ParamsError) as err:
-        params.parse(raw, "params.yaml")
+    with pytest.raises(ParamsError) as err:
+        params.SECTION.parse(raw, "params.yaml")
     msg = str(err.value)
     assert expected in msg
     assert f"{SECTION}.{path.rsplit('.', 1)[0]}" in msg
 
 
 def test_the_incidental_section_is_required(load_profile):
-    with pytest.raises(params.ParamsError, match=f"{SECTION}: missing"):
-        params.parse(_with_value(load_profile("default"), SECTION, DELETE))
+    with pytest.raises(ParamsError, match=f"{SECTION}: missing"):
+        params.SECTION.parse(_with_value(load_profile("default"), SECTION, DELETE))
 
 
 # The notes section
@@ -338,8 +340,8 @@ def test_the_incidental_section_is_required(load_profile):
 ])
 def test_bad_notes_params_name_the_key(load_profile, path, value, expected):
     raw = _with_value(load_profile("default"), path, value)
-    with pytest.raises(params.ParamsError) as err:
-        params.parse(raw, "params.yaml")
+    with pytest.raises(ParamsError) as err:
+        params.SECTION.parse(raw, "params.yaml")
     assert expected in str(err.value) and path.rsplit(".", 1)[0] in str(err.value)
 
 
@@ -364,8 +366,8 @@ def test_a_bad_value_stops_a_notes_stage_before_any_output(tmp_path, root, load_
 def test_a_file_yaml_cannot_hold_safely_is_refused_naming_the_line(tmp_path, text, shown):
     path = tmp_path / "params.yaml"
     path.write_text(text)
-    with pytest.raises(params.ParamsError) as err:
-        params.load(path)
+    with pytest.raises(ParamsError) as err:
+        params.SECTION.load(path)
     assert str(err.value).startswith(f"{path}: ") and shown in str(err.value)
     assert "line" in str(err.value)
 
@@ -373,8 +375,8 @@ def test_a_file_yaml_cannot_hold_safely_is_refused_naming_the_line(tmp_path, tex
 def test_a_file_that_is_not_utf8_is_refused(tmp_path):
     path = tmp_path / "params.yaml"
     path.write_bytes("persian_rug:\n  device: cpu  # caf\xe9\n".encode("latin-1"))
-    with pytest.raises(params.ParamsError, match="not UTF-8 text .* save it as UTF-8"):
-        params.load(path)
+    with pytest.raises(ParamsError, match="not UTF-8 text .* save it as UTF-8"):
+        params.SECTION.load(path)
 
 
 @pytest.mark.parametrize("body", [
@@ -395,11 +397,11 @@ def test_a_stage_refuses_such_a_file_at_once(tmp_path, root, body):
 
 
 def test_a_training_section_that_cannot_stop_early_is_warned_about(load_profile):
-    train = params.parse(load_profile("default")).persian_rug.train
-    assert params.schedule_warnings("persian_rug.train", train, train.max_steps) == []
-    (idle,) = params.schedule_warnings("persian_rug.train", train, 2 * train.window)
+    train = params.SECTION.parse(load_profile("default")).persian_rug.train
+    assert schema.schedule_warnings("persian_rug.train", train, train.max_steps) == []
+    (idle,) = schema.schedule_warnings("persian_rug.train", train, 2 * train.window)
     assert idle.startswith("persian_rug.train.window = 200: the stopping rule needs more than")
-    (never,) = params.schedule_warnings("persian_rug.train", train, train.check_every - 1)
+    (never,) = schema.schedule_warnings("persian_rug.train", train, train.check_every - 1)
     assert "neither the stopping rule nor the divergence check runs" in never
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import yaml
 
-from tms.pipeline import machine
+from tms.core import machine
 
 STAGE = "pr_train@16"
 OUTS = ["data/persian_rug/train/n16.parquet", "data/persian_rug/train/n16_weights/W_in.npy"]

@@ -6,18 +6,19 @@ import numpy as np
 import pytest
 import yaml
 
+from tms.core.schema import ParamsError
 from tms.engine.train import Schedule
 from tms.pipeline import params, profiles
 
 
 @pytest.mark.parametrize("name", ["default", "paper", "smoke"])
 def test_shipped_profiles_are_valid(load_profile, name):
-    assert params.parse(load_profile(name)).persian_rug.eval.n_vectors >= 65536
+    assert params.SECTION.parse(load_profile(name)).persian_rug.eval.n_vectors >= 65536
 
 
 def test_the_paper_profile_holds_the_authors_settings(load_profile):
     # docs/paper-gaps.md: a change to the default for CPU speed must not move these
-    p = params.parse(load_profile("paper"))
+    p = params.SECTION.parse(load_profile("paper"))
     pr, ip = p.persian_rug, p.incidental_polysemanticity
     t = pr.train
     assert (t.batch_size, t.lr_scale, t.lr, t.adam_eps, t.window, t.check_every, t.max_steps) \
@@ -44,7 +45,7 @@ def test_the_paper_profile_holds_the_authors_settings(load_profile):
 
 def test_linspace_grids_expand_like_numpy(load_profile):
     raw = load_profile("default")
-    grid = params.parse(raw).persian_rug.grid
+    grid = params.SECTION.parse(raw).persian_rug.grid
     spec = raw["persian_rug"]["grid"]["ratio"]
     ratio = grid.at(grid.n_s[0]).ratio
     assert ratio == [float(v) for v in np.linspace(spec["start"], spec["stop"], spec["num"])]
@@ -54,7 +55,7 @@ def test_linspace_grids_expand_like_numpy(load_profile):
 def test_a_cpu_stage_validates_without_importing_torch(root):
     # stages that train nothing (theory, plots, site) must not pay torch's import on CPU
     code = ("import sys; from tms.pipeline import params, stage; "
-            "params.check_devices(params.load('params.yaml')); "
+            "params.SECTION.check_devices(params.SECTION.load('params.yaml')); "
             "print('torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=root, env={**os.environ, "TMS_DEVICE": "cpu"})
@@ -62,7 +63,7 @@ def test_a_cpu_stage_validates_without_importing_torch(root):
 
 
 def test_schedule_of_a_params_section(load_profile):
-    p = params.parse(load_profile("default"), "params.yaml")
+    p = params.SECTION.parse(load_profile("default"), "params.yaml")
     t = p.persian_rug.train
     assert Schedule.of(t) == Schedule(t.batch_size, t.adam_eps, t.window, t.check_every,
                                       t.max_steps, t.diverge_factor)
@@ -92,7 +93,7 @@ def test_a_bad_overlay_is_an_error_naming_the_file_and_the_key(tmp_path, load_pr
                                                                shown):
     path = tmp_path / "x.yaml"
     path.write_text(yaml.safe_dump(overlay))
-    with pytest.raises(params.ParamsError) as err:
+    with pytest.raises(ParamsError) as err:
         profiles.profile(load_profile("default"), path)
     assert str(err.value).startswith(str(path)) and shown in str(err.value)
 
@@ -101,7 +102,7 @@ def test_an_overlay_may_set_a_key_the_default_leaves_to_the_schema(tmp_path, loa
     path = tmp_path / "x.yaml"
     path.write_text("persian_rug:\n  train:\n    lr: 0.002\n")
     assert "lr" not in load_profile("default")["persian_rug"]["train"]
-    assert params.parse(profiles.profile(load_profile("default"), path)).persian_rug.train.lr \
+    assert params.SECTION.parse(profiles.profile(load_profile("default"), path)).persian_rug.train.lr \
         == 0.002
 
 
@@ -150,7 +151,7 @@ def test_a_per_n_s_grid_changes_only_its_n_s_and_meets_the_others_cells(load_pro
     raw["persian_rug"]["grid"]["by_n_s"] = [
         {"n_s": 8192, "ratio": [0.044, 0.086], "seeds": 2,       # two linspace points, rounded
          "keep_weights": [{"p": 0.2121, "ratio": 0.086}]}]
-    grid = params.parse(raw).persian_rug.grid
+    grid = params.SECTION.parse(raw).persian_rug.grid
     base = grid.at(1024)
     assert (base.p, base.ratio, base.seeds, base.keep_weights) == (
         grid.p.values(), grid.ratio.values(), 1, "all")
@@ -160,15 +161,15 @@ def test_a_per_n_s_grid_changes_only_its_n_s_and_meets_the_others_cells(load_pro
     assert big.keeps(base.p[5], base.ratio[2]) and not big.keeps(base.p[5], base.ratio[1])
     assert all(base.keeps(p, r) for p in base.p for r in base.ratio)
     raw["persian_rug"]["grid"]["keep_weights"] = "none"
-    assert not params.parse(raw).persian_rug.grid.at(128).keeps(base.p[0], base.ratio[0])
+    assert not params.SECTION.parse(raw).persian_rug.grid.at(128).keeps(base.p[0], base.ratio[0])
     with pytest.raises(ValueError, match="n_s = 64 is not one of grid.n_s"):
         grid.at(64)
 
 
 def test_the_gpu_profile_is_the_paper_profile_but_for_its_own_keys(load_profile, tmp_path):
     paper, gpu = load_profile("paper"), load_profile("gpu")
-    pr = params.parse(gpu).persian_rug
-    assert pr.compute.precision == "tf32" and pr.train == params.parse(paper).persian_rug.train
+    pr = params.SECTION.parse(gpu).persian_rug
+    assert pr.compute.precision == "tf32" and pr.train == params.SECTION.parse(paper).persian_rug.train
     assert [pr.grid.at(n).models_count() for n in pr.grid.n_s] == [400, 400, 80]
     assert set(pr.grid.at(8192).p) < set(pr.grid.at(1024).p)      # cells meet the other n_s
     assert set(pr.grid.at(8192).ratio) < set(pr.grid.at(1024).ratio)
@@ -176,5 +177,5 @@ def test_the_gpu_profile_is_the_paper_profile_but_for_its_own_keys(load_profile,
     # a profile that extends itself, through another, is refused
     (tmp_path / "a.yaml").write_text("extends: b\n")
     (tmp_path / "b.yaml").write_text("extends: a\n")
-    with pytest.raises(params.ParamsError, match="which extends it again"):
+    with pytest.raises(ParamsError, match="which extends it again"):
         profiles.profile(load_profile("default"), tmp_path / "a.yaml")

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tms.core.schema import ParamsError
 from tms.pipeline import params
 
 
@@ -46,6 +47,6 @@ def test_the_readme_example_of_a_bad_value_is_the_message(root, load_profile):
                   if line.strip().startswith("persian_rug.rug.n_s = 1000:"))
     bad = load_profile("default")
     bad["persian_rug"]["rug"]["n_s"] = 1000
-    with pytest.raises(params.ParamsError) as err:
-        params.parse(bad, "params.yaml")
+    with pytest.raises(ParamsError) as err:
+        params.SECTION.parse(bad, "params.yaml")
     assert stated in [line.strip() for line in str(err.value).splitlines()]

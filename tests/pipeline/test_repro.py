@@ -15,10 +15,11 @@ import yaml
 from dvc.repo import Repo
 from markupsafe import escape
 
+from tms.core import claim_rows
 from tms.incidental.claims import CLAIMS as IP_CLAIMS
 from tms.notes.claims import CLAIMS as NOTES_CLAIMS
 from tms.persian_rug.claims import CLAIMS as PR_CLAIMS
-from tms.pipeline import claim_rows, stage, verify
+from tms.pipeline import stage, verify
 from tms.reporting import browser, errata
 
 ROOT = Path(__file__).resolve().parents[2]

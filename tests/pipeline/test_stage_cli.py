@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tms.pipeline import stage
+from tms.persian_rug import params as pr_params
+from tms.pipeline import params, stage
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = sorted(ROOT.glob("stages/*/*.py"))
@@ -47,8 +48,8 @@ def test_an_n_s_outside_the_grid_is_a_params_error(tmp_path, monkeypatch, capsys
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(load_profile("smoke")))
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exit_:
-        stage.run(lambda params, n_s: stage.check_n_s(params, n_s), "", stage.N_S,
-                  argv=["--n-s", "3"])
+        stage.run(lambda pr, n_s: stage.check_n_s(pr, n_s), "", stage.N_S,
+                  params=pr_params.SECTION, argv=["--n-s", "3"])
     assert exit_.value.code == 2
     assert "--n-s 3 is not in persian_rug.grid.n_s" in capsys.readouterr().err
 
@@ -58,7 +59,8 @@ def test_each_run_logs_its_time_and_status(tmp_path, monkeypatch, capsys, load_p
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DVC_STAGE", "pr_train@16")
     seen = []
-    stage.run(lambda params, n_s: seen.append(n_s), "", stage.N_S, argv=["--n-s", "16"])
+    stage.run(lambda pr, n_s: seen.append(n_s), "", stage.N_S, params=pr_params.SECTION,
+              argv=["--n-s", "16"])
     assert seen == [16]
 
     def fails(params):
@@ -67,7 +69,7 @@ def test_each_run_logs_its_time_and_status(tmp_path, monkeypatch, capsys, load_p
 
     monkeypatch.setenv("DVC_STAGE", "site")
     with pytest.raises(RuntimeError):
-        stage.run(fails, "", argv=[])
+        stage.run(fails, "", params=params.SECTION, argv=[])
     err = capsys.readouterr().err
     assert "pr_train@16: done in " in err and "site: failed (exit status 1) in " in err
     log = [line.split(" ", 1)[1] for line in (tmp_path / stage.LOG_FILE).read_text().splitlines()]

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from tms.pipeline import claim_rows
+from tms.core import claim_rows
 from tms.reporting import browser, dag, errata, site
 
 MERMAID = """flowchart TD

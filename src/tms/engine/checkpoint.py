@@ -2,10 +2,10 @@
 
 A stage's checkpoints live in ``.checkpoints/<stage>/<key>/`` beside the repository's
 ``dvc.yaml`` — outside every DVC out, since DVC deletes a stage's outs before running it. The
-key is a hash of the params the stage reads (and its arguments) and of the package's source
-code, so a checkpoint is only ever resumed by a run of the same stage with the same params and
-code; checkpoints of other keys of the same stage are deleted when a run starts. Each
-checkpoint file is written atomically (tms.pipeline.io.atomic_path) and carries the sha256 of
+key is a hash of the params the stage reads (and its arguments) and of the source files the
+stage runs (:func:`code_digest`), so a checkpoint is only ever resumed by a run of the same
+stage with the same params and code; checkpoints of other keys of the same stage are deleted when a run starts. Each
+checkpoint file is written atomically (tms.core.io.atomic_path) and carries the sha256 of
 its content: a file that fails it (a flipped bit, a truncation) is discarded with one line on
 the console, and its stack trains from the start. The stage removes the whole directory after
 its outputs are written.
@@ -30,21 +30,30 @@ import numpy as np
 import torch
 from pydantic import BaseModel
 
-from tms.pipeline.io import atomic_path
-from tms.pipeline.io import CHECKPOINTS as ROOT
+from tms.core import code_deps
+from tms.core.io import CHECKPOINTS as ROOT
+from tms.core.io import atomic_path
 
 #: The first bytes of a checkpoint file, then the sha256 (hex) of the rest and a newline.
 MAGIC = b"tms-checkpoint sha256:"
 
 
 @cache
-def code_digest() -> str:
-    """A hash of every source file of the ``tms`` package: checkpoints of other code are not
-    resumed."""
-    package = Path(__file__).resolve().parents[1]
+def code_digest(script: str | None = None) -> str:
+    """A hash of the project files that ``script`` runs (default: the running script,
+    ``sys.argv[0]``): tms.core.code_deps.executed, the same files its stage declares in
+    dvc.yaml, so an edit of code the stage does not run keeps its checkpoints. A script outside
+    the repository's stages/ and bench/ (an interactive session, a test runner) hashes every
+    source file of the package instead. Raises FileNotFoundError for a ``script`` that is
+    missing."""
+    entry = Path(script or sys.argv[0]).resolve()
+    if any(entry.is_relative_to(code_deps.ROOT / d) for d in ("stages", "bench")):
+        files = code_deps.executed([entry])
+    else:
+        files = set((code_deps.SRC / "tms").rglob("*.py"))
     h = hashlib.sha256()
-    for path in sorted(package.rglob("*.py")):
-        h.update(str(path.relative_to(package)).encode() + b"\0" + path.read_bytes())
+    for path in sorted(files):
+        h.update(str(path.relative_to(code_deps.ROOT)).encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
 

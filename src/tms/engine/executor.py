@@ -16,7 +16,6 @@ import torch
 
 from tms.engine.threads import torch_threads
 from tms.engine.train import local_map
-from tms.pipeline.params import Compute
 
 #: torch threads of one Ray task (its ``num_cpus``): pinned, whatever OMP_NUM_THREADS says.
 RAY_TASK_CPUS = 1
@@ -49,8 +48,11 @@ def ray_map(device: str, address: str | None = None) -> Callable:
     return run
 
 
-def from_params(compute: Compute, device: str) -> Callable:
-    """The executor named by ``persian_rug.compute`` (local or ray) for ``device``."""
-    if compute.executor == "ray":
-        return ray_map(device, compute.ray_address)
-    return local_map
+def named(name: str, device: str, address: str | None = None) -> Callable:
+    """The executor ``name`` for ``device``: ``local`` (:func:`tms.engine.train.local_map`) or
+    ``ray`` (:func:`ray_map` on the cluster at ``address``). Raises ValueError for another name."""
+    if name == "ray":
+        return ray_map(device, address)
+    if name == "local":
+        return local_map
+    raise ValueError(f"executor must be 'local' or 'ray', got {name!r}")

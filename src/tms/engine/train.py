@@ -31,9 +31,9 @@ import torch
 from tqdm import tqdm
 
 from tms.engine import checkpoint, models, sampler
+from tms.engine import precision as precisions
 from tms.engine.models import AutoencoderStack, forward, init_ragged, loss_and_grads
 from tms.engine.optim import BatchedAdam
-from tms.engine import precision as precisions
 from tms.engine.threads import SERIAL, WorkerPool, torch_threads
 
 
@@ -68,8 +68,8 @@ class Schedule:
     @classmethod
     def of(cls, section, max_steps: int | None = None) -> "Schedule":
         """The schedule of a params section with batch_size, adam_eps, window, check_every,
-        diverge_factor and (unless ``max_steps`` is given) max_steps: tms.pipeline.params.Train or
-        tms.pipeline.params.NotesTrain."""
+        diverge_factor and (unless ``max_steps`` is given) max_steps:
+        tms.persian_rug.params.Train or tms.notes.params.NotesTrain."""
         return cls(section.batch_size, section.adam_eps, section.window, section.check_every,
                    section.max_steps if max_steps is None else max_steps,
                    section.diverge_factor)

@@ -1,5 +1,5 @@
 """Checkable claims of *Incidental polysemanticity* (:data:`CLAIMS`), one row each
-(tms.pipeline.claim_rows): the closed forms of section 2.1 and appendix C against Monte Carlo or
+(tms.core.claim_rows): the closed forms of section 2.1 and appendix C against Monte Carlo or
 exact computation (sanity checks: they are theorems), the sparsification ODE (figs. 2 and 7), the
 collisions of fig. 3 and the fourth norms under noise (figs. 4–6).
 
@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tms.core.claim_rows import Claim, registry
 from tms.incidental import stats, theory
-from tms.pipeline.claim_rows import Claim, registry
 
 _ODE = "m 1e5, λ 1e-5, Euler dt 0.5"
 _FIG45 = "n 8, m 16, SGD lr 0.02, 100k steps, 5 models"
@@ -290,7 +290,7 @@ def incidental_polysemanticity(checks: pd.DataFrame, trajectory: pd.DataFrame,
     σ, and "single_printed", the paper's) the stuck encodings found
     (tms.incidental.stats.STUCK_COLUMNS) and the number of candidates that did not diverge; ip:
     the incidental_polysemanticity params (the scale of each experiment). The trained tables
-    hold the models that did not diverge only (tms.pipeline.divergence.split): a claim left
+    hold the models that did not diverge only (tms.core.divergence.split): a claim left
     without models reads 'not computed'.
     """
     s = sparsification_summary(trajectory, euler)

@@ -1,5 +1,5 @@
 """One function per figure of *Incidental polysemanticity*: tables or arrays in, matplotlib
-figure out (save with :func:`tms.pipeline.savefig.save`). n features ↔ n_s, m neurons ↔ the
+figure out (save with :func:`tms.core.savefig.save`). n features ↔ n_s, m neurons ↔ the
 hidden width.
 """
 
@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.patches import FancyArrowPatch
 
+from tms.core.savefig import plt
 from tms.incidental.sparsification import theory_l1, theory_m_prime
 from tms.incidental.theory import random_unit_fourth_norm
-from tms.pipeline.savefig import plt
 
 
 def fig1_architecture(n: int = 4, m: int = 6) -> plt.Figure:

@@ -14,12 +14,18 @@ import itertools
 import numpy as np
 import pandas as pd
 
+from tms.core import machine
 from tms.engine.sampler import generators
 from tms.engine.tied import Optim, Setting, init_weights, stack_bytes, stack_flops, train
-from tms.incidental.stats import (BAND, benign_pairs, fourth_norms, polysemantic_from_init,
-                                  polysemantic_neurons, stuck_encodings)
-from tms.pipeline import machine
-from tms.pipeline.params import IpCollisions, IpNoise, IpOptimizer, IpSingle, IpSweep
+from tms.incidental.params import IpCollisions, IpNoise, IpOptimizer, IpSingle, IpSweep
+from tms.incidental.stats import (
+    BAND,
+    benign_pairs,
+    fourth_norms,
+    polysemantic_from_init,
+    polysemantic_neurons,
+    stuck_encodings,
+)
 
 #: Columns of the fig. 3 table, one row per model.
 COLLISION_COLUMNS = {

@@ -1,5 +1,5 @@
 """Checkable claims of the notes on toy autoencoding (:data:`CLAIMS`), one row each
-(tms.pipeline.claim_rows).
+(tms.core.claim_rows).
 
 The notes' propositions and equations are theorems: checking them numerically is a sanity check
 (of the notes' algebra and of our code), never a reproduction. What our checks find beyond them
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tms.core import divergence
+from tms.core.claim_rows import Claim, registry, span
 from tms.notes.flows import RISE_TOL
-from tms.pipeline import divergence
-from tms.pipeline.claim_rows import Claim, registry, span
 
 _LIN = ("notes_linear",)
 _FLOW = ("notes_flows",)
@@ -138,7 +138,7 @@ def autoencoding_notes(moments: pd.DataFrame, skeletons: pd.DataFrame, linear: p
     (tms.notes.data), linear and relu (tms.notes.training), critical, saddle and saddle_summary
     (tms.notes.theory), gradients, flows and energy (tms.notes.flows); spectrum: the
     eigenvalues of Σ of the notes' own data (tms.notes.theory.spectrum), shape (D,). Diverged
-    models (column ``diverged``) are left out (tms.pipeline.divergence.split).
+    models (column ``diverged``) are left out (tms.core.divergence.split).
     """
     linear, relu = divergence.split(linear)[0], divergence.split(relu)[0]
     rows = []

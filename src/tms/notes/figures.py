@@ -3,7 +3,7 @@
 The notes have no figures of their own; each function draws one proposition or equation
 against its measurement. Tables are the stage outputs under data/autoencoding_notes/
 (tms.notes.data, tms.notes.training, tms.notes.theory, tms.notes.flows). Save with
-tms.pipeline.savefig.save.
+tms.core.savefig.save.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from tms.core.savefig import plt
 from tms.notes import data
 from tms.notes.flows import RISE_TOL
-from tms.pipeline.savefig import plt
 
 
 def _markers(n: int) -> list[str]:

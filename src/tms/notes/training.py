@@ -21,12 +21,11 @@ import numpy as np
 import pandas as pd
 import torch
 
+from tms.core import machine
 from tms.engine.precision import gpu_path
 from tms.engine.threads import torch_threads
-from tms.engine.train import (Instance, Schedule, chunk_bytes, heldout_loss, stack_of,
-                              train_grid)
+from tms.engine.train import Instance, Schedule, chunk_bytes, heldout_loss, stack_of, train_grid
 from tms.notes import data, theory
-from tms.pipeline import machine
 
 #: Columns of data/autoencoding_notes/linear.parquet.
 LINEAR_COLUMNS = {
@@ -68,7 +67,7 @@ def _linear_row(A: np.ndarray, B: np.ndarray, sigma: np.ndarray) -> dict[str, fl
 def _check_fits(D: int, insts: Sequence[Instance], sched: Schedule, device: str,
                 key: str, precision: str) -> None:
     """Raise ParamsError, naming the params section ``key``, if the stack of ``insts`` (one
-    stack: the notes' grids are small) does not fit this machine (tms.pipeline.machine)."""
+    stack: the notes' grids are small) does not fit this machine (tms.core.machine)."""
     bucketed = gpu_path(device, precision)
     machine.check_fits(chunk_bytes(D, insts, range(len(insts)), sched, bucketed), device,
                        f"training {key} ({len(insts)} models of D = {D})",

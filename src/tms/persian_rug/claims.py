@@ -1,5 +1,5 @@
 """Checkable claims of the Persian Rug paper (:data:`CLAIMS`), one row each
-(tms.pipeline.claim_rows).
+(tms.core.claim_rows).
 
 - Figs. 1–3, the rug against the theory, trained models against both, and the errata of the
   construction (:func:`persian_rug`; :func:`rug_vs_theory`, :func:`trained_vs_theory`).
@@ -27,11 +27,11 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
+from tms.core import divergence
+from tms.core.claim_rows import Claim, registry, span
 from tms.persian_rug import bounds, theory
 from tms.persian_rug.scaling import MIN_POINTS, trained_source
 from tms.persian_rug.stats import cell_means
-from tms.pipeline import divergence
-from tms.pipeline.claim_rows import Claim, registry, span
 
 #: The smallest largest-n_s at which a trained-model trend is decided: the paper's heat maps run
 #: n_s 128, 1024, 8192, and a trend must reach its middle size.
@@ -219,7 +219,7 @@ def persian_rug(fig3: pd.DataFrame, fig3_W: np.ndarray | None, rug_gap: pd.DataF
     :func:`rug_vs_theory`; theory_t: the pr_theory table (p, ratio, loss, loss_linear);
     stats: the statistics of every trained grid; trained: the training tables of every grid
     (column ``stopped``); xor_matrix: :func:`printed_hadamard`; fig2_n_s: the n_s the authors'
-    linear formula is evaluated at. Diverged models are left out (tms.pipeline.divergence.split).
+    linear formula is evaluated at. Diverged models are left out (tms.core.divergence.split).
     """
     rows = []
     n = len(xor_matrix)

@@ -9,7 +9,7 @@
   in the regime p/r ≪ 1 against theory, rug and trained losses.
 
 All losses are per-feature MSEs (averaged over features). The report notebook saves each figure
-with :func:`tms.pipeline.savefig.save` (byte-stable).
+with :func:`tms.core.savefig.save` (byte-stable).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ import numpy as np
 import pandas as pd
 from matplotlib.colors import LogNorm, Normalize, TwoSlopeNorm
 
+from tms.core.savefig import plt
 from tms.persian_rug import bounds, theory
 from tms.persian_rug.stats import over_seeds
-from tms.pipeline.savefig import plt
 
 
 def fig1_rug(W: np.ndarray, n_d: int) -> plt.Figure:

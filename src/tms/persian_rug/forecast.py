@@ -4,7 +4,7 @@ before running them: time, GPU memory, host memory and disk, one row per n_s.
 - GPU memory: the largest stack in training (tms.engine.train.chunk_bytes on the GPU path, within
   persian_rug.compute.memory_budget_mb); host memory: twice the largest chunk's weights (as
   trained, and as measured); disk: the kept weights, times the copies DVC's cache type makes
-  (tms.pipeline.machine.disk_copies: one with this project's linked cache), plus the checkpoints
+  (tms.core.machine.disk_copies: one with this project's linked cache), plus the checkpoints
   (tms.persian_rug.training.ckpt_bytes) when they are on.
   The stages check the same numbers against the machine before they train.
 - Time: every chunk runs ``steps`` steps, each taking the longer of :data:`STEP_FLOOR` and its
@@ -17,20 +17,16 @@ The measured figures are those of one NVIDIA H100 (80 GB), torch 2.11 + CUDA 13,
 matmuls over models of equal n_d, the design of the GPU path (docs/benchmarks.md, "On one
 H100"); `make bench` on a GPU measures this engine itself (bench/gpu.py).
 
-    python -m tms.persian_rug.forecast [PROFILE]     # default: params.yaml; or paper, gpu
+    python -m tms.pipeline.forecast [PROFILE]     # default: params.yaml; or paper, gpu
 """
 
 from __future__ import annotations
-
-import argparse
-import sys
-from pathlib import Path
 
 import pandas as pd
 
 from tms.engine.train import Instance, Schedule, chunk_bytes, grid_flops, plan_chunks
 from tms.persian_rug import training, weights
-from tms.pipeline import machine, params, profiles
+from tms.persian_rug.params import PersianRug
 
 #: Useful FLOP/s of batched training on one H100, by precision and n_s (the authors' grid at
 #: n_s 1024: 68 ms a step in fp32, 42 ms in TF32; one 60-model chunk of it at n_s 8192).
@@ -62,7 +58,7 @@ def _nearest(table: dict[int, float], n_s: int) -> float:
     return table[min(table, key=lambda k: abs(k - n_s))]
 
 
-def grid_cost(pr: params.PersianRug, n_s: int, copies: int = 1) -> dict:
+def grid_cost(pr: PersianRug, n_s: int, copies: int = 1) -> dict:
     """The row of :data:`COLUMNS` for the trained grid of ``n_s`` of ``pr`` (the
     persian_rug section), with ``copies`` copies of each output on disk (1: DVC links its cache;
     2: it copies). Raises ValueError if n_s is not one of its grid's."""
@@ -97,22 +93,7 @@ def grid_cost(pr: params.PersianRug, n_s: int, copies: int = 1) -> dict:
     }
 
 
-def forecast(pr: params.PersianRug, copies: int = 1) -> pd.DataFrame:
+def forecast(pr: PersianRug, copies: int = 1) -> pd.DataFrame:
     """:func:`grid_cost` of every n_s of the grid, one row each (:data:`COLUMNS`)."""
     return pd.DataFrame([grid_cost(pr, n_s, copies) for n_s in pr.grid.n_s],
                         columns=list(COLUMNS))
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("profile", nargs="?", help="a profile of profiles/ (default: params.yaml)")
-    args = ap.parse_args(argv)
-    pr = (params.load() if args.profile is None else params.parse(profiles.profile(
-        profiles.default_params(), Path("profiles") / f"{args.profile}.yaml"))).persian_rug
-    table = forecast(pr, machine.disk_copies())
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

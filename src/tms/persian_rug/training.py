@@ -18,14 +18,24 @@ import numpy as np
 import pandas as pd
 import torch
 
+from tms.core import machine
+from tms.core.schema import Compute, ParamsError
 from tms.engine import executor
 from tms.engine.checkpoint import Checkpoints
 from tms.engine.precision import gpu_path
-from tms.engine.train import (Instance, Result, Schedule, chunk_bytes, grid_flops, heldout_loss,
-                              plan_chunks, stack_of, train_chunks, window_drop)
+from tms.engine.train import (
+    Instance,
+    Result,
+    Schedule,
+    chunk_bytes,
+    grid_flops,
+    heldout_loss,
+    plan_chunks,
+    stack_of,
+    train_chunks,
+    window_drop,
+)
 from tms.persian_rug import stats, weights
-from tms.pipeline import machine
-from tms.pipeline.params import Compute, ParamsError
 
 #: Columns of the trained-model tables (data/persian_rug/train/n{n_s}.parquet), one row per model.
 TRAIN_COLUMNS = {
@@ -147,7 +157,7 @@ def plan_grid(n_s: int, points: Sequence[Point], base_seed: int, lr: float, sche
 
     Raises ParamsError if one model does not fit compute.memory_budget_mb, or if the largest
     stack does not fit the device's memory, twice the largest chunk's weights the host's, or the
-    kept weights (with DVC's cache copies and the checkpoints) the disk (tms.pipeline.machine);
+    kept weights (with DVC's cache copies and the checkpoints) the disk (tms.core.machine);
     warns when the grid can take more than an hour.
     """
     insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr, base_seed + pt.seed_index)
@@ -204,7 +214,7 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
     for chunk, items in train_chunks(
             n_s, plan.insts, sched, relu=relu, device=device, label=label,
             memory_budget_mb=compute.memory_budget_mb,
-            executor=executor.from_params(compute, device), ckpt=ckpt,
+            executor=executor.named(compute.executor, device, compute.ray_address), ckpt=ckpt,
             precision=compute.precision, bucketed=plan.bucketed, reduce=reduce):
         for k, item in zip(chunk, items):
             pt, inst = points[k], plan.insts[k]

@@ -26,7 +26,7 @@ class Writer:
     preallocated (so the disk they need is taken at the start); :meth:`put` fills one model's
     place; leaving the ``with`` block normally flushes them and raises ValueError if a kept model
     was never put (on an exception nothing is flushed). Use it inside
-    tms.pipeline.io.atomic_path, so an interrupted run leaves no folder.
+    tms.core.io.atomic_path, so an interrupted run leaves no folder.
     """
 
     def __init__(self, directory: str | Path, n_s: int, index: Sequence[tuple[str, int, int]]):

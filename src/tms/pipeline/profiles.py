@@ -25,8 +25,10 @@ from pathlib import Path
 
 import yaml
 
-from tms.pipeline.io import atomic_path
-from tms.pipeline.params import ParamsError, parse, parse_yaml, read_yaml
+from tms.core.io import atomic_path
+from tms.core.params_file import parse_yaml, read_yaml
+from tms.core.schema import ParamsError
+from tms.pipeline.params import SECTION
 
 PROFILES = Path("profiles")
 #: The first line of a params.yaml written by :func:`main`.
@@ -63,7 +65,7 @@ def profile(default: dict, overlay_path: str | Path, _chain: tuple[Path, ...] = 
             raise ParamsError(f"{overlay_path}: extends {base}, which extends it again")
         default = profile(default, base, _chain + (overlay_path.resolve(),))
     raw = merge(default, overlay, str(overlay_path))
-    parse(raw, f"{overlay_path} (over the default params.yaml)")
+    SECTION.parse(raw, f"{overlay_path} (over the default params.yaml)")
     return raw
 
 

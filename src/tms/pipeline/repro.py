@@ -23,8 +23,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tms.pipeline.params import ParamsError, check_devices, load
-from tms.pipeline.io import CHECKPOINTS
+from tms.core.io import CHECKPOINTS
+from tms.core.schema import ParamsError
+from tms.pipeline.params import SECTION
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
 
 INDEX = "reports/index.html"
@@ -64,7 +65,7 @@ def main(argv: list[str] | None = None) -> int:
         print(__doc__)
         return 0
     try:
-        said = check_devices(load(PARAMS_FILE))
+        said = SECTION.check_devices(SECTION.load(PARAMS_FILE))
     except (ParamsError, FileNotFoundError) as err:
         print(f"error: {err}\nnothing was run: fix {PARAMS_FILE} and run again", file=sys.stderr)
         return 2

@@ -1,8 +1,10 @@
 """What every stage script shares: its command line, params validated before any work, errors
 reported, and its time logged.
 
-Each script under ``stages/`` ends with ``stage.run(main, __doc__, ...)``. ``--help`` prints the
-script's docstring and arguments and exits before params are read or anything is written.
+Each script under ``stages/`` ends with ``stage.run(main, __doc__, ..., params=SECTION)``,
+SECTION the params section it reads (its paper's ``params.SECTION``, or the whole file's,
+tms.pipeline.params.SECTION), so that a stage runs, and depends on, its own paper's schema
+alone. ``--help`` prints the script's docstring and arguments and exits before params are read or anything is written.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from tms.pipeline.params import Params, ParamsError, check_devices, load
+from tms.core.params_file import Section
+from tms.core.schema import ParamsError
 
 PARAMS_FILE = "params.yaml"
 
@@ -29,9 +32,10 @@ N_S = ("--n-s", {"type": int, "required": True, "metavar": "N_S", "dest": "n_s",
                  "help": "the n_s of the grid to run: one of persian_rug.grid.n_s"})
 
 
-def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict],
+def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], params: Section,
         argv: list[str] | None = None) -> None:
-    """Parse the command line, validate ``params.yaml``, then call ``main(params, **arguments)``.
+    """Parse the command line, validate ``params``'s section of ``params.yaml``, then call
+    ``main(section, **arguments)``.
 
     ``doc``: the script's docstring (the ``--help`` text). ``arguments``: ``(flag, kwargs)`` pairs
     for ``argparse.ArgumentParser.add_argument`` (e.g. :data:`N_S`); their parsed values are
@@ -41,7 +45,7 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict],
     status 2 and the message of :class:`ParamsError` (key, value, what is allowed) before
     anything is written. SIGTERM ends the stage like an exception (exit status 143), and SIGINT
     as KeyboardInterrupt even if the stage was started with it ignored, so
-    temporary files of unfinished outputs (tms.pipeline.io.atomic_path) are removed on the way out;
+    temporary files of unfinished outputs (tms.core.io.atomic_path) are removed on the way out;
     training checkpoints (tms.engine.checkpoint) stay for the next run to resume from. The
     stage's wall time and exit status go to stderr and to :data:`LOG_FILE`.
     """
@@ -59,10 +63,10 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict],
     start, status = time.perf_counter(), 1
     _log(f"{name}: started")
     try:
-        params = load(PARAMS_FILE)
-        for line in check_devices(params):
+        section = params.load(PARAMS_FILE)
+        for line in params.check_devices(section):
             _log(f"{name}: {line}")
-        main(params, **args)
+        main(section, **args)
         status = 0
     except ParamsError as err:
         print(f"error: {err}", file=sys.stderr)
@@ -88,14 +92,14 @@ def warn(messages: list[str]) -> None:
         _say(f"warning: {message}")
 
 
-def check_n_s(params: Params, n_s: int) -> int:
-    """``n_s`` (the ``--n-s`` of :data:`N_S`), checked against persian_rug.grid.n_s.
+def check_n_s(pr, n_s: int) -> int:
+    """``n_s`` (the ``--n-s`` of :data:`N_S`), checked against the grid of ``pr``, the
+    persian_rug section (tms.persian_rug.params.PersianRug).
 
     Raises ParamsError unless it is one of persian_rug.grid.n_s.
     """
-    if n_s not in params.persian_rug.grid.n_s:
-        raise ParamsError(f"--n-s {n_s} is not in persian_rug.grid.n_s = "
-                          f"{params.persian_rug.grid.n_s}")
+    if n_s not in pr.grid.n_s:
+        raise ParamsError(f"--n-s {n_s} is not in persian_rug.grid.n_s = {pr.grid.n_s}")
     return n_s
 
 

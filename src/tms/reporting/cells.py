@@ -13,13 +13,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import HTML, Image, Markdown, display
 
-from tms.pipeline import divergence, io, savefig
-from tms.pipeline.claim_rows import SANITY
+from tms.core import divergence, io, savefig
+from tms.core.claim_rows import SANITY
 from tms.reporting import anchors
 
 
 def kept(table: pd.DataFrame, what: str) -> pd.DataFrame:
-    """The rows of ``table`` whose training did not diverge (tms.pipeline.divergence.split);
+    """The rows of ``table`` whose training did not diverge (tms.core.divergence.split);
     the warning naming the others, if any, is shown in the report."""
     table, warning = divergence.split(table, what)
     if warning:
@@ -55,7 +55,7 @@ def stamp(fig: plt.Figure, title: str, text: str) -> None:
 def figure(fig: plt.Figure, figures_dir: str | os.PathLike, name: str, title: str, text: str,
            data: pd.DataFrame) -> None:
     """Write ``fig``, :func:`stamp`-ed with its title and caption text, as
-    ``figures_dir/name``.png and .svg (tms.pipeline.savefig) and ``data``, the numbers it draws,
+    ``figures_dir/name``.png and .svg (tms.core.savefig) and ``data``, the numbers it draws,
     as ``name``.csv beside them (byte-stable: no index, floats to 10 significant digits), then
     show the :func:`caption` and the image in the report.
 
@@ -90,7 +90,7 @@ def _claims_html(rows: list[dict]) -> str:
 
 
 def claims_table(rows: list[dict]) -> None:
-    """Show the claims rows (tms.pipeline.claim_rows) in full, each row anchored by its claim id
+    """Show the claims rows (tms.core.claim_rows) in full, each row anchored by its claim id
     (tms.reporting.anchors.claim): first the claims of the paper, then, apart, the sanity checks
     (theorems and constructions: checks of our code, not counted as reproduced)."""
     claims = [r for r in rows if r["kind"] != SANITY]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import networkx as nx
 
-from tms.pipeline import savefig
+from tms.core import savefig
 
 _NODE = re.compile(r'^\s*(\w+)\["(.*)"\]\s*$')
 _EDGE = re.compile(r"^\s*(\w+)-->(\w+)\s*$")

@@ -2,7 +2,7 @@
 
 :data:`ERRATA` lists every erratum that page names (the papers' errata, and the differences
 between a paper and its authors' code). :func:`evidence`
-finds the claims rows (tms.pipeline.claim_rows) that bear on one, by their stable ids; an erratum
+finds the claims rows (tms.core.claim_rows) that bear on one, by their stable ids; an erratum
 no row bears on is shown on the site as having no evidence yet.
 """
 
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Erratum:
     """One erratum: the paper (the key of its claims file), where, what is printed or coded, what
-    holds instead, and the ids of that paper's claims (tms.pipeline.claim_rows.Claim.id) that
+    holds instead, and the ids of that paper's claims (tms.core.claim_rows.Claim.id) that
     are our evidence (empty: nothing in the pipeline checks it; ``note`` then says why)."""
 
     paper: str
@@ -72,7 +72,7 @@ ERRATA: tuple[Erratum, ...] = (
 def evidence(erratum: Erratum, claims: dict[str, list[dict]]) -> list[dict]:
     """The claims rows of ``erratum.paper`` whose id is one of ``erratum.claims``.
 
-    claims: paper → rows (tms.pipeline.claim_rows). Raises ValueError if the paper has a claims
+    claims: paper → rows (tms.core.claim_rows). Raises ValueError if the paper has a claims
     file but no row of a named id (a renamed claim would otherwise lose its evidence silently).
     """
     rows = {r["id"]: r for r in claims.get(erratum.paper, [])}

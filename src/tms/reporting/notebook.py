@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import papermill
 
-from tms.pipeline.io import atomic_path
+from tms.core.io import atomic_path
 from tms.reporting import page
 
 # The kernel's own log (its start-up notices, e.g. that it talks to this process over local TCP)

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tms.pipeline.io import atomic_path
+from tms.core.io import atomic_path
 
 #: Where the page is written, relative to the repository (.dvc/config names it).
 PAGE = "reports/templates/plots/page.html"

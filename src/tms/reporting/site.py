@@ -1,7 +1,7 @@
 """The report site: ``reports/index.html`` and the claims as DVC metrics.
 
 Generic over papers, claims rows and stages: the papers are the files ``reports/claims/*.json``
-that the report notebooks write (tms.pipeline.claim_rows), the stages those of ``dvc dag``. The page
+that the report notebooks write (tms.core.claim_rows), the stages those of ``dvc dag``. The page
 is self-contained (nothing loaded from the network): the DAG is drawn to inline SVG
 (tms.reporting.dag), and a small inline script sorts and filters the claims table. Each claim
 links to the place in its report that shows it (tms.reporting.anchors): its figure's caption,
@@ -18,12 +18,12 @@ from pathlib import Path
 
 import jinja2
 
-from tms.pipeline.claim_rows import SANITY, VERDICTS
+from tms.core.claim_rows import SANITY, VERDICTS
 from tms.reporting import anchors, dag, errata
 
 
 def load_claims(claims_dir: str | Path) -> list[dict]:
-    """Every paper's claims file (tms.pipeline.claim_rows.export), sorted by paper key.
+    """Every paper's claims file (tms.core.claim_rows.export), sorted by paper key.
     Raises FileNotFoundError if there is none."""
     files = sorted(Path(claims_dir).glob("*.json"))
     if not files:
@@ -240,7 +240,7 @@ def _href(path: str | None, base: Path) -> str | None:
 
 
 def claim_links(claim: dict, report_href: str, base: Path) -> dict:
-    """The links of the claim ``claim`` (a row of tms.pipeline.claim_rows) relative to ``base``:
+    """The links of the claim ``claim`` (a row of tms.core.claim_rows) relative to ``base``:
     ``claim_href``, the place in the report that shows it (its figure's caption, or its row of
     the report's claims table when it has no figure); ``figure_href``, the PNG, and
     ``data_href``, the CSV of its data beside it (None without a figure)."""

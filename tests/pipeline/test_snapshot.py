@@ -7,8 +7,7 @@ import sys
 
 import pytest
 
-from tms.pipeline import profiles
-from tms.reporting import snapshot
+from tms.pipeline import profiles, snapshot
 
 
 def _git(repo, *args):

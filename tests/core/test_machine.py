@@ -1,5 +1,5 @@
 """A stage that would not fit this machine's memory stops before any work, with the numbers
-(tms.pipeline.machine), for every kind of training stack and the stages that sample large
+(tms.core.machine), for every kind of training stack and the stages that sample large
 arrays; a training that could take more than an hour says so."""
 
 import importlib.util
@@ -7,19 +7,21 @@ import re
 
 import pytest
 
+from tms.core import machine
+from tms.core.schema import ParamsError
 from tms.engine import checkpoint
 from tms.engine.train import Instance, Schedule
 from tms.incidental import training as ip_training
 from tms.notes import training as notes_training
 from tms.persian_rug import training as pr_training
-from tms.pipeline import machine, params
+from tms.pipeline import params
 
 
 def test_available_memory_is_read_and_compared():
     have = machine.available_bytes("cpu")
     assert 2**26 < have < 2**50
     machine.check_fits(have // 4, "cpu", "a quarter of it", "-")
-    with pytest.raises(params.ParamsError) as err:
+    with pytest.raises(ParamsError) as err:
         machine.check_fits(2 * have, "cpu", "twice of it", "ask for less")
     assert str(err.value).startswith("twice of it needs about ")
     assert "GiB, and cpu has" in str(err.value) and str(err.value).endswith(": ask for less")
@@ -37,27 +39,27 @@ def _never(*args, **kwargs):
 
 def test_every_training_stack_is_checked_before_it_trains(small_machine, load_profile,
                                                           monkeypatch):
-    p = params.parse(load_profile("smoke"))
+    p = params.SECTION.parse(load_profile("smoke"))
     monkeypatch.setattr(pr_training, "train_chunks", _never)
     monkeypatch.setattr(notes_training, "train_grid", _never)
     monkeypatch.setattr(ip_training, "train", _never)
     pr = p.persian_rug
     sched = Schedule.of(pr.train)
     points = pr_training.expand(16, pr.grid.at(16).p, pr.grid.at(16).ratio, 1)
-    with pytest.raises(params.ParamsError, match="training n_s = 16"):
+    with pytest.raises(ParamsError, match="training n_s = 16"):
         pr_training.train_and_score(16, points, 0, 0.01, sched, True, 0, 65536)
     ip = p.incidental_polysemanticity
     for run, key in [(ip_training.collisions, "collisions"), (ip_training.noise_runs, "noise"),
                      (ip_training.sweep, "sweep"), (ip_training.single, "single")]:
-        with pytest.raises(params.ParamsError, match=f"training incidental_polysemanticity.{key}"):
+        with pytest.raises(ParamsError, match=f"training incidental_polysemanticity.{key}"):
             run(getattr(ip, key))
     an = p.autoencoding_notes
     r = an.relu
-    with pytest.raises(params.ParamsError, match="training autoencoding_notes.relu"):
+    with pytest.raises(ParamsError, match="training autoencoding_notes.relu"):
         notes_training.relu_tables(r.D, r.d, r.S, r.seeds, 0, r.train.lr,
                                    Schedule.of(r.train, r.max_steps), 0, 65536, 100, 0)
     lin = an.linear
-    with pytest.raises(params.ParamsError, match="training autoencoding_notes.linear"):
+    with pytest.raises(ParamsError, match="training autoencoding_notes.linear"):
         notes_training.linear_table(lin.D, lin.d, lin.S, lin.steps, an.scale_min, 0,
                                     lin.train.lr, Schedule.of(lin.train, max(lin.steps)), 0, 65536)
 
@@ -76,7 +78,7 @@ def test_a_run_that_can_take_more_than_an_hour_says_so(monkeypatch, capsys, load
     monkeypatch.setattr(machine, "fp32_flops", lambda device: 1.0)
     monkeypatch.setattr(pr_training, "train_chunks", _never)
     monkeypatch.setattr(ip_training, "train", _never)
-    p = params.parse(load_profile("smoke"))
+    p = params.SECTION.parse(load_profile("smoke"))
     pr = p.persian_rug
     points = pr_training.expand(16, pr.grid.at(16).p, pr.grid.at(16).ratio, 1)
     with pytest.raises(AssertionError, match="training started"):
@@ -98,8 +100,8 @@ def test_the_stages_that_sample_or_build_large_arrays_check_the_machine_first(
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(params.ParamsError, match=re.escape(shown)):
-        module.main(params.parse(load_profile("smoke")))
+    with pytest.raises(ParamsError, match=re.escape(shown)):
+        module.main(module.params.SECTION.parse(load_profile("smoke")))
     assert list(tmp_path.iterdir()) == []
 
 
@@ -126,7 +128,7 @@ def test_weights_too_large_for_the_disk_stop_before_training(load_profile, monke
     monkeypatch.setattr(machine.shutil, "disk_usage",
                         lambda path: machine.shutil._ntuple_diskusage(10**15, 10**15, free))
     monkeypatch.setattr(pr_training, "train_chunks", _never)
-    pr = params.parse(load_profile("smoke")).persian_rug
+    pr = params.SECTION.parse(load_profile("smoke")).persian_rug
     points = pr_training.expand(16, pr.grid.at(16).p, pr.grid.at(16).ratio, 1)
     sched = Schedule.of(pr.train)
     weights = 4 * sum((2 * pt.n_d + 1) * 16 for pt in points)
@@ -135,7 +137,7 @@ def test_weights_too_large_for_the_disk_stop_before_training(load_profile, monke
     def train(**kwargs):
         pr_training.train_and_score(16, points, 0, 0.01, sched, True, 0, 65536, **kwargs)
 
-    with pytest.raises(params.ParamsError) as err:
+    with pytest.raises(ParamsError) as err:
         train()
     message = str(err.value)
     assert message.startswith(f"writing the kept weights of {len(points)} of {len(points)} "
@@ -152,7 +154,7 @@ def test_weights_too_large_for_the_disk_stop_before_training(load_profile, monke
             + pr_training.ckpt_bytes(16, [Instance(pt.p, pt.n_d, 0, 0.01) for pt in points],
                                      [list(range(len(points)))], one, sched))
     assert need > free
-    with pytest.raises(params.ParamsError, match=f"{need / machine.GiB:.3g} GiB of disk "
+    with pytest.raises(ParamsError, match=f"{need / machine.GiB:.3g} GiB of disk "
                                                  r"\(with DVC's cache copy and the "
                                                  r"checkpoints\)"):
         train(keep=lambda pt: pt in one, ckpt=ckpt)
@@ -164,7 +166,7 @@ def test_weights_too_large_for_the_disk_stop_before_training(load_profile, monke
     with pytest.raises(AssertionError, match="training started"):
         train()
     free = weights - 1
-    with pytest.raises(params.ParamsError) as err:
+    with pytest.raises(ParamsError) as err:
         train()
     assert f"{weights / machine.GiB:.3g} GiB of disk, and" in str(err.value)
     assert "cache.type" not in str(err.value)

@@ -1,11 +1,11 @@
 """Diverged models are kept out of fits, claims and figures with a warning
-(tms.pipeline.divergence)."""
+(tms.core.divergence)."""
 
 import pandas as pd
 
+from tms.core import divergence
 from tms.engine.train import Schedule
 from tms.persian_rug import training
-from tms.pipeline import divergence
 
 SCHED = Schedule(batch_size=64, adam_eps=1e-7, window=20, check_every=5, max_steps=120,
                  diverge_factor=100.0)

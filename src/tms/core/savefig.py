@@ -15,7 +15,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from tms.pipeline.io import atomic_path  # noqa: E402
+from tms.core.io import atomic_path  # noqa: E402
 
 plt.rcParams["svg.hashsalt"] = "tms-repro"
 

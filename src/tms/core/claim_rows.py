@@ -34,7 +34,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tms.pipeline.io import write_json
+from tms.core.io import write_json
 
 REPRODUCED, NOT_REPRODUCED = "reproduced", "not reproduced"
 INCONCLUSIVE = "inconclusive at this scale"

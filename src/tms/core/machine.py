@@ -19,7 +19,7 @@ import time
 from functools import cache
 from pathlib import Path
 
-from tms.pipeline.params import ParamsError
+from tms.core.schema import ParamsError
 
 GiB = 2 ** 30
 

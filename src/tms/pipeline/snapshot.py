@@ -1,6 +1,6 @@
 """A results snapshot kept in git: the published site of a profile that was run, with what made it.
 
-    python -m tms.reporting.snapshot results/default     # after `make repro`; `make snapshot`
+    python -m tms.pipeline.snapshot results/default     # after `make repro`; `make snapshot`
 
 A reader without the machine (a GPU, or the hours) sees the results of a run without rerunning
 it. The folder holds:
@@ -29,7 +29,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tms.pipeline.io import atomic_path
+from tms.core.io import atomic_path
 from tms.pipeline.profiles import profile_name
 from tms.pipeline.repro import stage_times
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE

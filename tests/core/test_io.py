@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
+from tms.core import io, savefig
 from tms.persian_rug import figures, rug
-from tms.pipeline import io, savefig
 
 
 def test_saved_figures_are_byte_stable(tmp_path):

@@ -1,0 +1,173 @@
+"""The project files a script runs: its code dependencies, from its imports.
+
+One walk serves two readers: ``dvc.yaml``, whose every stage declares exactly the files its
+script (and report template) runs, so that an edit reruns only the stages that run the edited
+file; and the training checkpoints (tms.engine.checkpoint), keyed by the same files, so that an
+edit of code a stage does not run keeps its checkpoints.
+
+    python -m tms.core.code_deps            # say which stages' code deps differ (exit 1 if any)
+    python -m tms.core.code_deps --write    # rewrite dvc.yaml's code deps (make deps)
+
+The walk is static: every ``import tms…`` and ``from tms… import …`` anywhere in a file (inside
+functions too), followed transitively; a package's ``__init__.py`` counts when it holds more
+than a docstring. A report template (``.ipynb``) is read through its code cells.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import re
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+#: The repository root (the folder holding src/, stages/ and dvc.yaml).
+ROOT = Path(__file__).resolve().parents[3]
+SRC = ROOT / "src"
+DVC_YAML = ROOT / "dvc.yaml"
+
+
+def module_file(name: str) -> Path | None:
+    """The file that importing module ``name`` runs, or None if it is not a project module."""
+    base = SRC.joinpath(*name.split("."))
+    for path in (base.with_suffix(".py"), base / "__init__.py"):
+        if path.is_file():
+            return path
+    return None
+
+
+def _source(path: Path) -> str:
+    if path.suffix == ".ipynb":
+        cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+        return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    return path.read_text(encoding="utf-8")
+
+
+def _imports(source: str) -> set[str]:
+    """Names of the project modules that ``source`` imports (``tms`` and below)."""
+    names = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names |= {a.name for a in node.names if a.name.split(".")[0] == "tms"}
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "tms":
+            names.add(node.module)
+            names |= {f"{node.module}.{a.name}" for a in node.names
+                      if module_file(f"{node.module}.{a.name}")}
+    return names
+
+
+def _has_code(path: Path) -> bool:
+    """Whether ``path`` holds more than a docstring (an empty package file runs nothing)."""
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    return any(not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant)) for s in body)
+
+
+def executed(entries: Iterable[Path]) -> set[Path]:
+    """``entries`` (scripts, notebooks) and every project file that running them imports,
+    transitively, as absolute paths. Raises FileNotFoundError for an entry that is missing and
+    SyntaxError for one that does not parse."""
+    seen = {Path(e).resolve() for e in entries}
+    todo = list(seen)
+    while todo:
+        for name in _imports(_source(todo.pop())):
+            parts = name.split(".")
+            for k in range(1, len(parts) + 1):
+                path = module_file(".".join(parts[:k]))
+                if path and path not in seen and (path.name != "__init__.py" or _has_code(path)):
+                    seen.add(path)
+                    todo.append(path)
+    return seen
+
+
+def is_code(dep: str) -> bool:
+    """Whether a dvc.yaml dep is code (a script, a module, a report template), not data."""
+    return dep.endswith((".py", ".ipynb")) or dep.startswith(("src/", "stages/"))
+
+
+def entry_points(stage: dict) -> list[str]:
+    """The files a stage runs, as dvc.yaml names them: the ``.py``/``.ipynb`` files of its
+    command and the report templates among its deps (a report stage executes its template)."""
+    named = [t for t in stage["cmd"].split() if t.endswith((".py", ".ipynb"))]
+    return named + [d for d in stage.get("deps", []) if d.endswith(".ipynb") and d not in named]
+
+
+def code_deps(stage: dict) -> list[str]:
+    """The code deps a stage must declare: its entry points, then every project module they run
+    (sorted), as paths relative to the repository root."""
+    entries = entry_points(stage)
+    modules = executed(ROOT / e for e in entries) - {(ROOT / e).resolve() for e in entries}
+    return entries + sorted(str(m.relative_to(ROOT)) for m in modules)
+
+
+def differences(stages: dict) -> dict[str, dict[str, list[str]]]:
+    """Per stage whose declared code deps are not :func:`code_deps`: the files it runs and does
+    not declare (``missing``) and the code it declares and does not run (``surplus``)."""
+    out = {}
+    for name, stage in stages.items():
+        declared = [d for d in stage.get("deps", []) if is_code(d)]
+        wanted = code_deps(stage)
+        missing = [d for d in wanted if d not in declared]
+        surplus = [d for d in declared if d not in wanted]
+        if missing or surplus:
+            out[name] = {"missing": missing, "surplus": surplus}
+    return out
+
+
+def read_stages(path: Path = DVC_YAML) -> dict:
+    """The ``stages`` mapping of a dvc.yaml (plain dicts and lists)."""
+    import yaml
+
+    return yaml.safe_load(path.read_text(encoding="utf-8"))["stages"]
+
+
+def write(path: Path = DVC_YAML) -> list[str]:
+    """Rewrite every stage's code deps in ``path`` to :func:`code_deps`, data deps kept after
+    them in their order. Only the lines of each block-style ``deps:`` list change (comments
+    and layout elsewhere are kept). Returns the names of the stages changed."""
+    stages = read_stages(path)
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    out, changed, stage, k = [], [], None, 0
+    while k < len(lines):
+        line = lines[k]
+        out.append(line)
+        k += 1
+        if re.fullmatch(r"  (\w+):\n", line):
+            stage = line.strip()[:-1]
+        elif line == "    deps:\n" and stage in stages:
+            old = []
+            while k < len(lines) and lines[k].startswith("      - "):
+                old.append(lines[k][8:].strip())
+                k += 1
+            new = code_deps(stages[stage]) + [d for d in old if not is_code(d)]
+            out += [f"      - {d}\n" for d in new]
+            if new != old:
+                changed.append(stage)
+    if changed:
+        from tms.core.io import atomic_path
+
+        with atomic_path(path) as tmp:
+            tmp.write_text("".join(out), encoding="utf-8")
+    return changed
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--write", action="store_true", help="rewrite dvc.yaml's code deps")
+    args = ap.parse_args(argv)
+    if args.write:
+        changed = write()
+        print(f"dvc.yaml: code deps rewritten in {len(changed)} stage(s)"
+              + (f": {', '.join(changed)}" if changed else ""))
+        return 0
+    diff = differences(read_stages())
+    for name, d in diff.items():
+        print(f"{name}: missing {d['missing']}, surplus {d['surplus']}")
+    if diff:
+        print("run `python -m tms.core.code_deps --write` (`make deps`) to fix dvc.yaml")
+    return 1 if diff else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,169 @@
+"""Reading a params file: YAML with no aliases and no repeated key, validated by a schema
+(the whole file, tms.pipeline.params, or one paper's section), every error reported by key.
+
+A wrong type, an out-of-range value, an unknown or misspelt key or a missing section raises
+tms.core.schema.ParamsError, whose message names the key (dotted path), the value and what is
+allowed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import re
+import typing
+from collections.abc import Hashable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from tms.core import device
+from tms.core.schema import ParamsError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def _section_keys(model: type[BaseModel], loc: list[str]) -> list[str]:
+    """The keys ``model`` allows in the section holding ``loc`` (a dotted path within it, as
+    parts)."""
+    for part in [p for p in loc[:-1] if not p.isdigit()]:     # digits: an item of a list
+        field = model.model_fields.get(part)
+        if field is None:
+            return []
+        candidates = [field.annotation]
+        while candidates:                  # unwrap Annotated / Optional / unions to a section
+            t = candidates.pop()
+            if isinstance(t, type) and issubclass(t, BaseModel):
+                model = t
+                break
+            candidates += [a for a in typing.get_args(t) if a is not type(None)]
+        else:
+            return []
+    return list(model.model_fields)
+
+
+def _offending_key(key: str, value: object, msg: str) -> tuple[str, object]:
+    """A rule checked on a whole section whose message starts ``name = ...`` (name a dotted key
+    of that section) is reported at that key, with its value; else ``(key, value)``."""
+    match = re.match(r"([\w.]+) = ", msg)
+    node = value
+    for part in match.group(1).split(".") if match else []:
+        if not isinstance(node, dict) or part not in node:
+            return key, value
+        node = node[part]
+    return (f"{key}.{match.group(1)}", node) if match else (key, value)
+
+
+def _format(err: ValidationError, source: str, model: type[BaseModel], prefix: list[str]) -> str:
+    lines = [f"{source}: invalid parameters"]
+    for e in err.errors():
+        inner = [str(x) for x in e["loc"]
+                 if not str(x).startswith(("function-after", "list[", "Linspace", "literal["))]
+        loc = prefix + inner
+        key = ".".join(loc)
+        if e["type"] == "extra_forbidden":
+            allowed = _section_keys(model, inner)
+            close = difflib.get_close_matches(loc[-1], allowed, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            lines.append(f"  {key}: unknown key (value {e['input']!r}); {hint}allowed keys here: "
+                         f"{', '.join(allowed)}")
+        elif e["type"] == "missing":
+            lines.append(f"  {key}: missing; this key is required")
+        else:
+            msg = e["msg"].removeprefix("Value error, ")
+            key, value = _offending_key(key, e["input"], msg)
+            lines.append(f"  {key} = {value!r}: {msg}")
+    return "\n".join(lines)
+
+
+def validate(model: type[M], raw: object, source: str = "params", key: str | None = None) -> M:
+    """Validate an already-loaded params mapping ``raw`` with ``model``: the whole of it, or with
+    ``key`` its section ``raw[key]``. Raises ParamsError naming key and value."""
+    if not isinstance(raw, dict):
+        raise ParamsError(f"{source}: the top level must be a mapping of sections, got {raw!r}")
+    if key is not None and key not in raw:
+        raise ParamsError(f"{source}: invalid parameters\n  {key}: missing; this key is required")
+    try:
+        return model.model_validate(raw if key is None else raw[key])
+    except ValidationError as err:
+        raise ParamsError(_format(err, source, model, [] if key is None else [key])) from None
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML for params files: no aliases (``*name``: nothing needs them, and nested ones can
+    expand to billions of nodes) and no key given twice in one mapping (YAML keeps the last
+    silently)."""
+
+    def compose_node(self, parent, index):
+        if self.check_event(yaml.AliasEvent):
+            raise yaml.MarkedYAMLError(None, None, "aliases (*name) are not allowed in a params "
+                                       "file; write the value out", self.peek_event().start_mark)
+        return super().compose_node(parent, index)
+
+    def construct_mapping(self, node, deep=False):
+        seen = set()
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, Hashable):         # left to SafeLoader's own error
+                continue
+            if key in seen:
+                raise yaml.MarkedYAMLError(None, None, f"key {key!r} is given twice in this "
+                                           f"mapping; give it once", key_node.start_mark)
+            seen.add(key)
+        return super().construct_mapping(node, deep)
+
+
+def parse_yaml(text: str, source: str) -> object:
+    """The content of params YAML ``text``. Raises ParamsError naming ``source`` for invalid
+    YAML, an alias or a key given twice."""
+    try:
+        return yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as err:
+        raise ParamsError(f"{source}: not a valid params file: {err}") from None
+
+
+def read_yaml(path: str | os.PathLike) -> object:
+    """The content of a params YAML file (or a profile overlay), by :func:`parse_yaml`. Raises
+    ParamsError naming the file for bytes that are not UTF-8 text, or as :func:`parse_yaml`."""
+    path = Path(path)
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise ParamsError(f"{path}: not UTF-8 text (byte {err.start}: "
+                          f"{err.object[err.start:err.start + 1]!r}); save it as UTF-8") from None
+    return parse_yaml(text, str(path))
+
+
+def load(model: type[M], path: str | os.PathLike = "params.yaml", key: str | None = None) -> M:
+    """Read and validate a params file (:func:`read_yaml`, :func:`validate`): the whole file, or
+    with ``key`` that section alone. Raises ParamsError (bad content) or FileNotFoundError."""
+    return validate(model, read_yaml(path), str(Path(path)), key)
+
+
+@dataclass(frozen=True)
+class Section:
+    """A schema and where it sits in a params file: ``key``, one paper's section (its package's
+    ``params.SECTION``), or None, the whole file (tms.pipeline.params.SECTION). What a stage
+    validates before any work (tms.pipeline.stage.run)."""
+
+    key: str | None
+    model: type[BaseModel]
+
+    def parse(self, raw: object, source: str = "params") -> BaseModel:
+        """:func:`validate` an already-loaded params mapping. Raises ParamsError."""
+        return validate(self.model, raw, source, self.key)
+
+    def load(self, path: str | os.PathLike = "params.yaml") -> BaseModel:
+        """:func:`load` from a params file. Raises ParamsError or FileNotFoundError."""
+        return load(self.model, path, self.key)
+
+    def check_devices(self, params: BaseModel) -> list[str]:
+        """tms.core.device.check of the section, or of every section of the whole file: a line
+        for each 'auto' device saying what it chose. Raises ParamsError."""
+        if self.key is not None:
+            return device.check(self.key, params)
+        return [line for key in type(params).model_fields
+                for line in device.check(key, getattr(params, key))]

@@ -1,0 +1,320 @@
+"""The params schema of the Persian Rug paper: section ``persian_rug`` of params.yaml."""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from tms.core.params_file import Section
+from tms.core.schema import (
+    Batch,
+    Compute,
+    Count,
+    DeviceName,
+    Eval,
+    Linspace,
+    PositiveInt,
+    Probability,
+    Ratio,
+    Seed,
+    Steps,
+    Strict,
+    Unique,
+    check_unit_interval,
+    expand,
+    power_of_two,
+)
+
+#: This paper's section of params.yaml.
+KEY = "persian_rug"
+
+
+class Train(Strict):
+    """Optimiser and stopping rule
+    (docs/paper-gaps.md: Adam, lr = 3e-3/sqrt(n_s), eps 1e-7, batch 1024).
+
+    ``checkpoint_every``: steps between checkpoints of each training stack (tms.engine.checkpoint),
+    0 = off; a killed stage resumes from its last checkpoint with identical results.
+    ``diverge_factor``: a model whose minibatch loss exceeds this factor times its first one
+    (or is NaN/inf) is flagged diverged and leaves its stack (tms.engine.train.diverged)."""
+
+    seed: Seed
+    batch_size: Batch
+    lr_scale: Annotated[float, Field(gt=0.0)]
+    lr: Annotated[float, Field(gt=0.0)] | None = None
+    adam_eps: Annotated[float, Field(gt=0.0, le=1.0)]
+    window: Steps
+    check_every: Steps
+    max_steps: Steps
+    checkpoint_every: Annotated[int, Field(ge=0)] = 0
+    diverge_factor: Annotated[float, Field(gt=1.0)] = 100.0
+
+    def lr_for(self, n_s: int) -> float:
+        """The learning rate for n_s features: ``lr`` if set, else lr_scale / sqrt(n_s)."""
+        return self.lr if self.lr is not None else self.lr_scale / math.sqrt(n_s)
+
+
+class GridPoint(Strict):
+    """One named (p, ratio) point of a trained grid: every seed and model trained there. The
+    values match the grid's within 0.1% (so linspace points can be written rounded)."""
+
+    p: Probability
+    ratio: Ratio
+
+
+#: Which trained weights a grid keeps on disk: all, none, or those of the named points.
+KeepWeights = Literal["all", "none"] | list[GridPoint]
+#: Most models one trained grid of one n_s may hold.
+MAX_GRID_MODELS = 10**5
+
+
+def _near(a: float, b: float) -> bool:
+    """Whether two grid values are one: within 0.1% of each other."""
+    return math.isclose(a, b, rel_tol=1e-3)
+
+
+def _on_grid(value: float, values: list[float]) -> float | None:
+    """The grid value :func:`_near` ``value``, else None."""
+    return next((v for v in values if _near(v, value)), None)
+
+
+class GridOf(Strict):
+    """The trained grid of one n_s, every value resolved (:meth:`Grid.at`)."""
+
+    n_s: int
+    p: list[float]
+    ratio: list[float]
+    seeds: int
+    models: list[str]
+    keep_weights: KeepWeights
+
+    def models_count(self) -> int:
+        """Models trained at this n_s: p × ratio × seeds × models."""
+        return len(self.p) * len(self.ratio) * self.seeds * len(self.models)
+
+    def keeps(self, p: float, ratio: float) -> bool:
+        """Whether the weights of the models at grid point (p, ratio) are kept."""
+        if isinstance(self.keep_weights, str):
+            return self.keep_weights == "all"
+        return any(_near(pt.p, p) and _near(pt.ratio, ratio) for pt in self.keep_weights)
+
+
+class GridAt(Strict):
+    """What differs from ``grid`` at one of its n_s (an entry of ``grid.by_n_s``): any of p,
+    ratio, seeds and keep_weights; the keys left out are the grid's. A p or ratio within 0.1% of
+    one of the grid's is that value, so a subset of a linspace grid can be written rounded and
+    its cells still meet those of the other n_s."""
+
+    n_s: int
+    p: list[float] | Linspace | None = None
+    ratio: list[float] | Linspace | None = None
+    seeds: Count | None = None
+    keep_weights: KeepWeights | None = None
+
+    _p = field_validator("p")(lambda v: v if v is None else check_unit_interval("p", v))
+    _r = field_validator("ratio")(lambda v: v if v is None else check_unit_interval("ratio", v))
+
+
+class Grid(Strict):
+    """The trained (p, ratio) grid, one DVC stage per n_s.
+
+    ``keep_weights``: which trained weights are written (all, none, or a list of {p, ratio}
+    grid points); the statistics of every model are computed either way, in the training
+    stage. ``by_n_s``: per-n_s changes of p, ratio, seeds or keep_weights (:class:`GridAt`),
+    e.g. a smaller grid at the largest n_s."""
+
+    n_s: Annotated[list[Annotated[int, Field(ge=2, le=2**16)]], Field(min_length=1), Unique]
+    p: list[float] | Linspace
+    ratio: list[float] | Linspace
+    seeds: Count
+    models: Annotated[list[Literal["relu", "linear"]], Field(min_length=1), Unique]
+    keep_weights: KeepWeights = "all"
+    by_n_s: list[GridAt] = []
+
+    _p = field_validator("p")(lambda v: check_unit_interval("p", v))
+    _r = field_validator("ratio")(lambda v: check_unit_interval("ratio", v))
+
+    @model_validator(mode="after")
+    def _every_n_s_sound(self):
+        named = [at.n_s for at in self.by_n_s]
+        for k, n_s in enumerate(named):
+            if n_s not in self.n_s or n_s in named[:k]:
+                raise ValueError(f"by_n_s = {named}: each n_s must be one of n_s = {self.n_s}, "
+                                 f"named once")
+        for n_s in self.n_s:
+            grid = self.at(n_s)
+            here = f"by_n_s = {named}: at n_s = {n_s}, " if n_s in named else ""
+            for key in ("p", "ratio"):
+                values = getattr(grid, key)
+                ordered = sorted(values)      # a pair within 0.1% has neighbours within 0.1%
+                if any(_near(v, w) for v, w in zip(ordered, ordered[1:])):
+                    raise ValueError(
+                        f"{here}{key} = {[float(f'{v:.6g}') for v in values]}"
+                        f"{'' if here else f' at n_s = {n_s}'}: "
+                        f"values within 0.1% of each other (or of the grid's) are one value; "
+                        f"give each once (a repeated grid point would be trained and counted "
+                        f"twice)")
+            if grid.models_count() > MAX_GRID_MODELS:
+                raise ValueError(f"{here or f'seeds = {self.seeds}: '}p × ratio × seeds × models "
+                                 f"= {grid.models_count()} models at n_s = {n_s}; at most "
+                                 f"{MAX_GRID_MODELS} (the authors' grid has 400)")
+            for pt in [] if isinstance(grid.keep_weights, str) else grid.keep_weights:
+                if _on_grid(pt.p, grid.p) is None or _on_grid(pt.ratio, grid.ratio) is None:
+                    raise ValueError(
+                        f"{here or 'keep_weights = ...: '}the point p = {pt.p}, ratio = "
+                        f"{pt.ratio} of keep_weights is not on the grid of n_s = {n_s} (p: "
+                        f"{[float(f'{v:.4g}') for v in grid.p]}; ratio: "
+                        f"{[float(f'{v:.4g}') for v in grid.ratio]})")
+        return self
+
+    def at(self, n_s: int) -> GridOf:
+        """The grid trained at ``n_s``: this grid with its ``by_n_s`` entry for n_s applied.
+        Raises ValueError if n_s is not one of the grid's."""
+        if n_s not in self.n_s:
+            raise ValueError(f"n_s = {n_s} is not one of grid.n_s = {self.n_s}")
+        at = next((g for g in self.by_n_s if g.n_s == n_s), GridAt(n_s=n_s))
+        pick = lambda key: getattr(self, key) if getattr(at, key) is None else getattr(at, key)  # noqa: E731
+
+        def snapped(key: str) -> list[float]:
+            base = expand(getattr(self, key))
+            return [_on_grid(v, base) or v for v in expand(pick(key))]
+
+        return GridOf(n_s=n_s, p=snapped("p"), ratio=snapped("ratio"), seeds=pick("seeds"),
+                      models=list(self.models), keep_weights=pick("keep_weights"))
+
+
+class Fig1(Strict):
+    """Fig. 1: the Persian rug matrix W."""
+
+    n_s: int
+    n_d: PositiveInt
+    seed: Seed
+
+    _n = field_validator("n_s")(power_of_two(2**13))
+
+    @model_validator(mode="after")
+    def _fits(self):
+        if self.n_d > self.n_s:
+            raise ValueError(f"n_d = {self.n_d} must be <= n_s = {self.n_s}")
+        return self
+
+
+class Fig2(Strict):
+    """Fig. 2: the trained grid drawn (its n_s) and the p values whose loss curves are drawn
+    (for trained models, the nearest grid p is used)."""
+
+    n_s: Annotated[int, Field(ge=2)]
+    p: Annotated[list[Probability], Field(min_length=1), Unique]
+
+
+class Fig3(Strict):
+    """Fig. 3: one trained model, its W block and bias (paper: n_s 512, n_d 130, p 0.044).
+
+    ``lr`` and ``max_steps`` override the train section's for this model when set."""
+
+    n_s: Annotated[int, Field(ge=2, le=2**16)]
+    n_d: PositiveInt
+    p: Probability
+    seeds: Count
+    block: PositiveInt
+    lr: Annotated[float, Field(gt=0.0)] | None = None
+    max_steps: Steps | None = None
+
+    @model_validator(mode="after")
+    def _fits(self):
+        if self.n_d > self.n_s:
+            raise ValueError(f"n_d = {self.n_d} must be <= n_s = {self.n_s}")
+        if self.block > self.n_s:
+            raise ValueError(f"block = {self.block} must be <= n_s = {self.n_s} (the W block "
+                             f"drawn is block × block)")
+        return self
+
+
+class Rug(Strict):
+    """The Persian rug model of fig. 2: Hadamard rows, a and b fitted per (p, ratio)."""
+
+    n_s: int
+    ratio: list[float] | Linspace
+    seed: Seed
+    fit_seed: Seed
+    n_fit: Annotated[int, Field(ge=1, le=2**20)]
+
+    _n = field_validator("n_s")(power_of_two(2**15))
+    _r = field_validator("ratio")(lambda v: check_unit_interval("ratio", v))
+
+    @model_validator(mode="after")
+    def _fits(self):
+        if self.n_fit * self.n_s > 2**27:
+            raise ValueError(f"n_fit = {self.n_fit}: n_fit · n_s = {self.n_fit * self.n_s:.3g} fit "
+                             f"pairs, held in float64 several times over; at most 2^27")
+        return self
+
+    def ratio_values(self) -> list[float]:
+        return expand(self.ratio)
+
+
+class Theory(Strict):
+    """Thermodynamic-limit curves (section 4): ratio points of the smooth curves."""
+
+    ratio: list[float] | Linspace
+
+    _r = field_validator("ratio")(lambda v: check_unit_interval("ratio", v))
+
+    def ratio_values(self) -> list[float]:
+        return expand(self.ratio)
+
+
+class Scaling(Strict):
+    """Section 4.3 and appendix D: bounds drawn on the grid theory_p × theory_ratio, power-law
+    fits on the points with p/ratio ≤ max_p_over_r (the regime p/r ≪ 1), the paper's form
+    L ∝ p²/r only where also ratio ≤ small_r (its r ≪ 1), bootstrap intervals."""
+
+    max_p_over_r: Annotated[float, Field(gt=0.0, le=1.0)]
+    small_r: Annotated[float, Field(gt=0.0, le=1.0)]
+    theory_p: Annotated[list[Annotated[float, Field(gt=0.0, lt=1.0)]], Field(min_length=2), Unique]
+    theory_ratio: list[float] | Linspace
+    n_boot: Annotated[int, Field(ge=100, le=10**5)]
+    seed: Seed
+
+    _r = field_validator("theory_ratio")(lambda v: check_unit_interval("ratio", v))
+
+    def ratio_values(self) -> list[float]:
+        return expand(self.theory_ratio)
+
+
+class PersianRug(Strict):
+    """Everything the Persian Rug paper's stages read."""
+
+    device: DeviceName
+    compute: Compute = Compute()
+    eval: Eval
+    train: Train
+    grid: Grid
+    fig1: Fig1
+    fig2: Fig2
+    fig3: Fig3
+    rug: Rug
+    theory: Theory
+    scaling: Scaling
+
+    @model_validator(mode="after")
+    def _fig2_grid_exists(self):
+        if self.fig2.n_s not in self.grid.n_s:
+            raise ValueError(f"fig2.n_s = {self.fig2.n_s} must be one of grid.n_s = "
+                             f"{self.grid.n_s}")
+        return self
+
+    @model_validator(mode="after")
+    def _eval_in_reach(self):
+        work = self.eval.n_vectors * max(self.grid.n_s + [self.fig3.n_s, self.rug.n_s])
+        if work > 2**33:
+            raise ValueError(f"eval.n_vectors = {self.eval.n_vectors}: times the largest n_s, "
+                             f"{work:.3g} values to score per model; at most 2^33 (hours of "
+                             f"scoring)")
+        return self
+
+
+#: This paper's section of params.yaml and its schema: what its stages validate and read.
+SECTION = Section(KEY, PersianRug)

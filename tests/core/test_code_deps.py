@@ -1,0 +1,110 @@
+"""Code deps at file level: every dvc.yaml stage declares exactly the project files its script and
+template run (tms.core.code_deps), the checkpoints of a training stage are keyed by the same
+files, and an edit of code a stage does not run leaves it up to date in ``dvc status``."""
+
+import json
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tms.core import code_deps
+from tms.engine import checkpoint
+
+STAGES = code_deps.read_stages()
+#: The stages that train models: an edit of a claim, a figure or the forecast must not rerun them.
+TRAINING = ("pr_rug", "pr_train", "pr_fig3", "ip_collisions", "ip_noise", "ip_sweep", "ip_single",
+            "notes_linear", "notes_relu")
+
+
+@pytest.mark.parametrize("name", sorted(STAGES))
+def test_a_stage_declares_exactly_the_files_it_runs(name):
+    assert code_deps.entry_points(STAGES[name]), f"{name}: no script in its cmd"
+    assert code_deps.differences({name: STAGES[name]}) == {}, \
+        "run `make deps` (python -m tms.core.code_deps --write)"
+
+
+def test_a_file_missing_from_the_deps_or_one_too_many_is_found():
+    # pr_report without the claims of its template and the rug its claims import (through the
+    # engine's sampler), and with the notes' claims that it never runs
+    stage = dict(STAGES["pr_report"])
+    dropped = ["src/tms/persian_rug/claims.py", "src/tms/persian_rug/rug.py",
+               "src/tms/engine/sampler.py"]
+    stage["deps"] = [d for d in stage["deps"] if d not in dropped] + ["src/tms/notes/claims.py"]
+    assert code_deps.differences({"pr_report": stage}) == {
+        "pr_report": {"missing": sorted(dropped, key=code_deps.code_deps(stage).index),
+                      "surplus": ["src/tms/notes/claims.py"]}}
+    # the walk reads the template's code cells and imports inside functions; a package file that
+    # holds only its docstring runs nothing
+    runs = code_deps.code_deps(stage)
+    assert "reports/templates/persian_rug.ipynb" in runs
+    assert "src/tms/__init__.py" not in runs
+
+
+@pytest.mark.parametrize("name", TRAINING)
+def test_no_training_stage_runs_a_claim_a_figure_a_report_or_the_forecast(name):
+    runs = code_deps.code_deps(STAGES[name])
+    assert not [f for f in runs if f.endswith(("/claims.py", "/figures.py", "/forecast.py"))
+                or "/reporting/" in f or f.endswith("pipeline/params.py")], runs
+
+
+def test_make_deps_writes_back_what_it_checks(tmp_path):
+    path = tmp_path / "dvc.yaml"
+    text = code_deps.DVC_YAML.read_text()
+    broken = text.replace("      - src/tms/engine/optim.py\n", "", 1).replace(
+        "      - src/tms/persian_rug/stats.py\n", "      - src/tms/notes\n", 1)
+    assert broken != text
+    path.write_text(broken)
+    assert code_deps.differences(code_deps.read_stages(path))
+    assert code_deps.write(path) and path.read_text() == text
+    assert code_deps.write(path) == []
+
+
+@pytest.fixture
+def source_copy(tmp_path, root, monkeypatch):
+    """A copy of src/ and stages/ that code_deps (and so the checkpoint key) reads instead."""
+    for d in ("src", "stages"):
+        shutil.copytree(root / d, tmp_path / d, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(code_deps, "ROOT", tmp_path)
+    monkeypatch.setattr(code_deps, "SRC", tmp_path / "src")
+    checkpoint.code_digest.cache_clear()
+    yield tmp_path
+    checkpoint.code_digest.cache_clear()
+
+
+def test_a_checkpoint_key_changes_with_the_code_its_stage_runs_only(source_copy):
+    script = str(source_copy / "stages/persian_rug/pr_train.py")
+
+    def key() -> str:
+        checkpoint.code_digest.cache_clear()
+        return checkpoint.code_digest(script)
+
+    before = key()
+    with (source_copy / "src/tms/persian_rug/claims.py").open("a") as f:
+        f.write("# a claim's wording edited\n")
+    assert key() == before
+    with (source_copy / "src/tms/persian_rug/training.py").open("a") as f:
+        f.write("# the trainer edited\n")
+    assert key() != before
+
+
+def _changed_deps(repo, env) -> set[str]:
+    run = subprocess.run([sys.executable, "-m", "dvc", "status", "--json"], cwd=repo, env=env,
+                         capture_output=True, text=True, check=True)
+    return {name for name, changes in json.loads(run.stdout).items()
+            if any("changed deps" in c for c in changes if isinstance(c, dict))}
+
+
+def test_an_edit_of_the_claims_reruns_only_the_report(smoke_repo, tmp_path):
+    repo, env = smoke_repo
+    work = tmp_path / "repo"
+    shutil.copytree(repo, work, symlinks=True)
+    assert _changed_deps(work, env) == set()
+    with (work / "src/tms/persian_rug/claims.py").open("a") as f:
+        f.write("# a claim's tolerance edited\n")
+    assert _changed_deps(work, env) == {"pr_report"}
+    with (work / "src/tms/persian_rug/training.py").open("a") as f:
+        f.write("# the trainer edited\n")
+    changed = _changed_deps(work, env)
+    assert {"pr_fig3", "pr_rug", "pr_report"} | {f"pr_train@{n}" for n in (16, 32)} <= changed
