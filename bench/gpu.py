@@ -33,7 +33,8 @@ import torch
 
 from tms.core import io
 from tms.engine import precision as precisions
-from tms.engine.train import plan_chunks, train_grid
+from tms.engine.grid import StackSpec, plan_chunks
+from tms.engine.train import train_grid
 from tms.persian_rug.training import n_d_of
 
 PAPER_AXIS = [float(v) for v in np.linspace(0.002001, 0.8, 20)]
@@ -75,8 +76,9 @@ def marginal_ms(run, steps: int, device: str) -> float:
 
 def engine_ms(n_s: int, points, device: str, steps: int, precision: str = "fp32") -> float:
     insts = throughput.instances(n_s, points)
-    return marginal_ms(lambda s: train_grid(n_s, insts, throughput.fixed(s), device=device,
-                                            precision=precision), steps, device)
+    return marginal_ms(lambda s: train_grid(StackSpec(n_s, throughput.fixed(s), device=device,
+                                                      precision=precision), insts),
+                       steps, device)
 
 
 def bench_grid(device: str, peak: dict) -> list[dict]:

@@ -21,7 +21,8 @@ import numpy as np
 import torch
 
 from tms.core import io
-from tms.engine.train import Instance, Schedule, heldout_loss, stack_of, train_grid
+from tms.engine.grid import Instance, Schedule, StackSpec
+from tms.engine.train import heldout_loss, stack_of, train_grid
 from tms.persian_rug import rug, theory
 from tms.persian_rug.training import n_d_of
 
@@ -38,7 +39,7 @@ def rung(n_s: int, p: list[float], ratios: list[float], seed: int, max_steps: in
     pts = [(q, n_d_of(n_s, r), r) for r in ratios for q in p]
     insts = [Instance(q, d, seed + k, lr, seed) for k, (q, d, _) in enumerate(pts)]
     start = time.perf_counter()
-    res = train_grid(n_s, insts, sched, device=device, precision=precision)
+    res = train_grid(StackSpec(n_s, sched, device=device, precision=precision), insts)
     seconds = time.perf_counter() - start
     p_t = torch.tensor([q for q, _, _ in pts], device=device)
     loss = heldout_loss(stack_of(res, n_s, True, device), p_t, EVAL_SEED, N_EVAL)

@@ -32,7 +32,8 @@ import torch
 
 from tms.core import io
 from tms.engine import precision as precisions
-from tms.engine.train import Schedule, heldout_loss, stack_of, train_grid
+from tms.engine.grid import Schedule, StackSpec
+from tms.engine.train import heldout_loss, stack_of, train_grid
 
 N_S = 256
 SCHEDULE = Schedule(throughput.BATCH, 1e-7, window=200, check_every=30, max_steps=5000)
@@ -57,8 +58,9 @@ def compare(device: str) -> list[dict]:
     losses, steps = {}, {}
     for name, run in runs(device).items():
         start = time.perf_counter()
-        res = train_grid(N_S, throughput.instances(N_S, points, run["seed"]), SCHEDULE,
-                         device=device, precision=run["precision"], bucketed=run["bucketed"])
+        spec = StackSpec(N_S, SCHEDULE, device=device, precision=run["precision"],
+                         bucketed=run["bucketed"])
+        res = train_grid(spec, throughput.instances(N_S, points, run["seed"]))
         losses[name] = heldout_loss(stack_of(res, N_S, True, device), p, EVAL_SEED, N_EVAL)
         steps[name] = statistics.median(r.steps for r in res)
         print(f"trained {name} ({run}) in {time.perf_counter() - start:.0f} s", flush=True)

@@ -36,8 +36,9 @@ import numpy as np
 import torch
 
 from tms.core import io
+from tms.engine.grid import Instance, Schedule, StackSpec
 from tms.engine.threads import torch_threads
-from tms.engine.train import Instance, Schedule, train_grid
+from tms.engine.train import train_grid
 from tms.persian_rug.training import n_d_of
 
 P_VALUES = [float(p) for p in np.geomspace(0.01, 0.6, 8)]
@@ -93,8 +94,8 @@ def matmul_peak(device: str, reps: int = 5) -> float:
 def run_engine(n_s: int, steps: int, device: str,
                points: list[tuple[float, int]] | None = None) -> None:
     """Train ``points`` (p, n_d) (default: the grid) for ``steps`` steps with the engine."""
-    train_grid(n_s, instances(n_s, grid(n_s) if points is None else points), fixed(steps),
-               device=device)
+    train_grid(StackSpec(n_s, fixed(steps), device=device),
+               instances(n_s, grid(n_s) if points is None else points))
 
 
 def run_loop(n_s: int, steps: int, device: str) -> None:

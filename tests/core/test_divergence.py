@@ -4,7 +4,7 @@
 import pandas as pd
 
 from tms.core import divergence
-from tms.engine.train import Schedule
+from tms.engine.grid import Schedule
 from tms.persian_rug import training
 
 SCHED = Schedule(batch_size=64, adam_eps=1e-7, window=20, check_every=5, max_steps=120,

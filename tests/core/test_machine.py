@@ -10,7 +10,7 @@ import pytest
 from tms.core import machine
 from tms.core.schema import ParamsError
 from tms.engine import checkpoint
-from tms.engine.train import Instance, Schedule
+from tms.engine.grid import Instance, Schedule
 from tms.incidental import training as ip_training
 from tms.notes import training as notes_training
 from tms.persian_rug import training as pr_training

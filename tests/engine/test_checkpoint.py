@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 
 from tms.engine import checkpoint, train
-from tms.engine.train import Instance, Schedule, train_grid
+from tms.engine.grid import Instance, Schedule, StackSpec
+from tms.engine.train import train_grid
 
 SCHED = Schedule(batch_size=32, adam_eps=1e-7, window=15, check_every=5, max_steps=240)
 # some instances stop early, so later checkpoints hold finished results too
@@ -34,7 +35,7 @@ def _same_bytes(a: list[train.Result], b: list[train.Result]) -> None:
                          ids=["early", "later", "when done", "second of four chunks"])
 def test_resumed_training_gives_the_same_bytes(tmp_path, monkeypatch, capsys, kill_after,
                                                budget):
-    reference = train_grid(12, INSTS, SCHED)
+    reference = train_grid(StackSpec(12, SCHED), INSTS)
     assert any(r.stopped for r in reference) and any(r.steps > 100 for r in reference)
     assert budget is None or len(train.plan_chunks(12, INSTS, SCHED, budget)) == 4
     ckpt = checkpoint.for_stage("pr_train@12", 40, "params", root=tmp_path)
@@ -48,10 +49,10 @@ def test_resumed_training_gives_the_same_bytes(tmp_path, monkeypatch, capsys, ki
 
     monkeypatch.setattr(checkpoint.Checkpoints, "save", save_then_die)
     with pytest.raises(Killed):
-        train_grid(12, INSTS, SCHED, memory_budget_mb=budget, ckpt=ckpt)
+        train_grid(StackSpec(12, SCHED), INSTS, memory_budget_mb=budget, ckpt=ckpt)
     monkeypatch.setattr(checkpoint.Checkpoints, "save", save)
     assert len(list(ckpt.directory.glob("stack-*.pt"))) >= 1
-    resumed = train_grid(12, INSTS, SCHED, memory_budget_mb=budget, ckpt=ckpt)
+    resumed = train_grid(StackSpec(12, SCHED), INSTS, memory_budget_mb=budget, ckpt=ckpt)
     if not saves[-1]:                                  # killed mid-stack: it resumed there
         assert "resuming from the checkpoint at step" in capsys.readouterr().out
     _same_bytes(resumed, reference)
@@ -59,13 +60,13 @@ def test_resumed_training_gives_the_same_bytes(tmp_path, monkeypatch, capsys, ki
 
 def test_finished_stacks_are_not_trained_again(tmp_path, monkeypatch):
     ckpt = checkpoint.for_stage("s", 1000, "params", root=tmp_path)
-    first = train_grid(12, INSTS, SCHED, ckpt=ckpt)
+    first = train_grid(StackSpec(12, SCHED), INSTS, ckpt=ckpt)
 
     def no_training(*args):
         raise AssertionError("a finished stack was trained again")
 
     monkeypatch.setattr(train, "loss_and_grads", no_training)
-    _same_bytes(train_grid(12, INSTS, SCHED, ckpt=ckpt), first)
+    _same_bytes(train_grid(StackSpec(12, SCHED), INSTS, ckpt=ckpt), first)
 
 
 def test_checkpoints_are_keyed_by_params_and_cleared(tmp_path):
@@ -88,7 +89,7 @@ def test_checkpoints_are_keyed_by_params_and_cleared(tmp_path):
 @pytest.mark.parametrize("damage", ["flipped bit", "truncated", "not a checkpoint"])
 def test_a_damaged_checkpoint_is_discarded_and_training_restarts(tmp_path, monkeypatch, capsys,
                                                                  damage):
-    reference = train_grid(12, INSTS, SCHED)
+    reference = train_grid(StackSpec(12, SCHED), INSTS)
     ckpt = checkpoint.for_stage("pr_train@12", 40, "params", root=tmp_path)
     save = checkpoint.Checkpoints.save
 
@@ -98,7 +99,7 @@ def test_a_damaged_checkpoint_is_discarded_and_training_restarts(tmp_path, monke
 
     monkeypatch.setattr(checkpoint.Checkpoints, "save", save_then_die)
     with pytest.raises(Killed):
-        train_grid(12, INSTS, SCHED, ckpt=ckpt)
+        train_grid(StackSpec(12, SCHED), INSTS, ckpt=ckpt)
     monkeypatch.setattr(checkpoint.Checkpoints, "save", save)
     (path,) = ckpt.directory.glob("stack-*.pt")
     data = bytearray(path.read_bytes())
@@ -109,7 +110,7 @@ def test_a_damaged_checkpoint_is_discarded_and_training_restarts(tmp_path, monke
     else:
         data = bytearray(b"PK\x03\x04" + data[4:])
     path.write_bytes(bytes(data))
-    resumed = train_grid(12, INSTS, SCHED, ckpt=ckpt)
+    resumed = train_grid(StackSpec(12, SCHED), INSTS, ckpt=ckpt)
     out = capsys.readouterr()
     assert out.err.count("discarding the checkpoint") == 1 and str(path) in out.err
     assert "resuming" not in out.out

@@ -6,7 +6,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from tms.engine.train import Instance, Schedule, diverged, train_grid
+from tms.engine.grid import Instance, Schedule, StackSpec
+from tms.engine.train import diverged, train_grid
 
 SCHED = Schedule(batch_size=64, adam_eps=1e-7, window=20, check_every=5, max_steps=120,
                  diverge_factor=100.0)
@@ -27,8 +28,8 @@ def test_a_diverging_instance_leaves_the_others_bit_identical(relu, lr, factor, 
     sched = dataclasses.replace(SCHED, diverge_factor=factor)
     good = [Instance(0.3, 4 + k % 2, k, 3e-2, data_seed) for k in range(4)]
     bad = Instance(0.3, 4, 7, lr, data_seed)
-    alone = train_grid(16, good, sched, relu=relu)
-    mixed = train_grid(16, good[:2] + [bad] + good[2:], sched, relu=relu)
+    alone = train_grid(StackSpec(16, sched, relu=relu), good)
+    mixed = train_grid(StackSpec(16, sched, relu=relu), good[:2] + [bad] + good[2:])
     flagged = mixed.pop(2)
     assert flagged.diverged and not flagged.stopped and flagged.steps < sched.max_steps
     assert flagged.steps % sched.check_every == 0            # caught at the first check after

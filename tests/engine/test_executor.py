@@ -3,7 +3,8 @@ import pytest
 import ray
 
 from tms.engine import executor
-from tms.engine.train import Instance, Schedule, plan_chunks, train_grid
+from tms.engine.grid import Instance, Schedule, StackSpec, plan_chunks
+from tms.engine.train import train_grid
 
 
 @pytest.fixture(scope="module")
@@ -22,8 +23,8 @@ def test_ray_tasks_give_the_results_of_the_local_executor(local_ray):
              for k, (p, d) in enumerate([(p, d) for p in (0.1, 0.3, 0.6) for d in (3, 6)])]
     budget = 0.03
     assert len(plan_chunks(12, insts, sched, budget)) >= 2
-    local = train_grid(12, insts, sched)
-    remote = train_grid(12, insts, sched, memory_budget_mb=budget,
+    local = train_grid(StackSpec(12, sched), insts)
+    remote = train_grid(StackSpec(12, sched), insts, memory_budget_mb=budget,
                         executor=executor.ray_map("cpu"))
     for a, b in zip(local, remote):
         for name in ("W_in", "W_out", "b", "train_losses"):

@@ -40,11 +40,11 @@ def test_hand_written_gradient_matches_autograd(noisy):
 
 def test_tf32_is_refused_off_cuda_and_an_unknown_precision_anywhere():
     with pytest.raises(ValueError, match="tf32.*CUDA"):
-        tied.train(4, 2, [tied.Setting(0)], tied.Optim("adam", 1e-3), 2, 1, _fourth,
-                   precision="tf32")
+        tied.train(tied.TiedSpec(4, 2, tied.Optim("adam", 1e-3), 2, 1, precision="tf32"),
+                   [tied.Setting(0)], _fourth)
     with pytest.raises(ValueError, match="precision must be one of"):
-        tied.train(4, 2, [tied.Setting(0)], tied.Optim("adam", 1e-3), 2, 1, _fourth,
-                   precision="fp16")
+        tied.train(tied.TiedSpec(4, 2, tied.Optim("adam", 1e-3), 2, 1, precision="fp16"),
+                   [tied.Setting(0)], _fourth)
 
 
 def test_loss_of_a_perfect_monosemantic_solution_is_its_l1_penalty():
@@ -62,11 +62,11 @@ def test_init_has_variance_one_over_m():
 
 def test_unknown_noise_and_negative_sigma_are_rejected():
     with pytest.raises(ValueError, match="noise"):
-        tied.train(2, 4, [tied.Setting(0, sigma=0.1, noise="uniform")], tied.Optim("sgd", 0.1),
-                   1, 1, _fourth)
+        tied.train(tied.TiedSpec(2, 4, tied.Optim("sgd", 0.1), 1, 1),
+                   [tied.Setting(0, sigma=0.1, noise="uniform")], _fourth)
     with pytest.raises(ValueError, match="sigma"):
-        tied.train(2, 4, [tied.Setting(0, sigma=-0.1)], tied.Optim("sgd", 0.1), 1, 1,
-                   _fourth)
+        tied.train(tied.TiedSpec(2, 4, tied.Optim("sgd", 0.1), 1, 1),
+                   [tied.Setting(0, sigma=-0.1)], _fourth)
 
 
 def test_noise_is_bipolar_or_normal_with_the_given_scale():
@@ -86,9 +86,9 @@ def test_an_instance_trains_the_same_alone_or_in_a_stack_and_is_reproducible():
     settings = [tied.Setting(5, sigma=0.1), tied.Setting(6, lam=1e-2),
                 tied.Setting(7, sigma=0.2, noise="normal")]
     opt = tied.Optim("sgd", 0.02)
-    stack = tied.train(4, 8, settings, opt, 300, 100, _fourth)
-    again = tied.train(4, 8, settings, opt, 300, 100, _fourth)
-    alone = tied.train(4, 8, settings[2:], opt, 300, 100, _fourth)
+    stack = tied.train(tied.TiedSpec(4, 8, opt, 300, 100), settings, _fourth)
+    again = tied.train(tied.TiedSpec(4, 8, opt, 300, 100), settings, _fourth)
+    alone = tied.train(tied.TiedSpec(4, 8, opt, 300, 100), settings[2:], _fourth)
     assert np.array_equal(stack.W, again.W)
     np.testing.assert_allclose(alone.W[0], stack.W[2], rtol=1e-5, atol=1e-6)
     assert stack.steps.tolist() == [0, 100, 200, 300]
@@ -98,12 +98,12 @@ def test_an_instance_trains_the_same_alone_or_in_a_stack_and_is_reproducible():
 
 def test_a_diverging_instance_is_flagged_and_leaves_the_others_as_they_were():
     settings = [tied.Setting(5, sigma=0.1), tied.Setting(6, lam=1e-2)]
-    alone = tied.train(4, 8, settings, tied.Optim("sgd", 0.02), 200, 100, _fourth)
+    alone = tied.train(tied.TiedSpec(4, 8, tied.Optim("sgd", 0.02), 200, 100), settings, _fourth)
     assert not alone.diverged.any()
     # the same two, and a third whose SGD step overflows: one stack, one learning rate, so
     # the blow-up comes from its huge initial weights' scale of noise (σ = 1e18)
-    mixed = tied.train(4, 8, [*settings, tied.Setting(7, sigma=1e18)],
-                       tied.Optim("sgd", 0.02), 200, 100, _fourth)
+    mixed = tied.train(tied.TiedSpec(4, 8, tied.Optim("sgd", 0.02), 200, 100),
+                       [*settings, tied.Setting(7, sigma=1e18)], _fourth)
     assert mixed.diverged.tolist() == [False, False, True]
     assert np.array_equal(mixed.W[:2], alone.W) and np.array_equal(mixed.loss[:2], alone.loss)
     first = torch.tensor([1.0, 1.0, 1.0, 0.001])
@@ -114,8 +114,8 @@ def test_a_diverging_instance_is_flagged_and_leaves_the_others_as_they_were():
 
 
 def test_l1_training_makes_encodings_sparse():
-    trace = tied.train(4, 32, [tied.Setting(k, lam=1e-2) for k in range(3)],
-                       tied.Optim("adamw", 1e-2, 0.01), 1500, 1500, _fourth)
+    trace = tied.train(tied.TiedSpec(4, 32, tied.Optim("adamw", 1e-2, 0.01), 1500, 1500),
+                       [tied.Setting(k, lam=1e-2) for k in range(3)], _fourth)
     assert trace.recorded[:, 0].mean() < 0.2                    # dense at init (≈ 3/m)
     assert trace.recorded[:, -1].mean() > 0.8                   # one weight ≈ 1 per encoding
 

@@ -1,14 +1,13 @@
 import numpy as np
 import pytest
 import torch
-
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from tms.engine import models, sampler
+from tms.engine.grid import Instance, Schedule, StackSpec, plan_chunks, stack_bytes
 from tms.engine.models import forward, init_stack
 from tms.engine.threads import torch_threads
-from tms.engine.train import (Instance, Schedule, heldout_loss, plan_chunks, stack_bytes, stack_of,
-                              train_chunks, train_grid, window_says_stop)
+from tms.engine.train import heldout_loss, stack_of, train_chunks, train_grid, window_says_stop
 from tms.persian_rug import theory
 
 
@@ -29,7 +28,7 @@ def test_stopping_rule_fires_exactly_when_the_window_condition_holds():
 
 def test_trainer_stops_at_the_first_check_where_the_rule_holds():
     sched = Schedule(batch_size=64, adam_eps=1e-7, window=20, check_every=7, max_steps=600)
-    res = train_grid(16, [Instance(0.3, 4, 0, 3e-2)], sched)[0]
+    res = train_grid(StackSpec(16, sched), [Instance(0.3, 4, 0, 3e-2)])[0]
     losses = res.train_losses
     assert len(losses) == res.steps
     checks = [t for t in range(sched.check_every, res.steps + 1, sched.check_every)]
@@ -43,7 +42,7 @@ def test_trainer_stops_at_the_first_check_where_the_rule_holds():
 def test_linear_twin_reaches_the_exact_linear_optimum():
     n_s, n_d, p = 32, 8, 0.5
     sched = Schedule(batch_size=1024, adam_eps=1e-7, window=100, check_every=30, max_steps=1500)
-    res = train_grid(n_s, [Instance(p, n_d, 1, 1e-2)], sched, relu=False)
+    res = train_grid(StackSpec(n_s, sched, relu=False), [Instance(p, n_d, 1, 1e-2)])
     loss = heldout_loss(stack_of(res, n_s, relu=False), torch.tensor([p]), 0, 65536)[0]
     optimum = theory.optimal_linear_loss(p, n_d / n_s)
     assert abs(loss / optimum - 1) < 0.02
@@ -56,16 +55,16 @@ def test_chunk_of_a_grid_trains_as_in_the_whole_grid():
     insts = [Instance(0.2, 4, 0, 1e-2), Instance(0.5, 6, 1, 1e-2), Instance(0.1, 5, 2, 3e-3),
              Instance(0.2, 3, 3, 1e-2, 7), Instance(0.2, 6, 4, 1e-2, 7),
              Instance(0.4, 2, 5, 1e-2, 7)]
-    whole = train_grid(12, insts, sched)
+    whole = train_grid(StackSpec(12, sched), insts)
     for chunk in ([1], [3, 4], [5, 0]):        # whole input groups: the very same numbers
-        part = train_grid(12, [insts[k] for k in chunk], sched)
+        part = train_grid(StackSpec(12, sched), [insts[k] for k in chunk])
         for k, res in zip(chunk, part):
             np.testing.assert_array_equal(whole[k].W_in, res.W_in)
             np.testing.assert_array_equal(whole[k].W_out, res.W_out)
             np.testing.assert_array_equal(whole[k].train_losses, res.train_losses)
             assert whole[k].steps == res.steps
     # a group split apart: its W_in x is no longer one matmul, equal up to rounding
-    part = train_grid(12, insts[4:5], sched)[0]
+    part = train_grid(StackSpec(12, sched), insts[4:5])[0]
     np.testing.assert_allclose(whole[4].W_in, part.W_in, rtol=1e-5, atol=1e-6)
 
 
@@ -76,7 +75,7 @@ def test_first_loss_is_the_init_model_on_its_stream():
     sched = Schedule(batch_size=64, adam_eps=1e-7, window=10, check_every=1, max_steps=1)
     insts = [Instance(0.3, 4, 0, 1e-2, 5), Instance(0.6, 8, 1, 3e-3, 5),
              Instance(0.3, 8, 2, 3e-3, 6), Instance(0.3, 3, 3, 3e-3)]
-    res = train_grid(8, insts, sched)
+    res = train_grid(StackSpec(8, sched), insts)
     for inst, r in zip(insts, res):
         gen = sampler.generators([inst.seed])[0]
         model = init_stack(8, [inst.n_d], [gen])
@@ -88,7 +87,7 @@ def test_first_loss_is_the_init_model_on_its_stream():
 
 def test_empty_grid_rejected():
     with pytest.raises(ValueError, match="empty"):
-        train_grid(8, [], Schedule(8, 1e-7, 10, 5, 10))
+        train_grid(StackSpec(8, Schedule(8, 1e-7, 10, 5, 10)), [])
 
 
 def test_bias_free_linear_reaches_the_linear_optimum_with_b_zero():
@@ -96,7 +95,7 @@ def test_bias_free_linear_reaches_the_linear_optimum_with_b_zero():
     # (the top eigenvector of E[x xᵀ] carries the mean), within 2%.
     n_s, n_d, p = 16, 4, 0.5
     sched = Schedule(batch_size=1024, adam_eps=1e-7, window=1000, check_every=50, max_steps=1000)
-    res = train_grid(n_s, [Instance(p, n_d, 3, 1e-2)], sched, relu=False, bias=False)
+    res = train_grid(StackSpec(n_s, sched, relu=False, bias=False), [Instance(p, n_d, 3, 1e-2)])
     assert np.all(res[0].b == 0)
     loss = heldout_loss(stack_of(res, n_s, relu=False, bias=False), torch.tensor([p]), 0, 65536)[0]
     assert abs(loss / theory.optimal_linear_loss(p, n_d / n_s) - 1) < 0.02
@@ -105,8 +104,8 @@ def test_bias_free_linear_reaches_the_linear_optimum_with_b_zero():
 def test_scale_multiplies_the_data_in_training_and_scoring():
     sched = Schedule(batch_size=32, adam_eps=1e-7, window=10, check_every=5, max_steps=20)
     insts = [Instance(0.3, 3, 0, 1e-2)]
-    plain = train_grid(8, insts, sched, relu=False, bias=False)
-    ones = train_grid(8, insts, sched, relu=False, bias=False, scale=[1.0] * 8)
+    plain = train_grid(StackSpec(8, sched, relu=False, bias=False), insts)
+    ones = train_grid(StackSpec(8, sched, relu=False, bias=False, scale=[1.0] * 8), insts)
     np.testing.assert_array_equal(plain[0].W_in, ones[0].W_in)
     # held-out loss of fixed weights on s ⊙ x against the exact expectation
     # tr((I − AB) Σ_s (I − AB)ᵀ)/n_s, Σ_s = diag(s) E[x xᵀ] diag(s); Monte Carlo error < 2%
@@ -121,7 +120,7 @@ def test_scale_multiplies_the_data_in_training_and_scoring():
     assert abs(got / exact - 1) < 0.02
     assert abs(heldout_loss(model, torch.tensor([0.3]), 5, 262144)[0] / exact - 1) > 0.1
     with pytest.raises(ValueError, match="scale"):
-        train_grid(8, insts, sched, scale=[1.0] * 7)
+        train_grid(StackSpec(8, sched, scale=[1.0] * 7), insts)
     with pytest.raises(ValueError, match="scale"):
         heldout_loss(model, torch.tensor([0.3]), 5, 1000, scale=[1.0] * 7 + [-1.0])
 
@@ -137,13 +136,13 @@ def _grid_of_groups():
 def test_memory_budgeted_chunks_give_byte_equal_weights():
     sched = Schedule(batch_size=32, adam_eps=1e-7, window=10, check_every=5, max_steps=40)
     insts = _grid_of_groups()
-    whole = train_grid(12, insts, sched)
+    whole = train_grid(StackSpec(12, sched), insts)
     # a budget that holds any one group but not the whole grid
     group = stack_bytes(12, [3, 6], 9, 1, 32, 40)
     budget = 1.5 * group / 2 ** 20
     chunks = plan_chunks(12, insts, sched, budget)
     assert len(chunks) >= 3 and sorted(k for c in chunks for k in c) == list(range(len(insts)))
-    chunked = train_grid(12, insts, sched, memory_budget_mb=budget)
+    chunked = train_grid(StackSpec(12, sched), insts, memory_budget_mb=budget)
     for a, b in zip(whole, chunked):
         for name in ("W_in", "W_out", "b", "train_losses"):
             assert getattr(a, name).tobytes() == getattr(b, name).tobytes()
@@ -153,7 +152,7 @@ def test_memory_budgeted_chunks_give_byte_equal_weights():
 def test_chunks_train_one_at_a_time_as_asked_for_each_reduced_where_it_trained():
     sched = Schedule(batch_size=32, adam_eps=1e-7, window=10, check_every=5, max_steps=40)
     insts = _grid_of_groups()
-    whole = train_grid(12, insts, sched)
+    whole = train_grid(StackSpec(12, sched), insts)
     budget = 1.5 * stack_bytes(12, [3, 6], 9, 1, 32, 40) / 2 ** 20
     chunks = plan_chunks(12, insts, sched, budget)
     seen = []
@@ -162,7 +161,7 @@ def test_chunks_train_one_at_a_time_as_asked_for_each_reduced_where_it_trained()
         seen.append(list(chunk_insts))
         return [(r.steps, float(r.W_in.sum())) for r in results]
 
-    it = train_chunks(12, insts, sched, memory_budget_mb=budget, reduce=reduce)
+    it = train_chunks(StackSpec(12, sched), insts, memory_budget_mb=budget, reduce=reduce)
     assert seen == []                                  # nothing trains before it is asked for
     for n, (chunk, items) in enumerate(it, start=1):
         assert len(seen) == n and chunk == chunks[n - 1]
@@ -170,7 +169,7 @@ def test_chunks_train_one_at_a_time_as_asked_for_each_reduced_where_it_trained()
         assert items == [(whole[k].steps, float(whole[k].W_in.sum())) for k in chunk]
     assert len(seen) == len(chunks) >= 3
     with pytest.raises(ValueError, match="reduce returned 1 items for 2 instances"):
-        train_grid(12, insts[:2], sched, reduce=lambda i, r: r[:1])
+        train_grid(StackSpec(12, sched), insts[:2], reduce=lambda i, r: r[:1])
 
 
 def test_plan_rejects_a_budget_below_one_model():
@@ -197,14 +196,14 @@ def test_groups_in_batch_pieces_train_alike_on_any_thread_count_and_chunking(spa
     runs = []
     for threads, mb in [(1, None), (2, None), (3, None), (2, budget)]:
         with torch_threads(threads):
-            runs.append(train_grid(12, insts, sched, memory_budget_mb=mb))
+            runs.append(train_grid(StackSpec(12, sched), insts, memory_budget_mb=mb))
     for run in runs[1:]:
         for a, b in zip(runs[0], run):
             for name in ("W_in", "W_out", "b", "train_losses"):
                 assert getattr(a, name).tobytes() == getattr(b, name).tobytes()
     # and the pieces are not a no-op: the unsplit sums differ in rounding only
     monkeypatch.setattr(models, "PIECE_FLOPS", 1e30)
-    whole = train_grid(12, insts, sched)
+    whole = train_grid(StackSpec(12, sched), insts)
     assert any(a.W_in.tobytes() != b.W_in.tobytes() for a, b in zip(runs[0], whole))
     for a, b in zip(runs[0], whole):
         np.testing.assert_allclose(a.W_in, b.W_in, rtol=1e-4, atol=1e-5)
@@ -215,8 +214,8 @@ def test_gpu_path_trains_as_the_cpu_path_up_to_rounding():
     sched = Schedule(batch_size=64, adam_eps=1e-7, window=100, check_every=10, max_steps=60)
     insts = [Instance(0.2, 4, 0, 1e-2, 7), Instance(0.5, 6, 1, 1e-2, 7),
              Instance(0.1, 4, 2, 3e-3, 8), Instance(0.2, 6, 3, 1e-2), Instance(0.3, 4, 4, 1e-2)]
-    cpu = train_grid(12, insts, sched, bucketed=False)
-    gpu = train_grid(12, insts, sched, bucketed=True)
+    cpu = train_grid(StackSpec(12, sched, bucketed=False), insts)
+    gpu = train_grid(StackSpec(12, sched, bucketed=True), insts)
     for a, b in zip(cpu, gpu):
         assert a.steps == b.steps == 60
         np.testing.assert_allclose(a.train_losses, b.train_losses, rtol=1e-4)
@@ -245,7 +244,7 @@ def _ops_per_step(models_in_bucket: int, bucketed: bool) -> int:
         sched = Schedule(batch_size=32, adam_eps=1e-7, window=100, check_every=100,
                          max_steps=steps)
         with torch_threads(1), _CountOps() as ops:       # every operation in this thread
-            train_grid(16, insts, sched, bucketed=bucketed)
+            train_grid(StackSpec(16, sched, bucketed=bucketed), insts)
         counts.append(ops.count)
     return counts[1] - counts[0]
 

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 import torch
 
+from tms.engine.grid import Schedule
 from tms.engine.threads import torch_threads
-from tms.engine.train import Schedule
 from tms.notes import data, theory, training
 
 

@@ -9,9 +9,9 @@ import scipy.optimize
 import torch
 
 from tms.engine.sampler import heldout_uniform, sparse_from_uniform
+from tms.persian_rug.readout import fit_scale_bias
 from tms.persian_rug.rug import (
     choose_rows,
-    fit_scale_bias,
     fwht,
     hadamard,
     rug_apply,
@@ -179,15 +179,15 @@ def test_fit_is_global_optimum(n):
 @pytest.mark.parametrize("seed", [0, 1, 2, 3])
 def test_fit_window_search_matches_full_scan(seed, monkeypatch):
     """A tiny, noisy locating subsample forces window widening; the answer must not move."""
-    import tms.persian_rug.rug
+    import tms.persian_rug.readout
 
     rng = np.random.default_rng(seed)
     n, p = 60_000, 0.02
     x = np.where(rng.random(n) < p, rng.random(n), 0.0)
     z = x + 0.3 * rng.standard_normal(n) - 0.1
-    monkeypatch.setattr(tms.persian_rug.rug, "_SCAN_MAX", 1 << 20)  # exact scan of all pairs
+    monkeypatch.setattr(tms.persian_rug.readout, "_SCAN_MAX", 1 << 20)  # exact scan of all pairs
     exact = fit_scale_bias(z, x)
-    monkeypatch.setattr(tms.persian_rug.rug, "_SCAN_MAX", 128)      # ~3 signal pairs to locate with
+    monkeypatch.setattr(tms.persian_rug.readout, "_SCAN_MAX", 128)      # ~3 signal pairs to locate with
     windowed = fit_scale_bias(z, x)
     assert _relu_loss(z, x, *windowed) == pytest.approx(_relu_loss(z, x, *exact), rel=1e-12)
     assert windowed == pytest.approx(exact, rel=1e-9, abs=1e-12)

@@ -4,7 +4,7 @@ import pytest
 
 from tms.core.schema import Compute, ParamsError
 from tms.engine import checkpoint, train
-from tms.engine.train import Instance, Schedule, plan_chunks, stack_bytes
+from tms.engine.grid import Instance, Schedule, plan_chunks, stack_bytes
 from tms.persian_rug import stats, training
 
 

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from tms.core.schema import ParamsError
-from tms.engine.train import Schedule
+from tms.engine.grid import Schedule
 from tms.pipeline import params, profiles
 
 
@@ -102,8 +102,8 @@ def test_an_overlay_may_set_a_key_the_default_leaves_to_the_schema(tmp_path, loa
     path = tmp_path / "x.yaml"
     path.write_text("persian_rug:\n  train:\n    lr: 0.002\n")
     assert "lr" not in load_profile("default")["persian_rug"]["train"]
-    assert params.SECTION.parse(profiles.profile(load_profile("default"), path)).persian_rug.train.lr \
-        == 0.002
+    raw = profiles.profile(load_profile("default"), path)
+    assert params.SECTION.parse(raw).persian_rug.train.lr == 0.002
 
 
 def test_profiles_hold_only_what_differs_from_the_default(root, load_profile):
@@ -169,7 +169,8 @@ def test_a_per_n_s_grid_changes_only_its_n_s_and_meets_the_others_cells(load_pro
 def test_the_gpu_profile_is_the_paper_profile_but_for_its_own_keys(load_profile, tmp_path):
     paper, gpu = load_profile("paper"), load_profile("gpu")
     pr = params.SECTION.parse(gpu).persian_rug
-    assert pr.compute.precision == "tf32" and pr.train == params.SECTION.parse(paper).persian_rug.train
+    assert pr.compute.precision == "tf32"
+    assert pr.train == params.SECTION.parse(paper).persian_rug.train
     assert [pr.grid.at(n).models_count() for n in pr.grid.n_s] == [400, 400, 80]
     assert set(pr.grid.at(8192).p) < set(pr.grid.at(1024).p)      # cells meet the other n_s
     assert set(pr.grid.at(8192).ratio) < set(pr.grid.at(1024).ratio)

@@ -122,7 +122,7 @@ class Compute(Arithmetic):
     products, ``precision`` (:class:`Arithmetic`: it does change them).
 
     memory_budget_mb: the most memory (MiB) one stack of models being trained may take; a
-    grid that needs more is trained chunk after chunk (tms.engine.train.plan_chunks), with the same
+    grid that needs more is trained chunk after chunk (tms.engine.grid.plan_chunks), with the same
     results. executor: ``local`` trains the chunks in this process one after another; ``ray``
     sends them to Ray tasks (one GPU each when the device is CUDA) on the cluster named by
     ``ray_address``, else ``RAY_ADDRESS`` in the environment, else a local Ray instance.

@@ -30,8 +30,8 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from tms.engine.optim import make_optimizer
 from tms.engine import precision as precisions
+from tms.engine.optim import make_optimizer
 from tms.engine.sampler import generators
 from tms.engine.threads import torch_threads
 
@@ -186,19 +186,36 @@ def diverged(W: torch.Tensor, first: torch.Tensor, last: torch.Tensor) -> torch.
     return ~finite | (last > DIVERGE_FACTOR * torch.clamp(first, min=float(W.shape[1])))
 
 
-def train(n: int, m: int, settings: Sequence[Setting], optim: Optim, steps: int,
-          record_every: int, record: Callable[[torch.Tensor], torch.Tensor],
-          device: torch.device | str = "cpu", precision: str = "fp32") -> Trace:
-    """Train one stack of tied autoencoders (n features, m neurons) for ``steps`` steps.
+@dataclass(frozen=True)
+class TiedSpec:
+    """What every instance of a stack of tied autoencoders shares: n features, m neurons, the
+    optimiser, the number of steps, how often the statistic is recorded (``record_every``
+    steps), the torch device and ``precision``, the training products' arithmetic
+    (tms.engine.precision; the final loss is computed in float32)."""
+
+    n: int
+    m: int
+    optim: Optim
+    steps: int
+    record_every: int
+    device: str = "cpu"
+    precision: str = "fp32"
+
+
+def train(spec: TiedSpec, settings: Sequence[Setting],
+          record: Callable[[torch.Tensor], torch.Tensor]) -> Trace:
+    """Train one stack of tied autoencoders (``spec``: n features, m neurons) for ``spec.steps``
+    steps.
 
     Instance k has ``settings[k]``: W is drawn by :func:`init_weights` from its seed, then its
     noise (if σ > 0) from the same generator. ``record(W)`` (W: (I, n, m); a statistic with the
     instance axis first, e.g. the fourth norms of figs. 4–6) is recorded at step 0, every
-    ``record_every`` steps and after the last step. ``precision``: the training products'
-    arithmetic (tms.engine.precision; the final loss is computed in float32). Raises ValueError
-    on an empty stack, an unknown noise kind or optimiser, a negative λ or σ, steps/record_every
-    below 1, or an unknown precision or tf32 off CUDA.
+    ``spec.record_every`` steps and after the last step. Raises ValueError on an empty stack,
+    an unknown noise kind or optimiser, a negative λ or σ, steps/record_every below 1, or an
+    unknown precision or tf32 off CUDA.
     """
+    n, m, optim, steps, record_every = spec.n, spec.m, spec.optim, spec.steps, spec.record_every
+    device, precision = spec.device, spec.precision
     if not settings:
         raise ValueError("the stack is empty: nothing to train")
     precisions.check(precision, device)

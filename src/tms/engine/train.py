@@ -20,9 +20,9 @@ multiplies every sampled x, training and held-out alike, so model and target see
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
@@ -32,47 +32,10 @@ from tqdm import tqdm
 
 from tms.engine import checkpoint, models, sampler
 from tms.engine import precision as precisions
+from tms.engine.grid import Instance, StackSpec, input_groups, plan_chunks, stack_order, stream
 from tms.engine.models import AutoencoderStack, forward, init_ragged, loss_and_grads
 from tms.engine.optim import BatchedAdam
 from tms.engine.threads import SERIAL, WorkerPool, torch_threads
-
-
-@dataclass(frozen=True)
-class Instance:
-    """One model of a grid: feature probability p, hidden width n_d, seed (initialisation),
-    learning rate, and data_seed: the training-data stream. Instances with the same data_seed
-    draw the same uniforms v every step (common random numbers; each turns them into its own
-    x = (v/p)·[v < p]), from a generator seeded by tms.engine.sampler.stream_generator(data_seed);
-    None: the instance's own stream, its init generator continued after the init draws."""
-
-    p: float
-    n_d: int
-    seed: int
-    lr: float
-    data_seed: int | None = None
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """Batch size, Adam eps, stopping-rule window and check interval, step cap, and the
-    divergence bound: a minibatch loss above ``diverge_factor`` times the instance's first
-    one (inf: only non-finite losses count as divergence)."""
-
-    batch_size: int
-    adam_eps: float
-    window: int
-    check_every: int
-    max_steps: int
-    diverge_factor: float = math.inf
-
-    @classmethod
-    def of(cls, section, max_steps: int | None = None) -> "Schedule":
-        """The schedule of a params section with batch_size, adam_eps, window, check_every,
-        diverge_factor and (unless ``max_steps`` is given) max_steps:
-        tms.persian_rug.params.Train or tms.notes.params.NotesTrain."""
-        return cls(section.batch_size, section.adam_eps, section.window, section.check_every,
-                   section.max_steps if max_steps is None else max_steps,
-                   section.diverge_factor)
 
 
 @dataclass
@@ -156,40 +119,6 @@ def heldout_loss(model: AutoencoderStack, p: torch.Tensor, seed: int, n_vectors:
     return (total / (n_vectors * n_s)).cpu().numpy()
 
 
-def _stream(insts: Sequence[Instance], k: int) -> tuple[str, int]:
-    """The training-data stream of instance k: ("shared", data_seed), or ("own", k) for an
-    instance without a data_seed (it draws from its own generator, after its init)."""
-    s = insts[k].data_seed
-    return ("own", k) if s is None else ("shared", s)
-
-
-def _stack_order(insts: Sequence[Instance], bucketed: bool = False) -> list[int]:
-    """Stack rows (indices into insts) with the instances of equal inputs (same stream, same
-    p) next to each other; ``bucketed``: instances of equal n_d next to each other first."""
-    def key(k: int) -> tuple:
-        same_inputs = (_stream(insts, k), insts[k].p, k)
-        return (insts[k].n_d, *same_inputs) if bucketed else same_inputs
-    return sorted(range(len(insts)), key=key)
-
-
-def _groups(insts: Sequence[Instance], rows: Sequence[int]
-            ) -> tuple[list[tuple[int, int]], list[tuple[str, int]], list[float]]:
-    """The (start, stop) ranges of consecutive rows with identical inputs at every step (same
-    stream and p), and the stream and the p of each range."""
-    groups: list[tuple[int, int]] = []
-    keys: list[tuple[str, int]] = []
-    ps: list[float] = []
-    for r, k in enumerate(rows):
-        key = _stream(insts, k)
-        if groups and keys[-1] == key and ps[-1] == insts[k].p:
-            groups[-1] = (groups[-1][0], r + 1)
-        else:
-            groups.append((r, r + 1))
-            keys.append(key)
-            ps.append(insts[k].p)
-    return groups, keys, ps
-
-
 class _RaggedSteps:
     """The CPU path: each step's inputs per group of equal inputs, drawn from its stream, and
     the losses and gradients of tms.engine.models.loss_and_grads (the work shared out to
@@ -203,7 +132,7 @@ class _RaggedSteps:
 
     def regroup(self, live: Sequence[int], model: models.RaggedStack) -> None:
         """The groups of the stack's rows ``live`` (indices into the instances)."""
-        self.groups, self.keys, self.group_p = _groups(self.insts, live)
+        self.groups, self.keys, self.group_p = input_groups(self.insts, live)
 
     def __call__(self, model: models.RaggedStack, grad: torch.Tensor, loss: torch.Tensor
                  ) -> None:
@@ -238,8 +167,8 @@ class _BucketSteps:
         bucket's uniforms are: one stream's slot where all its rows share it (read in place,
         broadcast over the bucket), else the slot of every row."""
         self.buckets = models.equal_width_runs(model.n_d)
-        self.keys = list(dict.fromkeys(_stream(self.insts, k) for k in live))
-        slots = [self.slot[_stream(self.insts, k)] for k in live]
+        self.keys = list(dict.fromkeys(stream(self.insts, k) for k in live))
+        slots = [self.slot[stream(self.insts, k)] for k in live]
         self.source = [slots[a] if len(set(slots[a:b])) == 1
                        else torch.tensor(slots[a:b], device=self.device)
                        for a, b in self.buckets]
@@ -274,16 +203,21 @@ def _to_host(stack: models.RaggedStack
     return models.RaggedStack(host, stack.n_d, stack.relu, stack.bias), done.synchronize
 
 
-def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bool,
-                  device: str, desc: str, bias: bool, scale: torch.Tensor | None,
-                  workers: WorkerPool = SERIAL, ckpt: checkpoint.Checkpoints | None = None,
-                  name: str = "", bucketed: bool = False,
+def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPool = SERIAL,
+                  ckpt: checkpoint.Checkpoints | None = None, name: str = "",
                   matmul_dtype: torch.dtype | None = None, state: dict | None = None
                   ) -> list[Result]:
-    order = _stack_order(insts, bucketed)
+    """Train one stack of ``spec`` (its ``bucketed`` resolved) in this thread: the step loop of
+    :func:`train_chunk`, resumed from the checkpoint ``state`` when given."""
+    n_s, sched, device, bucketed = spec.n_s, spec.sched, spec.device, spec.bucketed
+    scale = _as_scale(spec.scale, n_s, device)
+    desc = (f"{spec.label}n_s={n_s} {'relu' if spec.relu else 'linear'} ({len(insts)} models, "
+            f"n_d≤{max(i.n_d for i in insts)})")
+    order = stack_order(insts, bucketed)
     gens = sampler.generators([i.seed for i in insts], device)
-    model = init_ragged(n_s, [insts[k].n_d for k in order], [gens[k] for k in order], relu, bias)
-    keys = dict.fromkeys(_stream(insts, k) for k in order)
+    model = init_ragged(n_s, [insts[k].n_d for k in order], [gens[k] for k in order], spec.relu,
+                        spec.bias)
+    keys = dict.fromkeys(stream(insts, k) for k in order)
     streams = {key: (gens[key[1]] if key[0] == "own" else sampler.stream_generator(key[1], device))
                for key in keys}
     steps = (_BucketSteps(insts, streams, n_s, sched.batch_size, scale, device, matmul_dtype)
@@ -365,125 +299,40 @@ def _train_bucket(n_s: int, insts: Sequence[Instance], sched: Schedule, relu: bo
     return [results[k] for k in range(len(insts))]
 
 
-def stack_bytes(n_s: int, n_d: Sequence[int], widest_group: int, streams: int, batch: int,
-                max_steps: int, bucketed: bool = False) -> int:
-    """An upper estimate of the memory (bytes, float32) of training one ragged stack.
-
-    The parameters (2·Σn_d + I)·n_s floats live in 11 + MAX_PIECES − 1 copies at most
-    (weights, gradients, Adam's two moments, the optimiser's temporaries, the copies made
-    when stopped instances leave the stack, and the partial sums of the batch pieces of
-    tms.engine.models.loss_and_grads); a worker has scratch for a group's hidden activations and
-    their gradients, 2·widest_group·batch, three (batch, n_s) buffers and, for the sparse
-    products, x as a CSR matrix (under one more) and ∂W_inᵀ of a group, widest_group·n_s
-    (counted once: each further CPU worker thread adds as much); each data stream one
-    (batch, n_s) buffer of uniforms; the loss history is I·max_steps floats. ``bucketed`` (the
-    GPU path): the scratch is that of the largest bucket of equal n_d (m models of width d),
-    at most 6·m·batch·n_s (its uniforms, inputs, outputs, masks and a temporary) and
-    3·m·batch·d (its hidden activations, their gradients and a bf16 copy).
-    """
-    params = (2 * sum(n_d) + len(n_d)) * n_s
-    if bucketed:
-        scratch = max(m * batch * (6 * n_s + 3 * d) for d, m in Counter(n_d).items())
-    else:
-        scratch = 2 * widest_group * batch + 4 * batch * n_s + widest_group * n_s
-    copies = 10 + models.MAX_PIECES
-    return 4 * (copies * params + scratch + streams * batch * n_s + len(n_d) * max_steps)
-
-
-def grid_flops(n_s: int, instances: Sequence[Instance], sched: Schedule) -> float:
-    """The useful work of training ``instances`` to the step cap: the five products of a step
-    (forward W_in x and W_out h; backward ∂W_out, ∂h and ∂W_in), 10·batch·n_s·n_d FLOPs per
-    model and step (bench/throughput.py counts the same)."""
-    return 10.0 * sched.batch_size * n_s * sum(i.n_d for i in instances) * sched.max_steps
-
-
-def plan_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule,
-                memory_budget_mb: float, bucketed: bool = False) -> list[list[int]]:
-    """Split a grid into stacks that each fit ``memory_budget_mb`` MiB (by :func:`stack_bytes`
-    with one worker: the plan depends on params alone; each further CPU worker thread adds
-    its scratch; ``bucketed``: the scratch of the GPU path).
-
-    Chunks are cut between groups of equal inputs (same data stream and p), in stack order,
-    so on the CPU path every instance trains bit for bit as in the whole grid; a group too
-    large for the budget alone is cut between its instances (equal up to rounding then). On
-    the GPU path a chunk changes how many models share a batched matmul, which the GPU's
-    libraries may sum in another order: equal up to rounding. Returns lists of
-    indices into ``instances``, every index exactly once. Raises ValueError if a single
-    model does not fit the budget.
-    """
-    budget = memory_budget_mb * 2 ** 20
-    order = _stack_order(instances)
-    groups, _, _ = _groups(instances, order)
-    pieces: list[list[int]] = []
-    for a, b in groups:
-        rows = order[a:b]
-        if chunk_bytes(n_s, instances, rows, sched, bucketed) <= budget:
-            pieces.append(rows)
-            continue
-        for k in rows:
-            if chunk_bytes(n_s, instances, [k], sched, bucketed) > budget:
-                need = chunk_bytes(n_s, instances, [k], sched, bucketed) / 2 ** 20
-                raise ValueError(f"{memory_budget_mb} MiB is too small for one model of "
-                                 f"n_s = {n_s}, n_d = {instances[k].n_d} (needs about "
-                                 f"{need:.3g} MiB)")
-            pieces.append([k])
-    chunks: list[list[int]] = []
-    for piece in pieces:
-        if chunks and chunk_bytes(n_s, instances, chunks[-1] + piece, sched, bucketed) <= budget:
-            chunks[-1] = chunks[-1] + piece
-        else:
-            chunks.append(piece)
-    return chunks
-
-
-def chunk_bytes(n_s: int, instances: Sequence[Instance], chunk: Sequence[int],
-                sched: Schedule, bucketed: bool = False) -> int:
-    """:func:`stack_bytes` (bytes) of the stack of ``instances[chunk]`` (``bucketed``: on the
-    GPU path)."""
-    insts = [instances[k] for k in chunk]
-    order = _stack_order(insts)
-    groups, keys, _ = _groups(insts, order)
-    widest = max(sum(insts[r].n_d for r in order[a:b]) for a, b in groups)
-    return stack_bytes(n_s, [i.n_d for i in insts], widest, len(set(keys)), sched.batch_size,
-                       sched.max_steps, bucketed)
-
-
-def train_chunk(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
-                device: str = "cpu", label: str = "", bias: bool = True,
-                scale: Sequence[float] | None = None,
-                ckpt: checkpoint.Checkpoints | None = None, precision: str = "fp32",
-                bucketed: bool | None = None, reduce: Reduce | None = None) -> list:
-    """Train ``instances`` as one ragged stack, in this process (no chunking); results in
-    their order, each passed through ``reduce`` when given. Arguments as :func:`train_grid`.
+def train_chunk(spec: StackSpec, instances: Sequence[Instance],
+                ckpt: checkpoint.Checkpoints | None = None, reduce: Reduce | None = None) -> list:
+    """Train ``instances`` as one ragged stack of ``spec``, in this process (no chunking);
+    results in their order, each passed through ``reduce`` when given. Arguments as
+    :func:`train_grid`.
 
     Two paths, equal up to rounding. The CPU path: torch's thread count becomes that many worker
     threads, kept for the whole stack, each running whole pieces of work (a group of instances
     on a piece of the batch, tms.engine.models.loss_and_grads) on one intra-op thread (no barrier
     per small operation), so the numbers never depend on the thread count. The GPU path
-    (``bucketed``; None: on CUDA, or for bf16): the stack ordered by n_d and each bucket of
+    (``spec.bucketed``; None: on CUDA, or for bf16): the stack ordered by n_d and each bucket of
     equal n_d computed by batched matmuls (tms.engine.models.bucketed_loss_and_grads), so the
     operations of a step do not grow with the models in a bucket; no host synchronisation
     between the stopping rule's checks; finished models copied to the host asynchronously
     through pinned memory while training goes on (collected at the next check). ``reduce``
     runs after training, outside both paths' thread and precision settings; with ``ckpt``, what
     it returns is what the stack's final checkpoint holds."""
-    scale = _as_scale(scale, n_s, device)
-    desc = (f"{label}n_s={n_s} {'relu' if relu else 'linear'} ({len(instances)} models, "
-            f"n_d≤{max(i.n_d for i in instances)})")
-    bucketed = precisions.gpu_path(device, precision) if bucketed is None else bucketed
-    n_workers = 1 if bucketed or torch.device(device).type == "cuda" else torch.get_num_threads()
-    name = "stack-" + checkpoint.digest(n_s, instances, sched, relu, bias, device,
-                                        None if scale is None else scale.tolist(), precision,
-                                        bucketed)
+    device, precision = spec.device, spec.precision
+    _as_scale(spec.scale, spec.n_s, device)
+    if spec.bucketed is None:
+        spec = dataclasses.replace(spec, bucketed=precisions.gpu_path(device, precision))
+    n_workers = (1 if spec.bucketed or torch.device(device).type == "cuda"
+                 else torch.get_num_threads())
+    name = "stack-" + checkpoint.digest(spec.n_s, instances, spec.sched, spec.relu, spec.bias,
+                                        device, None if spec.scale is None else list(spec.scale),
+                                        precision, spec.bucketed)
     state = ckpt.load(name, device) if ckpt else None
     if state is not None and state["done"]:
         return state["results"]
     with precisions.matmul_precision(precision, device) as matmul_dtype:
-        if matmul_dtype is not None and not bucketed:
+        if matmul_dtype is not None and not spec.bucketed:
             raise ValueError(f"precision {precision!r} needs the bucketed (GPU) path")
-        with torch_threads(None if bucketed else 1), WorkerPool(n_workers) as workers:
-            results = _train_bucket(n_s, instances, sched, relu, device, desc, bias, scale,
-                                    workers, ckpt, name, bucketed, matmul_dtype, state)
+        with torch_threads(None if spec.bucketed else 1), WorkerPool(n_workers) as workers:
+            results = _train_bucket(spec, instances, workers, ckpt, name, matmul_dtype, state)
     out = results if reduce is None else reduce(instances, results)
     if len(out) != len(instances):
         raise ValueError(f"reduce returned {len(out)} items for {len(instances)} instances")
@@ -504,58 +353,48 @@ def local_map(fn: Callable[[list[Instance]], list], chunks: list[list[Instance]]
     return map(fn, chunks)
 
 
-def train_chunks(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
-                 device: str = "cpu", label: str = "", bias: bool = True,
-                 scale: Sequence[float] | None = None, memory_budget_mb: float | None = None,
-                 executor: Callable = local_map,
-                 ckpt: checkpoint.Checkpoints | None = None, precision: str = "fp32",
-                 bucketed: bool | None = None, reduce: Reduce | None = None
+def train_chunks(spec: StackSpec, instances: Sequence[Instance],
+                 memory_budget_mb: float | None = None, executor: Callable = local_map,
+                 ckpt: checkpoint.Checkpoints | None = None, reduce: Reduce | None = None
                  ) -> Iterator[tuple[list[int], list]]:
     """Train every instance of a grid of one n_s, chunk by chunk: yields (indices into
     ``instances``, their results or ``reduce``'s items, in that order) as each chunk finishes,
-    in the order of :func:`plan_chunks`. Arguments and errors as :func:`train_grid`, raised
-    before any training."""
+    in the order of tms.engine.grid.plan_chunks. Arguments and errors as :func:`train_grid`,
+    raised before any training."""
     if not instances:
         raise ValueError("the grid is empty: nothing to train")
-    _as_scale(scale, n_s, "cpu")
-    precisions.check(precision, device)
-    bucketed = precisions.gpu_path(device, precision) if bucketed is None else bucketed
+    _as_scale(spec.scale, spec.n_s, "cpu")
+    precisions.check(spec.precision, spec.device)
+    if spec.bucketed is None:
+        spec = dataclasses.replace(spec, bucketed=precisions.gpu_path(spec.device,
+                                                                      spec.precision))
     chunks = ([list(range(len(instances)))] if memory_budget_mb is None
-              else plan_chunks(n_s, instances, sched, memory_budget_mb, bucketed))
-    fn = functools.partial(train_chunk, n_s, sched=sched, relu=relu, device=device,
-                           label=label, bias=bias,
-                           scale=None if scale is None else list(map(float, scale)), ckpt=ckpt,
-                           precision=precision, bucketed=bucketed, reduce=reduce)
+              else plan_chunks(spec.n_s, instances, spec.sched, memory_budget_mb, spec.bucketed))
+    fn = functools.partial(train_chunk, spec, ckpt=ckpt, reduce=reduce)
     return zip(chunks, executor(fn, [[instances[k] for k in c] for c in chunks]))
 
 
-def train_grid(n_s: int, instances: Sequence[Instance], sched: Schedule, relu: bool = True,
-               device: str = "cpu", label: str = "", bias: bool = True,
-               scale: Sequence[float] | None = None, memory_budget_mb: float | None = None,
-               executor: Callable = local_map,
-               ckpt: checkpoint.Checkpoints | None = None, precision: str = "fp32",
-               bucketed: bool | None = None, reduce: Reduce | None = None) -> list:
-    """Train every instance of a grid of one n_s; results in the order of ``instances``
-    (each passed through ``reduce`` when given: :data:`Reduce`, run where its chunk trained).
+def train_grid(spec: StackSpec, instances: Sequence[Instance],
+               memory_budget_mb: float | None = None, executor: Callable = local_map,
+               ckpt: checkpoint.Checkpoints | None = None, reduce: Reduce | None = None) -> list:
+    """Train every instance of a grid of one n_s, as ``spec`` says (tms.engine.grid.StackSpec:
+    n_s, the schedule, ReLU or linear, bias, scale, device, precision, path); results in the
+    order of ``instances`` (each passed through ``reduce`` when given: :data:`Reduce`, run where
+    its chunk trained).
 
     The instances form ragged stacks (no padding of n_d): one, or with ``memory_budget_mb``
-    as many as :func:`plan_chunks` needs, trained by ``executor(fn, chunks)`` (which returns
-    an iterator of fn(chunk) for every chunk, in order: :func:`local_map`, or
+    as many as tms.engine.grid.plan_chunks needs, trained by ``executor(fn, chunks)`` (which
+    returns an iterator of fn(chunk) for every chunk, in order: :func:`local_map`, or
     tms.engine.executor.ray_map for Ray tasks); on the CPU path the results do not depend on the
-    chunking (on the GPU path, up to rounding: :func:`plan_chunks`). :func:`train_chunks` hands
-    them over chunk by chunk instead. ``device`` comes from params. ``bias=False``: bias-free
-    models (Result.b is zero). ``scale``: n_s positive factors multiplying every sampled
-    feature vector (the data is s ⊙ x). ``ckpt``: where each stack saves its state every
-    ``ckpt.every`` steps and resumes from it (tms.engine.checkpoint); the results are the same
-    bytes as without. ``precision``: fp32, tf32 or bf16 (tms.engine.precision); ``bucketed``:
-    the GPU path or not (None: on CUDA, or for bf16; :func:`train_chunk`). Raises ValueError on
-    an empty grid, an n_d outside [1, n_s], a scale that is not n_s positive finite numbers, a
-    budget too small for one model, or tf32 off CUDA.
+    chunking (on the GPU path, up to rounding: tms.engine.grid.plan_chunks).
+    :func:`train_chunks` hands them over chunk by chunk instead. ``ckpt``: where each stack
+    saves its state every ``ckpt.every`` steps and resumes from it (tms.engine.checkpoint); the
+    results are the same bytes as without. Raises ValueError on an empty grid, an n_d outside
+    [1, n_s], a scale that is not n_s positive finite numbers, a budget too small for one model,
+    or tf32 off CUDA.
     """
     out: list = [None] * len(instances)
-    for chunk, results in train_chunks(n_s, instances, sched, relu, device, label, bias, scale,
-                                       memory_budget_mb, executor, ckpt, precision, bucketed,
-                                       reduce):
+    for chunk, results in train_chunks(spec, instances, memory_budget_mb, executor, ckpt, reduce):
         for k, res in zip(chunk, results):
             out[k] = res
     return out

@@ -16,7 +16,7 @@ import pandas as pd
 
 from tms.core import machine
 from tms.engine.sampler import generators
-from tms.engine.tied import Optim, Setting, init_weights, stack_bytes, stack_flops, train
+from tms.engine.tied import Optim, Setting, TiedSpec, init_weights, stack_bytes, stack_flops, train
 from tms.incidental.params import IpCollisions, IpNoise, IpOptimizer, IpSingle, IpSweep
 from tms.incidental.stats import (
     BAND,
@@ -102,8 +102,8 @@ def collisions(cfg: IpCollisions, device: str = "cpu", precision: str = "fp32") 
     for j, m in enumerate(cfg.m):
         index = range(j * cfg.instances, (j + 1) * cfg.instances)
         settings = [Setting(cfg.seed + k, lam=cfg.lam) for k in index]
-        trace = train(cfg.n, m, settings, optim(cfg.optimizer), cfg.steps, cfg.steps,
-                      fourth_norms, device, precision)
+        trace = train(TiedSpec(cfg.n, m, optim(cfg.optimizer), cfg.steps, cfg.steps,
+                           device, precision), settings, fourth_norms)
         W0 = init_weights(cfg.n, m, generators([s.seed for s in settings], device)).cpu().numpy()
         a = np.abs(trace.W)
         represented = (((a >= BAND[0]) & (a <= BAND[1])).sum(-1) == 1).mean(-1)
@@ -125,8 +125,8 @@ def noise_runs(cfg: IpNoise, device: str = "cpu", precision: str = "fp32"
     settings = [Setting(cfg.seed + k, sigma=s, noise=kind) for k, (kind, s, _) in enumerate(grid)]
     _check_fits(f"{SECTION}.noise", cfg.n, cfg.m, len(settings), cfg.steps, cfg.record_every,
                 device)
-    trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.record_every,
-                  fourth_norms, device, precision)
+    trace = train(TiedSpec(cfg.n, cfg.m, optim(cfg.optimizer), cfg.steps, cfg.record_every,
+                           device, precision), settings, fourth_norms)
     fourth = trace.recorded.mean(-1)
     table = pd.DataFrame([[k, st.noise, st.sigma, st.seed, float(fourth[k, -1]),
                            float(trace.loss[k]), bool(trace.diverged[k])]
@@ -144,8 +144,8 @@ def sweep(cfg: IpSweep, device: str = "cpu", precision: str = "fp32") -> pd.Data
     settings = [Setting(cfg.seed + k, lam=lam, sigma=s, noise=cfg.noise)
                 for k, (_, lam, s) in enumerate(grid)]
     _check_fits(f"{SECTION}.sweep", cfg.n, cfg.m, len(settings), cfg.steps, cfg.steps, device)
-    trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.steps,
-                  fourth_norms, device, precision)
+    trace = train(TiedSpec(cfg.n, cfg.m, optim(cfg.optimizer), cfg.steps, cfg.steps,
+                           device, precision), settings, fourth_norms)
     fourth = fourth_norms(trace.W).mean(-1)
     l2sq = (trace.W ** 2).sum(-1).mean(-1)
     return pd.DataFrame([[k, kind, lam, s, settings[k].seed, float(fourth[k]), float(l2sq[k]),
@@ -164,8 +164,8 @@ def single(cfg: IpSingle, device: str = "cpu", key: str = f"{SECTION}.single",
                 for k in range(cfg.candidates)]
     _check_fits(key, cfg.n, cfg.m, len(settings), cfg.steps, cfg.record_every,
                 device)
-    trace = train(cfg.n, cfg.m, settings, optim(cfg.optimizer), cfg.steps, cfg.record_every,
-                  fourth_norms, device, precision)
+    trace = train(TiedSpec(cfg.n, cfg.m, optim(cfg.optimizer), cfg.steps, cfg.record_every,
+                           device, precision), settings, fourth_norms)
     stuck = stuck_encodings(trace.W, cfg.stuck_below)
     usable = ~stuck.instance.isin(np.flatnonzero(trace.diverged))
     return (stuck[usable].reset_index(drop=True),

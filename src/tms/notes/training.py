@@ -22,9 +22,10 @@ import pandas as pd
 import torch
 
 from tms.core import machine
+from tms.engine.grid import Instance, Schedule, StackSpec, chunk_bytes
 from tms.engine.precision import gpu_path
 from tms.engine.threads import torch_threads
-from tms.engine.train import Instance, Schedule, chunk_bytes, heldout_loss, stack_of, train_grid
+from tms.engine.train import heldout_loss, stack_of, train_grid
 from tms.notes import data, theory
 
 #: Columns of data/autoencoding_notes/linear.parquet.
@@ -98,10 +99,10 @@ def linear_table(D: int, d_values: Sequence[int], S_values: Sequence[float],
     rows = []
     for spectrum, scale in (("sparse", None), ("scaled", theory.scale_factors(D, scale_min))):
         for cap in steps:
-            results = train_grid(D, insts, dataclasses.replace(sched, max_steps=cap), relu=False,
-                                 device=device, label=f"notes {spectrum} ", bias=False,
-                                 scale=None if scale is None else scale.tolist(),
-                                 precision=precision)
+            spec = StackSpec(D, dataclasses.replace(sched, max_steps=cap), relu=False, bias=False,
+                             scale=None if scale is None else scale.tolist(), device=device,
+                             precision=precision, label=f"notes {spectrum} ")
+            results = train_grid(spec, insts)
             held = heldout_loss(stack_of(results, D, False, device, bias=False), p, eval_seed,
                                 n_eval, scale=None if scale is None else scale.tolist())
             for (d, S), inst, res, h in zip(grid, insts, results, held):
@@ -151,8 +152,8 @@ def relu_tables(D: int, d: int, S_values: Sequence[float], seeds: int, seed: int
     grid = [(si, float(S)) for si in range(seeds) for S in S_values]
     insts = [Instance(1.0 - S, d, seed + k, lr) for k, (_, S) in enumerate(grid)]
     _check_fits(D, insts, sched, device, "autoencoding_notes.relu", precision)
-    results = train_grid(D, insts, sched, relu=True, device=device, label="notes relu ",
-                         precision=precision)
+    results = train_grid(StackSpec(D, sched, relu=True, device=device, precision=precision,
+                                   label="notes relu "), insts)
     model = stack_of(results, D, True, device)
     held = heldout_loss(model, torch.tensor([i.p for i in insts], device=device), eval_seed,
                         n_eval)

@@ -1,14 +1,14 @@
 """The predicted cost of a profile's trained Persian Rug grids (the pr_train stages) on one GPU,
 before running them: time, GPU memory, host memory and disk, one row per n_s.
 
-- GPU memory: the largest stack in training (tms.engine.train.chunk_bytes on the GPU path, within
+- GPU memory: the largest stack in training (tms.engine.grid.chunk_bytes on the GPU path, within
   persian_rug.compute.memory_budget_mb); host memory: twice the largest chunk's weights (as
   trained, and as measured); disk: the kept weights, times the copies DVC's cache type makes
   (tms.core.machine.disk_copies: one with this project's linked cache), plus the checkpoints
   (tms.persian_rug.training.ckpt_bytes) when they are on.
   The stages check the same numbers against the machine before they train.
 - Time: every chunk runs ``steps`` steps, each taking the longer of :data:`STEP_FLOOR` and its
-  useful work (10·batch·n_s·Σn_d FLOPs, tms.engine.train.grid_flops) at :data:`RATES` of the
+  useful work (10·batch·n_s·Σn_d FLOPs, tms.engine.grid.grid_flops) at :data:`RATES` of the
   nearest measured n_s. ``steps``: the median stopping step measured at the authors' settings
   (:data:`MEDIAN_STOP`, nearest measured n_s; models stop at different steps, so a chunk's
   work falls as they leave: the median is the typical cost), and the step cap (the bound).
@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from tms.engine.train import Instance, Schedule, chunk_bytes, grid_flops, plan_chunks
+from tms.engine.grid import Instance, Schedule, chunk_bytes, grid_flops, plan_chunks
 from tms.persian_rug import training, weights
 from tms.persian_rug.params import PersianRug
 

@@ -22,19 +22,9 @@ from tms.core import machine
 from tms.core.schema import Compute, ParamsError
 from tms.engine import executor
 from tms.engine.checkpoint import Checkpoints
+from tms.engine.grid import Instance, Schedule, StackSpec, chunk_bytes, grid_flops, plan_chunks
 from tms.engine.precision import gpu_path
-from tms.engine.train import (
-    Instance,
-    Result,
-    Schedule,
-    chunk_bytes,
-    grid_flops,
-    heldout_loss,
-    plan_chunks,
-    stack_of,
-    train_chunks,
-    window_drop,
-)
+from tms.engine.train import Result, heldout_loss, stack_of, train_chunks, window_drop
 from tms.persian_rug import stats, weights
 
 #: Columns of the trained-model tables (data/persian_rug/train/n{n_s}.parquet), one row per model.
@@ -211,11 +201,11 @@ def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float
                                plan.kept)
     rows: list[dict] = [{}] * len(points)
     measured: list[dict | None] = [None] * len(points)
+    spec = StackSpec(n_s, sched, relu=relu, device=device, precision=compute.precision,
+                     bucketed=plan.bucketed, label=label)
     for chunk, items in train_chunks(
-            n_s, plan.insts, sched, relu=relu, device=device, label=label,
-            memory_budget_mb=compute.memory_budget_mb,
-            executor=executor.named(compute.executor, device, compute.ray_address), ckpt=ckpt,
-            precision=compute.precision, bucketed=plan.bucketed, reduce=reduce):
+            spec, plan.insts, compute.memory_budget_mb,
+            executor.named(compute.executor, device, compute.ray_address), ckpt, reduce):
         for k, item in zip(chunk, items):
             pt, inst = points[k], plan.insts[k]
             rows[k] = {"instance": pt.instance, "model": "relu" if relu else "linear",
