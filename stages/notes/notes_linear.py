@@ -7,7 +7,7 @@ by distinct factors, once per step cap. Writes data/autoencoding_notes/linear.pa
 
 from tms.core import io
 from tms.core.device import resolve_device
-from tms.engine.train import Schedule
+from tms.engine.grid import Schedule
 from tms.notes import params, training
 from tms.pipeline import stage
 

@@ -8,7 +8,7 @@ data/autoencoding_notes/relu_strata.parquet (the loss on each skeleton Q_l).
 from tms.core import io
 from tms.core.device import resolve_device
 from tms.core.schema import schedule_warnings
-from tms.engine.train import Schedule
+from tms.engine.grid import Schedule
 from tms.notes import params, training
 from tms.pipeline import stage
 

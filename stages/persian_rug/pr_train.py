@@ -14,7 +14,7 @@ from tms.core import io
 from tms.core.device import resolve_device
 from tms.core.schema import schedule_warnings
 from tms.engine import checkpoint
-from tms.engine.train import Schedule
+from tms.engine.grid import Schedule
 from tms.persian_rug import params, training, weights
 from tms.pipeline import stage
 
