@@ -9,8 +9,9 @@ step, fourth), each atomically. Diverged models are left out (tms.core.divergenc
 import pandas as pd
 
 from tms.core import divergence, io
+from tms.incidental import figures as ip_figures
+from tms.persian_rug import figures as pr_figures
 from tms.pipeline import params, stage
-from tms.reporting import plots
 
 PR, IP, OUT = "data/persian_rug", "data/incidental_polysemanticity", "reports/plots"
 
@@ -24,14 +25,14 @@ def _kept(path: str) -> pd.DataFrame:
     return divergence.split(pd.read_parquet(path))[0]
 
 
-def main(params):
-    pr, ip = params.persian_rug, params.incidental_polysemanticity
+def main(p):
+    pr, ip = p.persian_rug, p.incidental_polysemanticity
     trained = _kept(f"{PR}/train/n{pr.fig2.n_s}.parquet")
-    _csv(plots.fig2_loss(trained, pd.read_parquet(f"{PR}/rug.parquet"),
+    _csv(pr_figures.fig2_curves(trained, pd.read_parquet(f"{PR}/rug.parquet"),
                          pd.read_parquet(f"{PR}/theory.parquet"), pr.fig2.p), "pr_fig2_loss")
-    _csv(plots.collisions(_kept(f"{IP}/collisions.parquet")), "ip_collisions")
+    _csv(ip_figures.fig3_curve(_kept(f"{IP}/collisions.parquet")), "ip_collisions")
     nf = io.read_arrays(f"{IP}/noise_fourth")
-    _csv(plots.fourth_norms(_kept(f"{IP}/noise.parquet"), nf["steps"], nf["fourth"],
+    _csv(ip_figures.fig4_curves(_kept(f"{IP}/noise.parquet"), nf["steps"], nf["fourth"],
                             ip.noise.m), "ip_fourth_norms")
 
 

@@ -26,10 +26,10 @@ def test_a_stage_declares_exactly_the_files_it_runs(name):
 
 
 def test_a_file_missing_from_the_deps_or_one_too_many_is_found():
-    # pr_report without the claims of its template and the rug its claims import (through the
-    # engine's sampler), and with the notes' claims that it never runs
+    # pr_report without the comparisons its template imports and the rug (with the engine's
+    # sampler, which the rug imports), and with the notes' claims that it never runs
     stage = dict(STAGES["pr_report"])
-    dropped = ["src/tms/persian_rug/claims.py", "src/tms/persian_rug/rug.py",
+    dropped = ["src/tms/persian_rug/compare.py", "src/tms/persian_rug/rug.py",
                "src/tms/engine/sampler.py"]
     stage["deps"] = [d for d in stage["deps"] if d not in dropped] + ["src/tms/notes/claims.py"]
     assert code_deps.differences({"pr_report": stage}) == {

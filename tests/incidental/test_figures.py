@@ -96,3 +96,24 @@ def test_fig5_draws_what_is_left_when_one_kind_of_model_diverged():
     assert len(left.collections) == 1 and left.get_xscale() == "log"
     assert [t.get_text() for t in right.texts] == ["no model"]
 
+
+def test_fourth_norm_curves_are_thinned_to_exact_values_at_kept_steps():
+    noise = pd.DataFrame({"instance": [0, 1, 2], "noise": ["bipolar", "bipolar", "normal"],
+                          "sigma": [0.1, 0.1, 0.2]})
+    steps = np.arange(0, 50_005, 5)                          # 10,001 recorded steps
+    fourth = np.random.default_rng(0).random((3, len(steps)))
+    out = figures.fig4_curves(noise, steps, fourth, 14)
+    for series, curve in out.groupby("series"):
+        assert len(curve) == figures.CURVE_POINTS
+        assert curve.step.iloc[0] == 0 and curve.step.iloc[-1] == 50_000
+        assert curve.step.is_monotonic_increasing and curve.step.is_unique
+    at = np.searchsorted(steps, out[out.series == "bipolar σ=0.1"].step)
+    np.testing.assert_array_equal(out[out.series == "bipolar σ=0.1"].fourth,
+                                  (fourth[0, at] + fourth[1, at]) / 2)
+    np.testing.assert_array_equal(out[out.series == "normal σ=0.2"].fourth, fourth[2, at])
+    assert np.allclose(out[out.series == "random unit vector 3/(m+2)"].fourth, 3 / 16)
+    short = figures.fig4_curves(noise, steps[:7], fourth[:, :7], 14)
+    assert short[short.series == "normal σ=0.2"].step.tolist() == steps[:7].tolist()
+    kept = noise.drop(index=0).reset_index(drop=True)        # instance 0 left out (diverged)
+    one = figures.fig4_curves(kept, steps, fourth, 14)
+    np.testing.assert_array_equal(one[one.series == "bipolar σ=0.1"].fourth, fourth[1, at])

@@ -7,7 +7,7 @@ import pytest
 import scipy.linalg
 from matplotlib.colors import LogNorm, Normalize
 
-from tms.persian_rug import claims, figures, scaling, theory
+from tms.persian_rug import claims, compare, figures, scaling, theory
 
 
 def _stats(factor_by_n_s, seeds=2):
@@ -81,12 +81,12 @@ def _inputs():
     baseline = _stats({1024: 0.2, 2048: 0.15})          # untrained: smaller, falling slower
     return dict(fig3=fig3, W=W, rug=rug, theory_t=theory_t, stats=stats, trained=trained,
                 baseline=baseline,
-                xor=claims.printed_hadamard(8), th_grid=th_grid, fits=fits)
+                xor=compare.printed_hadamard(8), th_grid=th_grid, fits=fits)
 
 
 def _rows(i):
     return {r["id"]: r for r in
-            claims.persian_rug(i["fig3"], i["W"], claims.rug_vs_theory(i["rug"]), i["theory_t"],
+            claims.persian_rug(i["fig3"], i["W"], compare.rug_vs_theory(i["rug"]), i["theory_t"],
                                i["stats"], i["trained"], i["xor"], 128)
             + claims.symmetry(i["stats"], i["rug"], i["trained"], i["baseline"])
             + claims.scaling(i["fits"], i["th_grid"], 0.25, 0.05, i["trained"])
@@ -138,7 +138,7 @@ PERTURB = {
     "fig3.bias": lambda i: _set(i, "fig3", bias_mean=0.05),
     "fig3.off_diagonal": lambda i: {**i, "W": i["W"] - 0.1 * (i["W"] > 0.05)},   # one-sided
     **{f"sym.{col}": (lambda c: lambda i: _set(i, "stats", **{c: _falls_for(c, True)}))(col)
-       for col in claims.SYMMETRY},
+       for col in compare.SYMMETRY},
     "sym.identical_variances": lambda i: _set(i, "stats", n_s=lambda t: t.n_s * 4),   # 8192
     "sym.variance_bound": lambda i: _set(i, "stats", bound_ratio=0.9),
     "sym.rug_attains_bound": lambda i: _set(i, "rug", bound_ratio=1.01),
@@ -208,27 +208,27 @@ def test_medians_by_n_s_take_seed_means_then_the_median_over_the_grid():
     t = _stats({32: 1.0, 128: 0.5})
     t.loc[t.seed_index == 1, "bound_ratio"] = 9.0       # a column outside SYMMETRY
     t = pd.concat([t, t.assign(model="linear", diag_var=1e6)])   # linear rows are left out
-    med = claims.medians_by_n_s(t, ["diag_var", "bound_ratio"])
+    med = compare.medians_by_n_s(t, ["diag_var", "bound_ratio"])
     assert list(med.columns) == ["diag_var", "bound_ratio"] and list(med.index) == [32, 128]
     # six cells (2 ratios × 3 p), seed mean f·(1 + 10p)·1.005: the median of p ∈ {0.01, 0.1,
     # 0.5} twice is the mean of the two middle values, both at p = 0.1
     assert med.loc[128, "diag_var"] == pytest.approx(0.5 * 2 * 1.005)
     assert med.loc[32, "bound_ratio"] == pytest.approx((1 + 2 * 1.0 + 9.0) / 2)
-    assert list(claims.medians_by_n_s(t).columns) == list(claims.SYMMETRY)
+    assert list(compare.medians_by_n_s(t).columns) == list(compare.SYMMETRY)
     with pytest.raises(KeyError):
-        claims.medians_by_n_s(t, ["no_such_statistic"])
+        compare.medians_by_n_s(t, ["no_such_statistic"])
 
 
 def test_claims_of_models_that_all_diverged_read_not_computed():
     i = _inputs()
     empty = i["stats"].iloc[:0]
     rows = {r["id"]: r for r in claims.symmetry(empty, i["rug"], i["trained"], i["baseline"])}
-    assert all(rows[f"sym.{c}"]["verdict"] == "not computed" for c in claims.SYMMETRY)
+    assert all(rows[f"sym.{c}"]["verdict"] == "not computed" for c in compare.SYMMETRY)
     assert rows["sym.diag_var"]["ours"] == "not computed: every trained model diverged"
     assert rows["sym.rug_attains_bound"]["verdict"] == "sanity check"   # the rug's own stands
     fig3 = i["fig3"].assign(diverged=True)
     rows = {r["id"]: r for r in claims.persian_rug(
-        fig3, None, claims.rug_vs_theory(i["rug"]), i["theory_t"], empty, i["trained"], i["xor"],
+        fig3, None, compare.rug_vs_theory(i["rug"]), i["theory_t"], empty, i["trained"], i["xor"],
         128)}
     assert [rows[c]["verdict"] for c in ("fig3.diagonal", "fig3.diagonal_live", "fig3.bias",
                                          "fig3.off_diagonal", "fig2.trained_theory")] == [

@@ -58,31 +58,30 @@ def test_claims_reject_malformed_ids_kinds_and_repeats():
         claim_rows.registry(CLAIM, CLAIM)
 
 
-def test_export_checks_the_registry_and_links_figures(tmp_path):
+def test_export_checks_the_registry_and_the_site_links_the_figures_drawn(tmp_path):
     figs = tmp_path / "reports/figures/p"
     figs.mkdir(parents=True)
     (figs / "fig2.png").write_bytes(b"png")
     other = claim_rows.Claim("sec1.other", "o", "sec. 1", "-", "—", None, ("b",), "caveat")
     claims = claim_rows.registry(other, CLAIM)
     rows = [CLAIM.row(True, "x", "t", "s", value=2.0), other.row(True, "y", "t", "s")]
-    path = claim_rows.export(rows, claims, "p", "Paper", "p_report", figs)
+    path = claim_rows.export(rows, claims, "p", "Paper", "p_claims", figs)
     assert path == tmp_path / "reports/claims/p.json"
+    assert [r["id"] for r in claim_rows.read("p", figs)] == ["sec1.other", "fig2.loss"]
     paper = site.load_claims(tmp_path / "reports/claims")[0]
     assert paper["title"] == "Paper" and paper["report"] == (tmp_path / "reports/p.html").as_posix()
+    assert paper["stage"] == "p_claims"
     assert [r["id"] for r in paper["claims"]] == ["sec1.other", "fig2.loss"]   # registry order
     assert paper["claims"][1]["figure"] == f"{figs.as_posix()}/fig2.png"
-    assert paper["claims"][1]["stages"] == ["train", "p_report"]
+    assert paper["claims"][1]["stages"] == ["train", "p_claims"]
     assert paper["claims"][0]["figure"] is None
-    undrawn = claim_rows.export(rows, claims, "p", "Paper", "p_report", figs, undrawn={"fig2"})
-    assert site.load_claims(undrawn.parent)[0]["claims"][1]["figure"] is None
-    (figs / "fig2.png").unlink()
-    with pytest.raises(ValueError, match="no figure fig2.png"):
-        claim_rows.export(rows, claims, "p", "Paper", "p_report", figs)
+    (figs / "fig2.png").unlink()                     # a figure its report did not draw
+    assert claim_rows.read("p", figs)[1]["figure"] == f"{figs.as_posix()}/fig2.png"
+    assert site.load_claims(path.parent)[0]["claims"][1]["figure"] is None
     with pytest.raises(ValueError, match=r"missing \['sec1.other'\]"):
-        claim_rows.export(rows[:1], claims, "p", "Paper", "p_report", figs, undrawn={"fig2"})
+        claim_rows.export(rows[:1], claims, "p", "Paper", "p_claims", figs)
     with pytest.raises(ValueError, match=r"repeated \['fig2.loss'\]"):
-        claim_rows.export(rows + rows[:1], claims, "p", "Paper", "p_report", figs,
-                          undrawn={"fig2"})
+        claim_rows.export(rows + rows[:1], claims, "p", "Paper", "p_claims", figs)
 
 
 def _paper(name, *verdicts):

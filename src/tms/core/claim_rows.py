@@ -5,10 +5,11 @@ id (the DVC metric key, the same for every params profile), the paper's statemen
 the scale it ran at, where it is stated, the figure that shows it and the stages its numbers
 come from, and its kind. Its claims functions turn the pipeline's tables into one row per claim
 (:meth:`Claim.row`, :meth:`Claim.not_computed`): our value and its uncertainty, the tolerance
-with its justification, the scale we ran at, and the verdict. A report notebook's last cell
-calls :func:`export`, which checks that every registered claim has exactly one row and writes
-``reports/claims/<paper>.json`` atomically; the site stage (:mod:`tms.reporting.site`) shows the
-rows on ``reports/index.html`` and turns them into DVC metrics.
+with its justification, the scale we ran at, and the verdict. A paper's claims stage computes
+them from its stage outputs and calls :func:`export`, which checks that every registered claim
+has exactly one row and writes ``reports/claims/<paper>.json`` atomically; the paper's report
+shows them (:func:`read`), the site stage (:mod:`tms.reporting.site`) on
+``reports/index.html``, with DVC metrics made of them.
 
 Verdicts (:data:`VERDICTS`):
 
@@ -27,10 +28,11 @@ Verdicts (:data:`VERDICTS`):
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -144,18 +146,22 @@ def check(rows: Sequence[dict], claims: Mapping[str, Claim]) -> None:
                          f"missing {missing}, unknown {unknown}")
 
 
+def claims_path(paper: str, figures_dir: str | os.PathLike) -> Path:
+    """``reports/claims/<paper>.json``, beside the figures directory's parent
+    (``reports/figures/<paper>``, repository-relative as the stages and notebooks get it)."""
+    return Path(figures_dir).parent.parent / "claims" / f"{paper}.json"
+
+
 def export(rows: Sequence[dict], claims: Mapping[str, Claim], paper: str, title: str,
-           report_stage: str, figures_dir: str | os.PathLike,
-           undrawn: Collection[str] = ()) -> Path:
-    """Write ``reports/claims/<paper>.json`` (beside the figures directory's parent) atomically.
+           stage: str, figures_dir: str | os.PathLike) -> Path:
+    """Write the claims file :func:`claims_path` atomically: written by a paper's claims stage
+    (``stage``) from its stage outputs, before its report; read by the report and the site.
 
     rows: one per claim of ``claims`` (:func:`check`), written in the registry's order, each
-    with ``figure`` made the repository path of its PNG (None if the report could not draw it:
-    ``undrawn``, figure stems) and ``report_stage`` added to its stages; figures_dir:
-    ``reports/figures/<paper>`` (repository-relative, as the notebooks get it). The file holds
-    ``paper``, ``title``, ``report`` (the HTML report's path), ``stage`` and ``claims``.
-    Returns the path written. Raises ValueError if the rows do not match the registry or a
-    claim names a figure that is neither in ``figures_dir`` nor undrawn.
+    with ``figure`` made the repository path of its PNG in ``figures_dir`` (the report draws
+    it; the site links it where the report did) and ``stage`` added to its stages. The file
+    holds ``paper``, ``title``, ``report`` (the HTML report's path), ``stage`` and ``claims``.
+    Returns the path written. Raises ValueError if the rows do not match the registry.
     """
     check(rows, claims)
     figures_dir = Path(figures_dir)
@@ -163,22 +169,20 @@ def export(rows: Sequence[dict], claims: Mapping[str, Claim], paper: str, title:
     out = []
     for cid in claims:
         r = dict(by_id[cid])
-        fig = r["figure"]
-        if fig is not None and fig in undrawn:
-            fig = None
-        elif fig is not None:
-            path = figures_dir / f"{fig}.png"
-            if not path.is_file():
-                raise ValueError(f"claim {cid}: no figure {fig}.png in {figures_dir}")
-            fig = path.as_posix()
-        r["figure"] = fig
-        r["stages"] = list(dict.fromkeys([*r["stages"], report_stage]))
+        if r["figure"] is not None:
+            r["figure"] = (figures_dir / f"{r['figure']}.png").as_posix()
+        r["stages"] = list(dict.fromkeys([*r["stages"], stage]))
         out.append(r)
-    reports = figures_dir.parent.parent
-    path = reports / "claims" / f"{paper}.json"
-    write_json({"paper": paper, "title": title, "stage": report_stage,
-                "report": (reports / f"{paper}.html").as_posix(), "claims": out}, path)
+    path = claims_path(paper, figures_dir)
+    write_json({"paper": paper, "title": title, "stage": stage,
+                "report": (path.parent.parent / f"{paper}.html").as_posix(), "claims": out}, path)
     return path
+
+
+def read(paper: str, figures_dir: str | os.PathLike) -> list[dict]:
+    """The claims rows of ``paper`` as its claims stage wrote them (:func:`export`), for its
+    report to show. Raises FileNotFoundError if the claims stage has not run."""
+    return json.loads(claims_path(paper, figures_dir).read_text(encoding="utf-8"))["claims"]
 
 
 def span(values: Iterable) -> str:

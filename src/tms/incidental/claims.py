@@ -455,3 +455,7 @@ def _stuck_row(cid: str, stuck: pd.DataFrame, candidates: int, cfg) -> dict:
             f"encodings, {int(r.opposite_sign)} with the opposite sign), the others at median "
             f"‖W_j‖₄⁴ = {r.others_fourth:.2f}")
     return claim.row(len(like) > 0, ours, tol, scale, value=r.fourth, inconclusive=away)
+
+
+#: The paper's title, as the site shows it.
+TITLE = "Incidental polysemanticity: a new obstacle for mechanistic interpretability"

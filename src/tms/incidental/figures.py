@@ -204,3 +204,38 @@ def fig6_single(steps: np.ndarray, fourth: np.ndarray, W: np.ndarray, stuck: int
     axw.set_ylabel("feature i")
     fig.colorbar(im, ax=axw, shrink=0.8, label="$W_{ik}$")
     return fig
+
+
+def fig3_curve(col: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 3 as a table for DVC plots, one row per m: mean polysemantic neurons and benign
+    collisions at initialisation over instances, and the paper's n²/(4m). col: COLLISION_COLUMNS
+    (empty: an empty table)."""
+    out = col.groupby("m", as_index=False).agg(polysemantic=("polysemantic", "mean"),
+                                                benign_init=("benign_pairs_init", "mean"))
+    out["n2_over_4m"] = col.n.max() ** 2 / (4 * out.m)
+    return out
+
+
+#: The most recorded steps per curve of :func:`fig4_curves` (a plot of more shows no more).
+CURVE_POINTS = 500
+
+
+def fig4_curves(noise: pd.DataFrame, steps: np.ndarray, fourth: np.ndarray,
+                 m: int) -> pd.DataFrame:
+    """Fig. 4 as a long table for DVC plots, rows ``series, step, fourth``: the mean over
+    instances of the mean ‖W_i‖₄⁴ per (noise, σ), and a random unit vector's 3/(m + 2), at
+    most :data:`CURVE_POINTS` evenly spaced recorded steps per series, the first and the last
+    among them (the values there are exact; the figure of the report draws every step).
+
+    noise: NOISE_COLUMNS, a row's ``instance`` its row of ``fourth`` (rows may be left out);
+    steps (T,); fourth (I, T).
+    """
+    keep = np.unique(np.linspace(0, len(steps) - 1, min(len(steps), CURVE_POINTS)).round()
+                     .astype(int))
+    steps, fourth = steps[keep], fourth[:, keep]
+    parts = [pd.DataFrame({"series": f"{kind} σ={sigma:g}", "step": steps,
+                           "fourth": fourth[tab.instance.to_numpy()].mean(0)})
+             for (kind, sigma), tab in noise.groupby(["noise", "sigma"])]
+    parts.append(pd.DataFrame({"series": "random unit vector 3/(m+2)", "step": steps,
+                               "fourth": random_unit_fourth_norm(m)}))
+    return pd.concat(parts, ignore_index=True)

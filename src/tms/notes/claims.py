@@ -248,3 +248,7 @@ def autoencoding_notes(moments: pd.DataFrame, skeletons: pd.DataFrame, linear: p
             "share of the loss ≥ 2 × the mass somewhere: the mass understates them",
             f"D {relu.D.iloc[0]}, d {relu.d.iloc[0]}, S {span(relu.S)}", value=ratio.max()))
     return rows
+
+
+#: The paper's title, as the site shows it.
+TITLE = "Notes on toy autoencoding"

@@ -29,7 +29,7 @@ import scipy.stats
 
 from tms.core import divergence
 from tms.core.claim_rows import Claim, registry, span
-from tms.persian_rug import bounds, theory
+from tms.persian_rug import bounds, compare
 from tms.persian_rug.scaling import MIN_POINTS, trained_source
 from tms.persian_rug.stats import cell_means
 
@@ -39,10 +39,6 @@ DECISIVE_N_S = 1024
 #: The largest share of trained models that may stop at the step cap (not converged) before a
 #: trained-model verdict reads inconclusive.
 MAX_CAPPED = 0.10
-#: Grid points where the thermodynamic-limit theory applies: ratio ≥ 0.1 and p·n_s ≥ 20 active
-#: features per vector (Gaussian interference).
-MIN_RATIO, MIN_ACTIVE = 0.1, 20
-
 _GRID = "n_s 128, 1024, 8192; p and ratio linspace(0.002, 0.8, 20); one model per point"
 _FIG3 = "n_s 512, n_d 130, p 0.044; one model"
 _TRAIN = ("pr_train", "pr_baseline")
@@ -114,45 +110,6 @@ CLAIMS = registry(
           "embeddings at cosine ≤ −0.9), a structure the symmetric theory has not (ours, beyond "
           "the paper)", "fig. 2", "—", "—", "antipodal", _TRAIN, "finding"),
 )
-
-
-def printed_hadamard(n: int) -> np.ndarray:
-    """The matrix the paper prints, H_ij = (−1)^parity(i XOR j), shape (n, n) (sec. 4.2.2)."""
-    i = np.arange(n)
-    parity = np.array([bin(k).count("1") % 2 for k in range(n)])
-    return 1.0 - 2.0 * parity[i[:, None] ^ i[None, :]]
-
-
-def rug_vs_theory(rug: pd.DataFrame) -> pd.DataFrame:
-    """The rug table with the theory loss at each (p, ratio) and the relative gap.
-
-    Adds columns loss_theory (optimal symmetric per-feature loss, tms.persian_rug.theory), gap
-    (rug/theory − 1), active (p · n_s, the mean number of active features per vector) and
-    in_regime (ratio ≥ :data:`MIN_RATIO` and p · n_s ≥ :data:`MIN_ACTIVE`).
-    """
-    out = rug.copy()
-    out["loss_theory"] = [theory.optimal_symmetric(p, r)["loss"]
-                          for p, r in zip(out.p, out.ratio)]
-    out["gap"] = out.loss / out.loss_theory - 1.0
-    out["active"] = out.p * out.n_s
-    out["in_regime"] = (out.ratio >= MIN_RATIO) & (out.active >= MIN_ACTIVE)
-    return out
-
-
-def trained_vs_theory(stats: pd.DataFrame) -> pd.DataFrame:
-    """Per cell (n_s, ratio_target, p) of the trained ReLU models (mean over seeds of the
-    held-out per-feature loss): ``loss``, ``ratio`` (realised n_d/n_s), ``loss_theory`` (optimal
-    symmetric), ``loss_linear`` (optimal linear map), ``trained_theory`` (loss/loss_theory) and
-    ``in_regime`` (as :func:`rug_vs_theory`). stats: one row per model with model, n_s,
-    ratio_target, p, ratio and loss (the tms.persian_rug.stats tables, or the training tables)."""
-    relu = stats[stats.model == "relu"]
-    out = relu.groupby(["n_s", "ratio_target", "p"])[["loss", "ratio"]].mean().reset_index()
-    out["loss_theory"] = [theory.optimal_symmetric(p, r)["loss"]
-                          for p, r in zip(out.p, out.ratio)]
-    out["loss_linear"] = theory.optimal_linear_loss(out.p.to_numpy(), out.ratio.to_numpy())
-    out["trained_theory"] = out.loss / out.loss_theory
-    out["in_regime"] = (out.ratio >= MIN_RATIO) & (out.p * out.n_s >= MIN_ACTIVE)
-    return out
 
 
 def _too_small(n_s: Sequence[int], trained: pd.DataFrame) -> str | None:
@@ -242,9 +199,10 @@ def persian_rug(fig3: pd.DataFrame, fig3_W: np.ndarray | None, rug_gap: pd.DataF
     rug_n_s = int(rug_gap.n_s.max()) if len(rug_gap) else 0
     rug_ok = len(reg) > 0 and worst <= 0.05
     rows.append(CLAIMS["fig2.rug_theory"].row(
-        rug_ok, f"max |rug/theory − 1| = {worst:.1%} over {len(reg)} points (ratio ≥ {MIN_RATIO}, "
-        f"p·n_s ≥ {MIN_ACTIVE})", "≤ 5%: the theory is the n_s → ∞ limit, so a larger gap at a "
-        "finite n_s is inconclusive", f"rug n_s {rug_n_s}; {len(rug_gap)} points", value=worst,
+        rug_ok, f"max |rug/theory − 1| = {worst:.1%} over {len(reg)} points (ratio ≥ "
+        f"{compare.MIN_RATIO}, p·n_s ≥ {compare.MIN_ACTIVE})", "≤ 5%: the theory is the n_s → ∞ "
+        "limit, so a larger gap at a finite n_s is inconclusive",
+        f"rug n_s {rug_n_s}; {len(rug_gap)} points", value=worst,
         inconclusive=None if rug_ok or rug_n_s >= 8192 else f"rug n_s {rug_n_s} < the paper's "
         "8192"))
     rows += _fig3_rows(fig3, fig3_W)
@@ -255,7 +213,7 @@ def persian_rug(fig3: pd.DataFrame, fig3_W: np.ndarray | None, rug_gap: pd.DataF
 def _trained_rows(stats: pd.DataFrame, trained: pd.DataFrame) -> list[dict]:
     ids = ("fig2.trained_theory", "fig2.trained_trend", "finding.worse_than_linear")
     trained = divergence.split(trained)[0] if "diverged" in trained else trained
-    cells = trained_vs_theory(stats) if len(stats) else pd.DataFrame()
+    cells = compare.trained_vs_theory(stats) if len(stats) else pd.DataFrame()
     if not len(cells):
         return [CLAIMS[i].not_computed("every trained model diverged") for i in ids]
     scale = _grid_scale(stats)
@@ -279,7 +237,7 @@ def _trained_rows(stats: pd.DataFrame, trained: pd.DataFrame) -> list[dict]:
                                                       for n, v in dev.items()),
             "strictly falling with n_s", scale, value=float(dev.iloc[-1]), inconclusive=small))
     else:
-        why = f"no trained cell with ratio ≥ {MIN_RATIO} and p·n_s ≥ {MIN_ACTIVE}"
+        why = f"no trained cell with ratio ≥ {compare.MIN_RATIO} and p·n_s ≥ {compare.MIN_ACTIVE}"
         rows += [CLAIMS[i].not_computed(why, scale) for i in ids[:2]]
     worse = cells[cells.loss > cells.loss_linear]
     rows.append(CLAIMS["finding.worse_than_linear"].row(
@@ -289,23 +247,9 @@ def _trained_rows(stats: pd.DataFrame, trained: pd.DataFrame) -> list[dict]:
     return rows
 
 
-#: A cell beats the theory when its trained/theory loss is at most this (10% better).
-BEATS = 0.9
-
-
-def antipodal_cells(stats: pd.DataFrame, baseline: pd.DataFrame) -> pd.DataFrame:
-    """:func:`trained_vs_theory` of ``stats`` with, per cell, ``antipodal`` (mean over seeds of
-    the share of live features in an antipodal pair, tms.persian_rug.stats.antipodal_share) and
-    ``antipodal_random`` (the same for the untrained weights of ``baseline``)."""
-    keys = ["n_s", "ratio_target", "p"]
-    random = cell_means(baseline, ["antipodal"]).rename(columns={"antipodal": "antipodal_random"})
-    return (trained_vs_theory(stats).merge(cell_means(stats, ["antipodal"]).reset_index(), on=keys)
-            .merge(random.reset_index(), on=keys))
-
-
 def beyond_theory(stats: pd.DataFrame, baseline: pd.DataFrame) -> list[dict]:
     """Rows of our two findings: cells whose trained models beat the optimal symmetric theory
-    (trained/theory ≤ :data:`BEATS`), and whether they use antipodal pairs there.
+    (trained/theory ≤ tms.persian_rug.compare.BEATS), and whether they use antipodal pairs there.
 
     The second holds when, over the cells with ratio ≥ MIN_RATIO (below it random embeddings
     of n_d ≤ 6 are antipodal by chance), the median ``antipodal`` share of the beating cells is
@@ -318,21 +262,21 @@ def beyond_theory(stats: pd.DataFrame, baseline: pd.DataFrame) -> list[dict]:
     if not len(stats):
         return [CLAIMS[i].not_computed("every trained model diverged") for i in ids]
     scale = _grid_scale(stats)
-    cells = antipodal_cells(stats, baseline)
-    beats = cells[cells.trained_theory <= BEATS]
+    cells = compare.antipodal_cells(stats, baseline)
+    beats = cells[cells.trained_theory <= compare.BEATS]
     rows = [CLAIMS["finding.beats_theory"].row(
-        len(beats) > 0, f"{len(beats)} of {len(cells)} cells at trained/theory ≤ {BEATS:g}"
+        len(beats) > 0, f"{len(beats)} of {len(cells)} cells at trained/theory ≤ {compare.BEATS:g}"
         + (f", down to {beats.trained_theory.min():.2f} (at p {span(beats.p)}, ratio "
            f"{span(beats.ratio)}, n_s {span(beats.n_s)})" if len(beats) else ""),
-        f"any cell ≤ {BEATS:g}: more training only lowers a trained loss", scale,
+        f"any cell ≤ {compare.BEATS:g}: more training only lowers a trained loss", scale,
         value=float(cells.trained_theory.min()))]
-    wide = cells[cells.ratio >= MIN_RATIO]
-    won = wide.trained_theory <= BEATS
-    near = (wide.trained_theory > BEATS) & (wide.trained_theory <= 1 / BEATS)
+    wide = cells[cells.ratio >= compare.MIN_RATIO]
+    won = wide.trained_theory <= compare.BEATS
+    near = (wide.trained_theory > compare.BEATS) & (wide.trained_theory <= 1 / compare.BEATS)
     if not won.any() or not near.any():
         rows.append(CLAIMS["finding.antipodal"].not_computed(
-            f"of {len(wide)} cells with ratio ≥ {MIN_RATIO:g}, {int(won.sum())} beat the theory "
-            f"and {int(near.sum())} sit at it: nothing to compare", scale))
+            f"of {len(wide)} cells with ratio ≥ {compare.MIN_RATIO:g}, {int(won.sum())} beat the "
+            f"theory and {int(near.sum())} sit at it: nothing to compare", scale))
         return rows
     there, rest = float(wide[won].antipodal.median()), float(wide[near].antipodal.median())
     random = float(wide[won].antipodal_random.median())
@@ -344,23 +288,13 @@ def beyond_theory(stats: pd.DataFrame, baseline: pd.DataFrame) -> list[dict]:
         f"the theory ({int(won.sum())} cells), {rest:.2f} where it sits at the theory "
         f"({int(near.sum())}), {random:.2f} for untrained weights; Spearman ρ(trained/theory, "
         f"share) = {rho:.2f} over all {len(wide)} cells", "≥ 0.25 and > 2× both the cells at "
-        f"the theory and untrained weights (ratio ≥ {MIN_RATIO:g})", scale, value=there))
+        f"the theory and untrained weights (ratio ≥ {compare.MIN_RATIO:g})", scale, value=there))
     return rows
 
 
-#: Statistics whose median over the grid must fall as n_s grows (figs. 4–7).
-SYMMETRY = {"diag_var": "fig. 4", "bias_var": "fig. 5", "dvar_nu": "fig. 6", "lyapunov": "fig. 7"}
 #: The share of grid cells that must fall from the smallest to the largest n_s (the paper: all;
 #: seed noise allowed for).
 MIN_FALLING = 0.8
-
-
-def medians_by_n_s(stats: pd.DataFrame, columns: Sequence[str] = tuple(SYMMETRY)
-                   ) -> pd.DataFrame:
-    """Median over the (p, ratio) grid of each statistic of ``columns`` (default: those of
-    :data:`SYMMETRY`; means over seeds first), one row per n_s (index), one column per
-    statistic; ReLU models only. Raises KeyError on a column ``stats`` lacks."""
-    return cell_means(stats, columns).groupby("n_s").median()
 
 
 def _share_smaller(cells: pd.Series) -> tuple[float, int]:
@@ -406,16 +340,16 @@ def symmetry(stats: pd.DataFrame, rug: pd.DataFrame, trained: pd.DataFrame,
     rows = []
     if not len(stats):
         why = "every trained model diverged"
-        rows += [CLAIMS[f"sym.{c}"].not_computed(why) for c in SYMMETRY]
+        rows += [CLAIMS[f"sym.{c}"].not_computed(why) for c in compare.SYMMETRY]
         rows += [CLAIMS[c].not_computed(why) for c in ("sym.identical_variances",
                                                        "sym.variance_bound")]
     else:
-        means = cell_means(stats, [*SYMMETRY, "mean_var_nu"])
-        random = cell_means(baseline, SYMMETRY)
+        means = cell_means(stats, [*compare.SYMMETRY, "mean_var_nu"])
+        random = cell_means(baseline, compare.SYMMETRY)
         med, random_med = means.groupby("n_s").median(), random.groupby("n_s").median()
         scale = _grid_scale(stats)
         small = _too_small(list(med.index), divergence.split(trained)[0])
-        for col in SYMMETRY:
+        for col in compare.SYMMETRY:
             share, cells = _share_smaller(means[col])
             random_share, _ = _share_smaller(random[col])
             values = med[col].to_numpy()
@@ -555,3 +489,7 @@ def scaling(fits: pd.DataFrame, theory_grid: pd.DataFrame, max_p_over_r: float,
             "|β′ − 1| ≤ 0.1", f"{src}, p/r ≤ {max_p_over_r:g}", value=b.estimate,
             uncertainty=(b.high - b.low) / 2, inconclusive=inconclusive))
     return rows
+
+
+#: The paper's title, as the site shows it.
+TITLE = "The Persian Rug: solving toy models of superposition using large-scale symmetries"

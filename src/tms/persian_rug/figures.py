@@ -262,7 +262,7 @@ def antipodal_pairs(cells: pd.DataFrame, beats: float, min_ratio: float) -> plt.
     theory), one colour per n_s; grey: untrained weights of the same cells. Cells with ratio
     below ``min_ratio`` are left out (random embeddings of a few dimensions pair by chance).
 
-    cells: tms.persian_rug.claims.antipodal_cells (columns n_s, ratio, trained_theory,
+    cells: tms.persian_rug.compare.antipodal_cells (columns n_s, ratio, trained_theory,
     antipodal, antipodal_random).
     """
     wide = cells[cells.ratio >= min_ratio]
@@ -319,3 +319,35 @@ def bounds_panels(theory_grid: pd.DataFrame, rug: pd.DataFrame, trained: pd.Data
     axes[0][-1].legend(fontsize=7)
     fig.tight_layout()
     return fig
+
+
+def fig2_curves(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataFrame,
+              p_targets: Sequence[float]) -> pd.DataFrame:
+    """Fig. 2 as a long table for DVC plots (``dvc plots show``; the template
+    reports/templates/plots/p_and_curve.json colours by p and dashes by kind, reading the
+    ``<kind> p=<p>`` labels), rows ``series, p, ratio, loss, relative_loss``.
+
+    Per target p: the theory and optimal linear curves and the Persian rug (at that p), and
+    the trained ReLU models at the grid p nearest to it (mean loss over seeds). ``loss`` is
+    the per-feature loss; ``relative_loss`` = loss / (p/3), the loss of the all-zero output.
+    Inputs as :func:`fig2_loss`.
+    """
+    parts = []
+    relu = trained[trained.model == "relu"]
+    for p in p_targets:
+        th = theory_table[np.isclose(theory_table.p, p)]
+        parts += [pd.DataFrame({"series": f"theory p={p:g}", "p": p, "ratio": th.ratio,
+                                "loss": th.loss}),
+                  pd.DataFrame({"series": f"optimal linear p={p:g}", "p": p, "ratio": th.ratio,
+                                "loss": th.loss_linear})]
+        rg = rug[np.isclose(rug.p, p)]
+        parts.append(pd.DataFrame({"series": f"Persian rug p={p:g}", "p": p, "ratio": rg.ratio,
+                                   "loss": rg.loss}))
+        if len(relu):
+            p_tr = nearest(relu.p, p)
+            tr = relu[np.isclose(relu.p, p_tr)].groupby("ratio", as_index=False).loss.mean()
+            parts.append(pd.DataFrame({"series": f"trained p={p_tr:.3g}", "p": p_tr,
+                                       "ratio": tr.ratio, "loss": tr.loss}))
+    out = pd.concat(parts, ignore_index=True).sort_values(["series", "ratio"], kind="stable")
+    out["relative_loss"] = out.loss / (out.p / 3)
+    return out.reset_index(drop=True)

@@ -27,14 +27,9 @@ def kept(table: pd.DataFrame, what: str) -> pd.DataFrame:
     return table
 
 
-#: The figures (stems) this report could not draw: the claims export links them to no claim.
-UNDRAWN: set[str] = set()
-
-
-def not_drawn(what: str, *figures: str) -> None:
-    """Say in the report that a figure or table is not drawn, and why (``what``); ``figures``:
-    the stems of the figures left out (recorded in :data:`UNDRAWN`)."""
-    UNDRAWN.update(figures)
+def not_drawn(what: str) -> None:
+    """Say in the report that a figure or table is not drawn, and why (``what``); the site links
+    no claim to a figure the report did not draw."""
     display(Markdown(f"**Not drawn:** {what}."))
 
 

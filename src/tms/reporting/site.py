@@ -23,12 +23,18 @@ from tms.reporting import anchors, dag, errata
 
 
 def load_claims(claims_dir: str | Path) -> list[dict]:
-    """Every paper's claims file (tms.core.claim_rows.export), sorted by paper key.
-    Raises FileNotFoundError if there is none."""
+    """Every paper's claims file (tms.core.claim_rows.export), sorted by paper key, each
+    claim's ``figure`` None where its report did not draw it (no such PNG in the repository
+    holding ``claims_dir``). Raises FileNotFoundError if there is none."""
     files = sorted(Path(claims_dir).glob("*.json"))
     if not files:
         raise FileNotFoundError(f"no claims file in {claims_dir}")
-    return [json.loads(f.read_text()) for f in files]
+    root = Path(claims_dir).parent.parent
+    papers = [json.loads(f.read_text()) for f in files]
+    for claim in (c for paper in papers for c in paper["claims"]):
+        if claim["figure"] and not (root / claim["figure"]).is_file():
+            claim["figure"] = None
+    return papers
 
 
 def metrics(papers: list[dict]) -> dict:
