@@ -5,14 +5,14 @@ incidental_polysemanticity.checks). Writes data/incidental_polysemanticity/check
 """
 
 from tms.core import io
-from tms.incidental import params, theory
+from tms.incidental import artefacts, params, theory
 from tms.pipeline import stage
 
 
 def main(ip):
     c = ip.checks
     io.write_parquet(theory.checks(c.n, c.m, c.sigma, c.samples, c.seed, c.m_exact),
-                     "data/incidental_polysemanticity/checks.parquet")
+                     artefacts.CHECKS)
 
 
 if __name__ == "__main__":

@@ -8,35 +8,31 @@ Writes reports/claims/incidental_polysemanticity.json (tms.core.claim_rows.expor
 report shows and the site gathers.
 """
 
-from pathlib import Path
-
 import pandas as pd
 
 from tms.core import claim_rows, divergence, io
-from tms.incidental import claims, params, stats
+from tms.incidental import artefacts, claims, params, stats
 from tms.pipeline import stage
-
-DATA = Path("data/incidental_polysemanticity")
 
 
 def main(ip):
-    read = lambda name: pd.read_parquet(DATA / name)  # noqa: E731
-    kept = lambda name: divergence.split(read(name))[0]  # noqa: E731
-    col, c = kept("collisions.parquet"), ip.collisions
+    read = pd.read_parquet
+    kept = lambda path: divergence.split(read(path))[0]  # noqa: E731
+    col, c = kept(artefacts.COLLISIONS), ip.collisions
     fit = fit_init = None
     if len(col) >= 2:
         fit = stats.collision_constant(col.polysemantic, c.n, col.m, c.level)
         fit_init = stats.collision_constant(col.benign_pairs_init, c.n, col.m, c.level)
     single = {}          # run → (its stuck encodings, the candidates that did not diverge)
-    for run in ("single_printed", "single"):
-        single[run] = (read(f"{run}_stuck.parquet"),
-                       int((~io.read_arrays(DATA / run)["diverged"]).sum()))
+    for run in artefacts.RUNS:
+        single[run] = (read(artefacts.stuck(run)),
+                       int((~io.read_arrays(artefacts.single(run))["diverged"]).sum()))
     rows = claims.incidental_polysemanticity(
-        read("checks.parquet"), read("sparsification.parquet"), read("euler.parquet"), col, fit,
-        fit_init, kept("noise.parquet"), io.read_arrays(DATA / "noise_fourth")["fourth"],
-        kept("sweep.parquet"), single, ip)
+        read(artefacts.CHECKS), read(artefacts.SPARSIFICATION), read(artefacts.EULER), col, fit,
+        fit_init, kept(artefacts.NOISE), io.read_arrays(artefacts.NOISE_FOURTH)["fourth"],
+        kept(artefacts.SWEEP), single, ip)
     claim_rows.export(rows, claims.CLAIMS, "incidental_polysemanticity", claims.TITLE,
-                      "ip_claims", "reports/figures/incidental_polysemanticity")
+                      "ip_claims", artefacts.FIGURES)
 
 
 if __name__ == "__main__":

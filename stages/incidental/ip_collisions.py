@@ -7,14 +7,14 @@ no noise, trained in one stack. Writes data/incidental_polysemanticity/collision
 
 from tms.core import io
 from tms.core.device import resolve_device
-from tms.incidental import params, training
+from tms.incidental import artefacts, params, training
 from tms.pipeline import stage
 
 
 def main(ip):
     io.write_parquet(training.collisions(ip.collisions, resolve_device(ip.device),
                                          ip.compute.precision),
-                     "data/incidental_polysemanticity/collisions.parquet")
+                     artefacts.COLLISIONS)
 
 
 if __name__ == "__main__":

@@ -8,17 +8,15 @@ features of ‖W_i‖₄⁴ at the recorded steps, rows in table order).
 
 from tms.core import io
 from tms.core.device import resolve_device
-from tms.incidental import params, training
+from tms.incidental import artefacts, params, training
 from tms.pipeline import stage
-
-OUT = "data/incidental_polysemanticity"
 
 
 def main(ip):
     table, arrays = training.noise_runs(ip.noise, resolve_device(ip.device),
                                         ip.compute.precision)
-    io.write_arrays(arrays, f"{OUT}/noise_fourth")
-    io.write_parquet(table, f"{OUT}/noise.parquet")
+    io.write_arrays(arrays, artefacts.NOISE_FOURTH)
+    io.write_parquet(table, artefacts.NOISE)
 
 
 if __name__ == "__main__":

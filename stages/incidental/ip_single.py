@@ -9,21 +9,18 @@ fourth.npy (C, T, n) per-encoding ‖W_i‖₄⁴, W.npy (C, n, m) final weights
 
 from tms.core import io
 from tms.core.device import resolve_device
-from tms.incidental import params, training
+from tms.incidental import artefacts, params, training
 from tms.pipeline import stage
 
-OUT = "data/incidental_polysemanticity"
-
-
-RUN = ("--run", {"choices": ["single", "single_printed"], "required": True,
+RUN = ("--run", {"choices": list(artefacts.RUNS), "required": True,
                  "help": "which fig. 6 run: incidental_polysemanticity.single or .single_printed"})
 
 
 def main(ip, run):
     stuck, arrays = training.single(getattr(ip, run), resolve_device(ip.device),
                                     f"{training.SECTION}.{run}", ip.compute.precision)
-    io.write_arrays(arrays, f"{OUT}/{run}")
-    io.write_parquet(stuck, f"{OUT}/{run}_stuck.parquet")
+    io.write_arrays(arrays, artefacts.single(run))
+    io.write_parquet(stuck, artefacts.stuck(run))
 
 
 if __name__ == "__main__":

@@ -11,10 +11,8 @@ data/incidental_polysemanticity/sparsification.parquet
 import pandas as pd
 
 from tms.core import io
-from tms.incidental import params, sparsification
+from tms.incidental import artefacts, params, sparsification
 from tms.pipeline import stage
-
-OUT = "data/incidental_polysemanticity"
 
 
 def main(ip):
@@ -23,8 +21,8 @@ def main(ip):
                        for m in cfg.m], ignore_index=True)
     euler = sparsification.euler_comparison(cfg.euler.m, cfg.euler.lam, cfg.init_std, cfg.seed,
                                             cfg.euler.dt)
-    io.write_parquet(euler, f"{OUT}/euler.parquet")
-    io.write_parquet(table, f"{OUT}/sparsification.parquet")
+    io.write_parquet(euler, artefacts.EULER)
+    io.write_parquet(table, artefacts.SPARSIFICATION)
 
 
 if __name__ == "__main__":

@@ -7,13 +7,13 @@ step budget for all. Writes data/incidental_polysemanticity/sweep.parquet
 
 from tms.core import io
 from tms.core.device import resolve_device
-from tms.incidental import params, training
+from tms.incidental import artefacts, params, training
 from tms.pipeline import stage
 
 
 def main(ip):
     io.write_parquet(training.sweep(ip.sweep, resolve_device(ip.device), ip.compute.precision),
-                     "data/incidental_polysemanticity/sweep.parquet")
+                     artefacts.SWEEP)
 
 
 if __name__ == "__main__":

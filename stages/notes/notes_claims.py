@@ -14,23 +14,19 @@ from pathlib import Path
 import pandas as pd
 
 from tms.core import claim_rows
-from tms.notes import claims, params, theory
+from tms.notes import artefacts, claims, params, theory
 from tms.pipeline import stage
-
-DATA = Path("data/autoencoding_notes")
 
 
 def main(an):
-    t = {name: pd.read_parquet(DATA / f"{name}.parquet")
-         for name in ["moments", "skeletons", "linear", "critical_points", "saddle", "gradients",
-                      "flows", "energy", "relu"]}
+    a, read = artefacts, pd.read_parquet
     spectrum = theory.spectrum(theory.sparse_sigma(min(an.linear.S), an.linear.D))[0]
     rows = claims.autoencoding_notes(
-        t["moments"], t["skeletons"], t["linear"], t["critical_points"], t["saddle"],
-        json.loads((DATA / "saddle.json").read_text()), t["gradients"], t["flows"], t["energy"],
-        t["relu"], spectrum)
+        read(a.MOMENTS), read(a.SKELETONS), read(a.LINEAR), read(a.CRITICAL_POINTS),
+        read(a.SADDLE), json.loads(Path(a.SADDLE_SUMMARY).read_text()), read(a.GRADIENTS),
+        read(a.FLOWS), read(a.ENERGY), read(a.RELU), spectrum)
     claim_rows.export(rows, claims.CLAIMS, "autoencoding_notes", claims.TITLE, "notes_claims",
-                      "reports/figures/autoencoding_notes")
+                      a.FIGURES)
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ of ∪_{l≥2} Q_l exactly and by Monte Carlo, tms.notes.data.skeletons_table).
 """
 
 from tms.core import io, machine
-from tms.notes import data, params
+from tms.notes import artefacts, data, params
 from tms.pipeline import stage
 
 
@@ -17,9 +17,9 @@ def main(an):
                            f"sampling autoencoding_notes.{key} (n_vectors = {section.n_vectors}, "
                            f"D up to {max(section.D)})", "lower n_vectors or the largest D")
     io.write_parquet(data.moments_table(m.S, m.D, m.n_vectors, m.seed),
-                     "data/autoencoding_notes/moments.parquet")
+                     artefacts.MOMENTS)
     io.write_parquet(data.skeletons_table(s.S, s.D, s.n_vectors, s.seed),
-                     "data/autoencoding_notes/skeletons.parquet")
+                     artefacts.SKELETONS)
 
 
 if __name__ == "__main__":

@@ -8,19 +8,19 @@ tms.notes.flows.energy_along_flow).
 """
 
 from tms.core import io
-from tms.notes import flows, params
+from tms.notes import artefacts, flows, params
 from tms.pipeline import stage
 
 
 def main(an):
     f = an.flows
     io.write_parquet(flows.gradient_checks(f.S, f.D, f.d, f.T, f.seed, an.scale_min),
-                     "data/autoencoding_notes/gradients.parquet")
+                     artefacts.GRADIENTS)
     io.write_parquet(flows.flows_table(f.S, f.D, f.d, an.scale_min, f.init_std, f.seed,
                                        f.t_max, f.lr, f.n_t),
-                     "data/autoencoding_notes/flows.parquet")
+                     artefacts.FLOWS)
     io.write_parquet(flows.energy_along_flow(f.D, f.d, f.init_std, f.seed, f.t_max, f.n_t),
-                     "data/autoencoding_notes/energy.parquet")
+                     artefacts.ENERGY)
 
 
 if __name__ == "__main__":

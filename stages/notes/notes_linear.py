@@ -8,7 +8,7 @@ by distinct factors, once per step cap. Writes data/autoencoding_notes/linear.pa
 from tms.core import io
 from tms.core.device import resolve_device
 from tms.engine.grid import Schedule
-from tms.notes import params, training
+from tms.notes import artefacts, params, training
 from tms.pipeline import stage
 
 
@@ -18,7 +18,7 @@ def main(an):
         lin.D, lin.d, lin.S, lin.steps, an.scale_min, lin.train.seed, lin.train.lr,
         Schedule.of(lin.train, max(lin.steps)), an.eval.seed, an.eval.n_vectors,
         resolve_device(an.device), an.compute.precision)
-    io.write_parquet(table, "data/autoencoding_notes/linear.parquet")
+    io.write_parquet(table, artefacts.LINEAR)
 
 
 if __name__ == "__main__":

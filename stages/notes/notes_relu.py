@@ -9,7 +9,7 @@ from tms.core import io
 from tms.core.device import resolve_device
 from tms.core.schema import schedule_warnings
 from tms.engine.grid import Schedule
-from tms.notes import params, training
+from tms.notes import artefacts, params, training
 from tms.pipeline import stage
 
 
@@ -20,8 +20,8 @@ def main(an):
         r.D, r.d, r.S, r.seeds, r.train.seed, r.train.lr,
         Schedule.of(r.train, r.max_steps), an.eval.seed, an.eval.n_vectors,
         r.n_per_stratum, r.strata_seed, resolve_device(an.device), an.compute.precision)
-    io.write_parquet(table, "data/autoencoding_notes/relu.parquet")
-    io.write_parquet(strata, "data/autoencoding_notes/relu_strata.parquet")
+    io.write_parquet(table, artefacts.RELU)
+    io.write_parquet(strata, artefacts.RELU_STRATA)
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ saddle.json (its summary; tms.notes.theory.saddle_table).
 """
 
 from tms.core import io
-from tms.notes import params, theory
+from tms.notes import artefacts, params, theory
 from tms.pipeline import stage
 
 
@@ -17,9 +17,9 @@ def main(an):
     C = theory.invertible_c(sd.d, sd.seed)
     table, summary = theory.saddle_table(sigma, sd.I, C, sd.epsilon.values())
     io.write_parquet(theory.critical_points_table(sigma, sd.d, C),
-                     "data/autoencoding_notes/critical_points.parquet")
-    io.write_parquet(table, "data/autoencoding_notes/saddle.parquet")
-    io.write_json(summary, "data/autoencoding_notes/saddle.json")
+                     artefacts.CRITICAL_POINTS)
+    io.write_parquet(table, artefacts.SADDLE)
+    io.write_json(summary, artefacts.SADDLE_SUMMARY)
 
 
 if __name__ == "__main__":

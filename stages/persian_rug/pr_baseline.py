@@ -9,16 +9,16 @@ import pandas as pd
 
 from tms.core import io
 from tms.core.device import resolve_device
-from tms.persian_rug import params, stats
+from tms.persian_rug import artefacts, params, stats
 from tms.pipeline import stage
 
 
 def main(pr, n_s):
     stage.check_n_s(pr, n_s)
-    trained = pd.read_parquet(f"data/persian_rug/train/n{n_s}.parquet")
+    trained = pd.read_parquet(artefacts.trained(n_s))
     baseline = stats.baseline_statistics(trained[trained.model == "relu"],
                                          resolve_device(pr.device))
-    io.write_parquet(baseline, f"data/persian_rug/stats/n{n_s}_random.parquet")
+    io.write_parquet(baseline, artefacts.baseline(n_s))
 
 
 if __name__ == "__main__":

@@ -7,38 +7,35 @@ Writes reports/claims/persian_rug.json (tms.core.claim_rows.export), which the r
 the site gathers.
 """
 
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 
 from tms.core import claim_rows, divergence
-from tms.persian_rug import claims, compare, params, weights
+from tms.persian_rug import artefacts, claims, compare, params, weights
 from tms.pipeline import stage
-
-DATA = Path("data/persian_rug")
 
 
 def main(pr):
-    read = lambda name: pd.read_parquet(DATA / name)  # noqa: E731
-    grids = lambda name: pd.concat([read(name.format(n)) for n in pr.grid.n_s],  # noqa: E731
+    grids = lambda path: pd.concat([pd.read_parquet(path(n)) for n in pr.grid.n_s],  # noqa: E731
                                    ignore_index=True)
-    theory_t, rug_t, fig3_all = read("theory.parquet"), read("rug.parquet"), read("fig3.parquet")
+    theory_t, rug_t, fig3_all = (pd.read_parquet(a) for a in (artefacts.THEORY, artefacts.RUG,
+                                                               artefacts.FIG3))
     fig3, W3 = divergence.split(fig3_all)[0], None
     if len(fig3):
         first = fig3_all[~fig3_all.diverged.astype(bool)].iloc[0]
-        W_in, W_out, _ = weights.read(DATA / "fig3_weights")[(first.model, int(first.instance))]
+        W_in, W_out, _ = weights.read(artefacts.FIG3_WEIGHTS)[(first.model, int(first.instance))]
         W3 = W_out.astype(np.float64) @ W_in.astype(np.float64)
-    stats_all = divergence.split(grids("stats/n{}.parquet"))[0]
-    baseline, trained = grids("stats/n{}_random.parquet"), grids("train/n{}.parquet")
+    stats_all = divergence.split(grids(artefacts.statistics))[0]
+    baseline, trained = grids(artefacts.baseline), grids(artefacts.trained)
     rows = (claims.persian_rug(fig3, W3, compare.rug_vs_theory(rug_t), theory_t, stats_all,
                                trained, compare.printed_hadamard(pr.fig1.n_s), pr.fig2.n_s)
             + claims.symmetry(stats_all, rug_t, trained, baseline)
-            + claims.scaling(read("scaling_fits.parquet"), read("scaling_theory.parquet"),
+            + claims.scaling(pd.read_parquet(artefacts.SCALING_FITS),
+                             pd.read_parquet(artefacts.SCALING_THEORY),
                              pr.scaling.max_p_over_r, pr.scaling.small_r, trained)
             + claims.beyond_theory(stats_all, baseline))
     claim_rows.export(rows, claims.CLAIMS, "persian_rug", claims.TITLE, "pr_claims",
-                      "reports/figures/persian_rug")
+                      artefacts.FIGURES)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from tms.core.device import resolve_device
 from tms.core.schema import schedule_warnings
 from tms.engine import checkpoint
 from tms.engine.grid import Schedule
-from tms.persian_rug import params, training, weights
+from tms.persian_rug import artefacts, params, training
 from tms.pipeline import stage
 
 
@@ -22,14 +22,12 @@ def main(pr):
     device = resolve_device(pr.device)
     ckpt = checkpoint.for_stage("pr_fig3", pr.train.checkpoint_every, device, pr.eval, f3,
                                 sched, lr)
+    spec = training.GridSpec(f3.n_s, pr.train.seed, lr, sched, pr.eval.seed, pr.eval.n_vectors,
+                             device, pr.compute, label="fig. 3 ")
     points = [training.Point(k, f3.p, f3.n_d / f3.n_s, f3.n_d, k) for k in range(f3.seeds)]
-    with io.atomic_path("data/persian_rug/fig3_weights", directory=True) as tmp, \
-            weights.Writer(tmp, f3.n_s, [("relu", pt.instance, pt.n_d) for pt in points]) as out:
-        table, _ = training.train_and_score(
-            f3.n_s, points, pr.train.seed, lr, sched, True, pr.eval.seed, pr.eval.n_vectors,
-            device, label="fig. 3 ", compute=pr.compute, ckpt=ckpt,
-            sink=lambda pt, *w: out.put("relu", pt.instance, *w))
-    io.write_parquet(table, "data/persian_rug/fig3.parquet")
+    table, _ = training.train_models(spec, points, ["relu"], artefacts.FIG3_WEIGHTS,
+                                     ckpt)
+    io.write_parquet(table, artefacts.FIG3)
     if ckpt:
         ckpt.clear()
 

@@ -11,7 +11,7 @@ import numpy as np
 
 from tms.core import io, machine
 from tms.core.device import resolve_device
-from tms.persian_rug import params, rug, stats, training
+from tms.persian_rug import artefacts, params, rug, stats, training
 from tms.pipeline import stage
 
 BOUND_COLUMNS = ["var_nu_normalised", "variance_bound", "bound_ratio"]
@@ -33,7 +33,7 @@ def main(pr):
              for n_d, p in zip(table.n_d, table.p)]
     for col in BOUND_COLUMNS:
         table[col] = [s[col] for s in bound]
-    io.write_parquet(table, "data/persian_rug/rug.parquet")
+    io.write_parquet(table, artefacts.RUG)
 
 
 if __name__ == "__main__":

@@ -11,24 +11,24 @@ models are left out of the fits (tms.core.divergence.split; the report warns abo
 import pandas as pd
 
 from tms.core import divergence, io
-from tms.persian_rug import params, scaling, stats
+from tms.persian_rug import artefacts, params, scaling, stats
 from tms.pipeline import stage
 
 
 def main(pr):
     sc = pr.scaling
     th = scaling.theory_grid(sc.theory_p, sc.ratio_values())
-    rug = pd.read_parquet("data/persian_rug/rug.parquet")
+    rug = pd.read_parquet(artefacts.RUG)
     sources = [("theory", th), (f"Persian rug (n_s = {pr.rug.n_s})", rug)]
     for n_s in pr.grid.n_s:
-        trained = divergence.split(pd.read_parquet(f"data/persian_rug/train/n{n_s}.parquet"))[0]
+        trained = divergence.split(pd.read_parquet(artefacts.trained(n_s)))[0]
         means = stats.over_seeds(trained[trained.model == "relu"], ["loss"])
         sources.append((scaling.trained_source(n_s), means))
     fits = pd.concat([scaling.fit_laws(t, name, sc.max_p_over_r, sc.n_boot, sc.seed,
                                             sc.small_r)
                       for name, t in sources], ignore_index=True)
-    io.write_parquet(th, "data/persian_rug/scaling_theory.parquet")
-    io.write_parquet(fits, "data/persian_rug/scaling_fits.parquet")
+    io.write_parquet(th, artefacts.SCALING_THEORY)
+    io.write_parquet(fits, artefacts.SCALING_FITS)
 
 
 if __name__ == "__main__":

@@ -6,13 +6,13 @@ Writes data/persian_rug/theory.parquet (columns p, ratio, sigma2, a, b, loss, lo
 """
 
 from tms.core import io
-from tms.persian_rug import params, theory
+from tms.persian_rug import artefacts, params, theory
 from tms.pipeline import stage
 
 
 def main(pr):
     io.write_parquet(theory.theory_table(pr.fig2.p, pr.theory.ratio_values()),
-                     "data/persian_rug/theory.parquet")
+                     artefacts.THEORY)
 
 
 if __name__ == "__main__":

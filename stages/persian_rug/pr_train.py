@@ -8,14 +8,12 @@ per model) and data/persian_rug/train/n{n_s}_weights/ (the weights that
 persian_rug.grid.keep_weights keeps, tms.persian_rug.weights).
 """
 
-import pandas as pd
-
 from tms.core import io
 from tms.core.device import resolve_device
 from tms.core.schema import schedule_warnings
 from tms.engine import checkpoint
 from tms.engine.grid import Schedule
-from tms.persian_rug import params, training, weights
+from tms.persian_rug import artefacts, params, training
 from tms.pipeline import stage
 
 
@@ -26,25 +24,14 @@ def main(pr, n_s):
     stage.warn(schedule_warnings("persian_rug.train", pr.train, pr.train.max_steps))
     ckpt = checkpoint.for_stage(f"pr_train@{n_s}", pr.train.checkpoint_every, device, pr.eval,
                                 grid, pr.train)
-    points = training.expand(n_s, grid.p, grid.ratio, grid.seeds)
-    lr, sched = pr.train.lr_for(n_s), Schedule.of(pr.train)
-    plan = training.plan_grid(n_s, points, pr.train.seed, lr, sched, device, pr.compute, ckpt,
-                              lambda pt: grid.keeps(pt.p, pt.ratio_target), len(grid.models))
-    index = [(model, pt.instance, pt.n_d) for model in grid.models for pt in points
-             if pr.train.seed + pt.instance in plan.kept]
-    tables, measured = [], []
-    with io.atomic_path(f"data/persian_rug/train/n{n_s}_weights", directory=True) as tmp, \
-            weights.Writer(tmp, n_s, index) as kept:
-        for model in grid.models:
-            table, statistics = training.train_and_score(
-                n_s, points, pr.train.seed, lr, sched, model == "relu", pr.eval.seed,
-                pr.eval.n_vectors, device, compute=pr.compute, ckpt=ckpt, statistics=True,
-                sink=lambda pt, *w, model=model: kept.put(model, pt.instance, *w), plan=plan)
-            tables.append(table)
-            measured.append(statistics)
-    io.write_parquet(pd.concat(measured, ignore_index=True),
-                     f"data/persian_rug/stats/n{n_s}.parquet")
-    io.write_parquet(pd.concat(tables, ignore_index=True), f"data/persian_rug/train/n{n_s}.parquet")
+    spec = training.GridSpec(n_s, pr.train.seed, pr.train.lr_for(n_s), Schedule.of(pr.train),
+                             pr.eval.seed, pr.eval.n_vectors, device, pr.compute)
+    table, statistics = training.train_models(
+        spec, training.expand(n_s, grid.p, grid.ratio, grid.seeds), grid.models,
+        artefacts.trained_weights(n_s), ckpt,
+        lambda pt: grid.keeps(pt.p, pt.ratio_target), statistics=True)
+    io.write_parquet(statistics, artefacts.statistics(n_s))
+    io.write_parquet(table, artefacts.trained(n_s))
     if ckpt:
         ckpt.clear()
 

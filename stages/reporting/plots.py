@@ -9,11 +9,13 @@ step, fourth), each atomically. Diverged models are left out (tms.core.divergenc
 import pandas as pd
 
 from tms.core import divergence, io
+from tms.incidental import artefacts as ip_out
 from tms.incidental import figures as ip_figures
+from tms.persian_rug import artefacts as pr_out
 from tms.persian_rug import figures as pr_figures
 from tms.pipeline import params, stage
 
-PR, IP, OUT = "data/persian_rug", "data/incidental_polysemanticity", "reports/plots"
+OUT = "reports/plots"
 
 
 def _csv(df: pd.DataFrame, name: str) -> None:
@@ -27,12 +29,12 @@ def _kept(path: str) -> pd.DataFrame:
 
 def main(p):
     pr, ip = p.persian_rug, p.incidental_polysemanticity
-    trained = _kept(f"{PR}/train/n{pr.fig2.n_s}.parquet")
-    _csv(pr_figures.fig2_curves(trained, pd.read_parquet(f"{PR}/rug.parquet"),
-                         pd.read_parquet(f"{PR}/theory.parquet"), pr.fig2.p), "pr_fig2_loss")
-    _csv(ip_figures.fig3_curve(_kept(f"{IP}/collisions.parquet")), "ip_collisions")
-    nf = io.read_arrays(f"{IP}/noise_fourth")
-    _csv(ip_figures.fig4_curves(_kept(f"{IP}/noise.parquet"), nf["steps"], nf["fourth"],
+    trained = _kept(pr_out.trained(pr.fig2.n_s))
+    _csv(pr_figures.fig2_curves(trained, pd.read_parquet(pr_out.RUG),
+                         pd.read_parquet(pr_out.THEORY), pr.fig2.p), "pr_fig2_loss")
+    _csv(ip_figures.fig3_curve(_kept(ip_out.COLLISIONS)), "ip_collisions")
+    nf = io.read_arrays(ip_out.NOISE_FOURTH)
+    _csv(ip_figures.fig4_curves(_kept(ip_out.NOISE), nf["steps"], nf["fourth"],
                             ip.noise.m), "ip_fourth_norms")
 
 

@@ -13,10 +13,12 @@ SCHED = Schedule(batch_size=64, adam_eps=1e-7, window=20, check_every=5, max_ste
 
 def test_the_row_of_a_diverged_model_says_so_and_split_keeps_the_others():
     points = [training.Point(k, 0.3, 0.25, 4, 0) for k in range(3)]
-    table, _ = training.train_and_score(16, points, 0, 3e-2, SCHED, True, 1, 65536)
+    table, _ = training.train_and_score(training.GridSpec(16, 0, 3e-2, SCHED, 1, 65536), points,
+                                        True)
     assert list(table.columns) == list(training.TRAIN_COLUMNS) and not table.diverged.any()
     assert divergence.split(table)[1] is None
-    bad_table, _ = training.train_and_score(16, points[:1], 0, 1e3, SCHED, True, 1, 65536)
+    bad_table, _ = training.train_and_score(training.GridSpec(16, 0, 1e3, SCHED, 1, 65536),
+                                            points[:1], True)
     assert bad_table.diverged.tolist() == [True]
     both = pd.concat([table, bad_table.assign(instance=3)], ignore_index=True)
     kept, warning = divergence.split(both, "Persian Rug models")

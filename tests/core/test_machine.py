@@ -47,7 +47,8 @@ def test_every_training_stack_is_checked_before_it_trains(small_machine, load_pr
     sched = Schedule.of(pr.train)
     points = pr_training.expand(16, pr.grid.at(16).p, pr.grid.at(16).ratio, 1)
     with pytest.raises(ParamsError, match="training n_s = 16"):
-        pr_training.train_and_score(16, points, 0, 0.01, sched, True, 0, 65536)
+        pr_training.train_and_score(pr_training.GridSpec(16, 0, 0.01, sched, 0, 65536), points,
+                                    True)
     ip = p.incidental_polysemanticity
     for run, key in [(ip_training.collisions, "collisions"), (ip_training.noise_runs, "noise"),
                      (ip_training.sweep, "sweep"), (ip_training.single, "single")]:
@@ -82,7 +83,8 @@ def test_a_run_that_can_take_more_than_an_hour_says_so(monkeypatch, capsys, load
     pr = p.persian_rug
     points = pr_training.expand(16, pr.grid.at(16).p, pr.grid.at(16).ratio, 1)
     with pytest.raises(AssertionError, match="training started"):
-        pr_training.train_and_score(16, points, 0, 0.01, Schedule.of(pr.train), True, 0, 65536)
+        spec = pr_training.GridSpec(16, 0, 0.01, Schedule.of(pr.train), 0, 65536)
+        pr_training.train_and_score(spec, points, True)
     with pytest.raises(AssertionError, match="training started"):
         ip_training.noise_runs(p.incidental_polysemanticity.noise)
     err = capsys.readouterr().err
@@ -134,8 +136,10 @@ def test_weights_too_large_for_the_disk_stop_before_training(load_profile, monke
     weights = 4 * sum((2 * pt.n_d + 1) * 16 for pt in points)
     assert 2 * weights > free
 
-    def train(**kwargs):
-        pr_training.train_and_score(16, points, 0, 0.01, sched, True, 0, 65536, **kwargs)
+    def train(ckpt=None, keep=None):
+        spec = pr_training.GridSpec(16, 0, 0.01, sched, 0, 65536)
+        plan = pr_training.plan_grid(spec, points, ckpt, keep)
+        pr_training.train_and_score(spec, points, True, ckpt, plan=plan)
 
     with pytest.raises(ParamsError) as err:
         train()

@@ -26,7 +26,7 @@ OUT = "data/incidental_polysemanticity"
 #: (stage script, its keyword arguments) as dvc.yaml runs them.
 STAGES = [("ip_sparsification", {}), ("ip_collisions", {}), ("ip_noise", {}), ("ip_sweep", {}),
           ("ip_single", {"run": "single"}), ("ip_single", {"run": "single_printed"}),
-          ("ip_checks", {})]
+          ("ip_checks", {}), ("ip_claims", {})]
 
 
 def _stage(name):

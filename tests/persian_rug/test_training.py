@@ -33,29 +33,33 @@ def test_budget_below_one_model_is_a_params_error_before_training():
     sched = Schedule(batch_size=1024, adam_eps=1e-7, window=10, check_every=5, max_steps=10)
     with pytest.raises(ParamsError, match=r"persian_rug.compute.memory_budget_mb = 0.5: 0.5 MiB "
                                           r"is too small for one model of n_s = 64, n_d = 32"):
-        training.train_and_score(64, pts, 0, 1e-2, sched, True, 0, 65536,
-                                 compute=Compute(memory_budget_mb=0.5))
+        training.train_and_score(training.GridSpec(64, 0, 1e-2, sched, 0, 65536,
+                                                   compute=Compute(memory_budget_mb=0.5)),
+                                 pts, True)
 
 
 def test_chunked_scoring_gives_the_unchunked_table():
     pts = training.expand(16, [0.1, 0.5], [0.25, 0.5], 1)
     sched = Schedule(batch_size=64, adam_eps=1e-7, window=10, check_every=5, max_steps=20)
-    whole, _ = training.train_and_score(16, pts, 0, 1e-2, sched, True, 3, 65536)
+    whole, _ = training.train_and_score(training.GridSpec(16, 0, 1e-2, sched, 3, 65536), pts,
+                                        True)
     # a budget that holds one group of equal inputs (two models) at a time
     insts = [Instance(pt.p, pt.n_d, pt.instance, 1e-2, 0) for pt in pts]
     budget = 1.2 * stack_bytes(16, [4, 8], 12, 1, 64, 20) / 2 ** 20
     assert len(plan_chunks(16, insts, sched, budget)) == 2
-    table, _ = training.train_and_score(16, pts, 0, 1e-2, sched, True, 3, 65536,
-                                        compute=Compute(memory_budget_mb=budget))
+    spec = training.GridSpec(16, 0, 1e-2, sched, 3, 65536, compute=Compute(memory_budget_mb=budget))
+    table, _ = training.train_and_score(spec, pts, True)
     pd.testing.assert_frame_equal(table, whole)
 
 
-def _measured(pts, sched, **kwargs):
-    """train_and_score with statistics, and the weights its sink received."""
+def _measured(pts, sched, keep=None, ckpt=None, compute=Compute()):
+    """train_and_score with statistics of the plan keeping ``keep``, and the weights its sink
+    received."""
     got = {}
+    spec = training.GridSpec(16, 0, 1e-2, sched, 3, 65536, compute=compute)
     table, statistics = training.train_and_score(
-        16, pts, 0, 1e-2, sched, True, 3, 65536, statistics=True,
-        sink=lambda pt, *w: got.setdefault(pt.instance, w), **kwargs)
+        spec, pts, True, ckpt, statistics=True, sink=lambda pt, *w: got.setdefault(pt.instance, w),
+        plan=training.plan_grid(spec, pts, ckpt, keep))
     return table, statistics, got
 
 

@@ -13,12 +13,13 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import torch
 
-from tms.core import machine
+from tms.core import io, machine
 from tms.core.schema import Compute, ParamsError
 from tms.engine import executor
 from tms.engine.checkpoint import Checkpoints
@@ -87,6 +88,26 @@ def expand(n_s: int, p: Sequence[float], ratio: Sequence[float], seeds: int) -> 
 
 
 @dataclass(frozen=True)
+class GridSpec:
+    """How a Persian Rug grid of one n_s is trained and scored, whatever its points: n_s; the
+    base seed (point k initialised with base_seed + k, its data stream base_seed + seed_index);
+    the learning rate and :class:`tms.engine.grid.Schedule`; the held-out sample every model is
+    scored on (``eval_seed``, ``n_eval`` vectors); the torch device; ``compute`` (the memory
+    budget of a stack, the executor and the precision, tms.core.schema.Compute); the progress
+    bar's label."""
+
+    n_s: int
+    base_seed: int
+    lr: float
+    sched: Schedule
+    eval_seed: int
+    n_eval: int
+    device: str = "cpu"
+    compute: Compute = Compute()
+    label: str = ""
+
+
+@dataclass(frozen=True)
 class Measured:
     """What leaves the process that trained one model (:func:`measure`): its row of the trained
     table (from ``steps`` on), its statistics (:data:`tms.persian_rug.stats.STAT_COLUMNS`, when
@@ -138,10 +159,8 @@ class Plan:
     bucketed: bool
 
 
-def plan_grid(n_s: int, points: Sequence[Point], base_seed: int, lr: float, sched: Schedule,
-              device: str = "cpu", compute: Compute = Compute(),
-              ckpt: Checkpoints | None = None, keep: Callable[[Point], bool] | None = None,
-              models: int = 1) -> Plan:
+def plan_grid(spec: GridSpec, points: Sequence[Point], ckpt: Checkpoints | None = None,
+              keep: Callable[[Point], bool] | None = None, models: int = 1) -> Plan:
     """Plan the training of ``points`` (``models`` times: once per model of the grid), checked
     before any work. ``keep``: the points whose weights are kept (None: all).
 
@@ -150,8 +169,10 @@ def plan_grid(n_s: int, points: Sequence[Point], base_seed: int, lr: float, sche
     kept weights (with DVC's cache copies and the checkpoints) the disk (tms.core.machine);
     warns when the grid can take more than an hour.
     """
-    insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr, base_seed + pt.seed_index)
-             for pt in points]
+    n_s, base_seed, sched, device, compute = (spec.n_s, spec.base_seed, spec.sched, spec.device,
+                                              spec.compute)
+    insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, spec.lr,
+                      base_seed + pt.seed_index) for pt in points]
     kept = [pt for pt in points if keep is None or keep(pt)]
     budget = f"persian_rug.compute.memory_budget_mb = {compute.memory_budget_mb}"
     bucketed = gpu_path(device, compute.precision)
@@ -178,45 +199,72 @@ def plan_grid(n_s: int, points: Sequence[Point], base_seed: int, lr: float, sche
     return Plan(insts, chunks, frozenset(base_seed + pt.instance for pt in kept), bucketed)
 
 
-def train_and_score(n_s: int, points: Sequence[Point], base_seed: int, lr: float,
-                    sched: Schedule, relu: bool, eval_seed: int, n_eval: int,
-                    device: str = "cpu", label: str = "", compute: Compute = Compute(),
+def train_and_score(spec: GridSpec, points: Sequence[Point], relu: bool,
                     ckpt: Checkpoints | None = None, statistics: bool = False,
-                    keep: Callable[[Point], bool] | None = None, sink: Sink | None = None,
-                    plan: Plan | None = None) -> tuple[pd.DataFrame, pd.DataFrame | None]:
-    """Train every point (batched, chunked, placed and computed in the precision that
-    ``compute`` says, checkpointed to ``ckpt`` when given: tms.engine.train), and score and
-    measure each chunk where it trained (:func:`measure`) as it finishes.
+                    sink: Sink | None = None, plan: Plan | None = None
+                    ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """Train every point as ``spec`` says (batched, chunked, placed and computed in the precision
+    that ``spec.compute`` says, checkpointed to ``ckpt`` when given: tms.engine.train), ReLU or
+    linear models (``relu``), and score and measure each chunk where it trained
+    (:func:`measure`) as it finishes.
 
     Returns the table (columns :data:`TRAIN_COLUMNS`, in point order) and, with
     ``statistics``, the statistics of figs. 4–7 and eq. 6 of every model
     (tms.persian_rug.stats.KEY_COLUMNS + STAT_COLUMNS, else None). The weights of the points
-    that ``keep`` accepts (None: all) go to ``sink`` chunk by chunk; no more than one chunk's
-    weights are held at a time, and a chunk's final checkpoint holds only its kept weights.
-    ``plan``: this grid's :func:`plan_grid` made beforehand (then ``keep`` is the plan's);
-    without it, it is made here, with its checks and errors, before any training.
+    the plan keeps go to ``sink`` chunk by chunk; no more than one chunk's weights are held at
+    a time, and a chunk's final checkpoint holds only its kept weights. ``plan``: this grid's
+    :func:`plan_grid` made beforehand; without it, one keeping every point is made here, with
+    its checks and errors, before any training.
     """
-    plan = plan or plan_grid(n_s, points, base_seed, lr, sched, device, compute, ckpt, keep)
-    reduce = functools.partial(measure, relu, sched, eval_seed, n_eval, device, statistics,
-                               plan.kept)
+    n_s, device, compute = spec.n_s, spec.device, spec.compute
+    plan = plan or plan_grid(spec, points, ckpt)
+    reduce = functools.partial(measure, relu, spec.sched, spec.eval_seed, spec.n_eval, device,
+                               statistics, plan.kept)
     rows: list[dict] = [{}] * len(points)
     measured: list[dict | None] = [None] * len(points)
-    spec = StackSpec(n_s, sched, relu=relu, device=device, precision=compute.precision,
-                     bucketed=plan.bucketed, label=label)
+    stack = StackSpec(n_s, spec.sched, relu=relu, device=device, precision=compute.precision,
+                      bucketed=plan.bucketed, label=spec.label)
     for chunk, items in train_chunks(
-            spec, plan.insts, compute.memory_budget_mb,
+            stack, plan.insts, compute.memory_budget_mb,
             executor.named(compute.executor, device, compute.ray_address), ckpt, reduce):
         for k, item in zip(chunk, items):
             pt, inst = points[k], plan.insts[k]
             rows[k] = {"instance": pt.instance, "model": "relu" if relu else "linear",
                        "n_s": n_s, "n_d": pt.n_d, "ratio": pt.n_d / n_s,
                        "ratio_target": pt.ratio_target, "p": pt.p, "seed_index": pt.seed_index,
-                       "seed": inst.seed, "data_seed": inst.data_seed, "lr": lr, **item.row}
+                       "seed": inst.seed, "data_seed": inst.data_seed, "lr": spec.lr, **item.row}
             measured[k] = item.statistics
             if item.weights is not None and sink is not None:
                 sink(pt, *item.weights)
     table = pd.DataFrame(rows, columns=list(TRAIN_COLUMNS))
     return table, stats.with_keys(table, measured) if statistics else None
+
+
+def train_models(spec: GridSpec, points: Sequence[Point], models: Sequence[str],
+                 weights_dir: str | Path, ckpt: Checkpoints | None = None,
+                 keep: Callable[[Point], bool] | None = None, statistics: bool = False
+                 ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+    """A trained grid of one n_s as its stage writes it (pr_train, pr_fig3): every point
+    trained once per model of ``models`` ('relu', 'linear'; :func:`train_and_score`), planned
+    and checked once for all of them before any training (:func:`plan_grid`), the weights of
+    the points ``keep`` accepts (None: all) written to ``weights_dir`` chunk by chunk
+    (tms.persian_rug.weights, atomically: the folder appears whole or not at all). Returns the
+    tables of every model concatenated (the trained table, and with ``statistics`` the
+    statistics, else None). Raises ParamsError as :func:`plan_grid`."""
+    plan = plan_grid(spec, points, ckpt, keep, len(models))
+    index = [(model, pt.instance, pt.n_d) for model in models for pt in points
+             if spec.base_seed + pt.instance in plan.kept]
+    tables, measured = [], []
+    with io.atomic_path(weights_dir, directory=True) as tmp, \
+            weights.Writer(tmp, spec.n_s, index) as kept:
+        for model in models:
+            table, statistics_ = train_and_score(
+                spec, points, model == "relu", ckpt, statistics,
+                lambda pt, *w, model=model: kept.put(model, pt.instance, *w), plan)
+            tables.append(table)
+            measured.append(statistics_)
+    return (pd.concat(tables, ignore_index=True),
+            pd.concat(measured, ignore_index=True) if statistics else None)
 
 
 def ckpt_bytes(n_s: int, insts: Sequence[Instance], chunks: Sequence[Sequence[int]],

@@ -1,0 +1,48 @@
+"""Where the Persian Rug paper's stages write, named once: every stage script, the claims stage and
+the DVC plots stage take their paths from here, and :func:`outs` is checked against dvc.yaml
+(tests/core/test_artefacts.py). Paths are relative to the repository root.
+"""
+
+from __future__ import annotations
+
+DATA = "data/persian_rug"
+THEORY = f"{DATA}/theory.parquet"
+RUG = f"{DATA}/rug.parquet"
+FIG3 = f"{DATA}/fig3.parquet"
+FIG3_WEIGHTS = f"{DATA}/fig3_weights"
+SCALING_THEORY = f"{DATA}/scaling_theory.parquet"
+SCALING_FITS = f"{DATA}/scaling_fits.parquet"
+#: The report's figures; the claims stage links each claim to its figure there.
+FIGURES = "reports/figures/persian_rug"
+CLAIMS = "reports/claims/persian_rug.json"
+
+
+def trained(n_s: int) -> str:
+    """The training table of the grid of n_s (tms.persian_rug.training.TRAIN_COLUMNS)."""
+    return f"{DATA}/train/n{n_s}.parquet"
+
+
+def trained_weights(n_s: int) -> str:
+    """The folder of the kept weights of the grid of n_s (tms.persian_rug.weights)."""
+    return f"{DATA}/train/n{n_s}_weights"
+
+
+def statistics(n_s: int) -> str:
+    """The statistics of figs. 4–7 and eq. 6 of every model of the grid of n_s."""
+    return f"{DATA}/stats/n{n_s}.parquet"
+
+
+def baseline(n_s: int) -> str:
+    """The same statistics of the untrained weights of the grid of n_s."""
+    return f"{DATA}/stats/n{n_s}_random.parquet"
+
+
+def outs(grid_n_s: list[int]) -> dict[str, list[str]]:
+    """Every data stage's outputs (DVC stage name → paths), for the grids ``grid_n_s``
+    (persian_rug.grid.n_s)."""
+    out = {"pr_theory": [THEORY], "pr_rug": [RUG], "pr_fig3": [FIG3, FIG3_WEIGHTS],
+           "pr_scaling": [SCALING_THEORY, SCALING_FITS], "pr_claims": [CLAIMS]}
+    for n_s in grid_n_s:
+        out[f"pr_train@{n_s}"] = [trained(n_s), trained_weights(n_s), statistics(n_s)]
+        out[f"pr_baseline@{n_s}"] = [baseline(n_s)]
+    return out
