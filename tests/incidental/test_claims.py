@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tms.incidental import claims, sparsification, theory
+from tms.incidental import claims, evidence, sparsification, theory
 from tms.pipeline import params
 
 
@@ -31,7 +31,7 @@ def _euler(first_order=True):
 def test_sparsification_summary_reads_the_tables():
     traj = _trajectory()
     traj.loc[5, "relvar"] = 0.95                               # one time outside the bounds
-    s = claims.sparsification_summary(traj, _euler())
+    s = evidence.sparsification_summary(traj, _euler())
     assert s["ratio"][10000] == pytest.approx((1.0 * 1.0 + 0.5 / 30, 1.5), rel=0.02)
     assert s["lam_t_end"][10000] == pytest.approx(1.0)
     n_two = int((traj.m_prime >= 2).sum())
@@ -43,10 +43,10 @@ def test_noise_summary_final_average_and_random_ratio():
     noise = pd.DataFrame({"instance": [0, 1, 2], "noise": ["bipolar", "bipolar", "normal"],
                           "sigma": [0.1, 0.1, 0.1]})
     fourth = np.array([[0.2, 0.4, 0.6], [0.2, 0.6, 1.0], [0.15, 0.15, 0.15]])
-    s = claims.noise_summary(noise, fourth, 4).set_index("noise")
+    s = evidence.noise_summary(noise, fourth, 4).set_index("noise")
     assert s.loc["bipolar", "final"] == pytest.approx(0.8)
     kept = noise.drop(index=0).reset_index(drop=True)        # instance 0 left out (diverged)
-    assert claims.noise_summary(kept, fourth, 4).set_index("noise").loc[
+    assert evidence.noise_summary(kept, fourth, 4).set_index("noise").loc[
         "bipolar", "final"] == pytest.approx(1.0)
     assert s.loc["bipolar", "average"] == pytest.approx(0.5)
     assert s.loc["normal", "final_vs_random"] == pytest.approx(0.15 / 0.5)
@@ -91,7 +91,8 @@ def _inputs(first_order=True, fit=(0.24, 0.2, 0.3), bipolar_final=0.8):
 
 
 def _rows(**inputs):
-    return {r["id"]: r for r in claims.incidental_polysemanticity(**inputs)}
+    """Every claim's row by id, checked on the outputs ``inputs`` (the fields of Outputs)."""
+    return {r["id"]: r for r in claims.CLAIMS.rows(evidence.Outputs(**inputs))}
 
 
 def _with(i, key, **columns):
@@ -178,7 +179,7 @@ def test_every_claim_is_present_and_its_verdict_can_flip():
     assert base["fig5.large_noise"]["verdict"] == "not reproduced"    # spread, not shrunk
     assert base["sec21.collision_probability"]["verdict"] == "sanity check"
     for cid, perturb in PERTURB.items():
-        changed = _rows(**perturb(_inputs()))[cid]["verdict"]
+        changed = claims.CLAIMS.row(cid, evidence.Outputs(**perturb(_inputs())))["verdict"]
         assert changed != base[cid]["verdict"], (cid, changed)
 
 
@@ -244,7 +245,7 @@ def test_claims_of_experiments_whose_models_all_diverged_read_not_computed():
 def test_rise_width_reads_decades_between_10_and_90_percent_of_the_rise():
     x = np.array([1e-4, 1e-3, 1e-2, 1e-1, 1.0])
     # rises linearly in log10(x) from 0 at 1e-4 to 1 at 1: 10% at 10^-3.6, 90% at 10^-0.4
-    assert claims.rise_width(x, np.array([0.0, 0.25, 0.5, 0.75, 1.0]), 0.0) == pytest.approx(3.2)
+    assert evidence.rise_width(x, np.array([0.0, 0.25, 0.5, 0.75, 1.0]), 0.0) == pytest.approx(3.2)
     # a step between 1e-3 and 1e-2: both crossings in that decade
-    assert claims.rise_width(x, np.array([0.0, 0.0, 1.0, 0.9, 0.5]), 0.0) == pytest.approx(0.8)
-    assert np.isnan(claims.rise_width(x, np.array([1.0, 0.5, 0.4, 0.3, 0.2]), 0.0))
+    assert evidence.rise_width(x, np.array([0.0, 0.0, 1.0, 0.9, 0.5]), 0.0) == pytest.approx(0.8)
+    assert np.isnan(evidence.rise_width(x, np.array([1.0, 0.5, 0.4, 0.3, 0.2]), 0.0))

@@ -1,10 +1,14 @@
-"""The claims table of the notes on toy autoencoding (tms.notes.claims.autoencoding_notes)."""
+"""The claims of the notes on toy autoencoding (tms.notes.claims.CLAIMS), each checked on the
+stage outputs (tms.notes.evidence.Outputs), and the outputs read from the stages' files."""
+
+from types import SimpleNamespace
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from tms.notes import claims, data, flows, theory
+from tms.core import io
+from tms.notes import artefacts, claims, data, evidence, flows, theory
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +35,7 @@ def inputs():
 
 
 def _rows(inputs):
-    return {r["id"]: r for r in claims.autoencoding_notes(**inputs)}
+    return {r["id"]: r for r in claims.CLAIMS.rows(evidence.Outputs(**inputs))}
 
 
 def _with(i, key, where=None, **columns):
@@ -80,7 +84,7 @@ def test_every_claim_is_present_and_its_verdict_can_flip(inputs):
     ratio = 0.2 / data.mass_ge2(0.99, 20)
     assert f"{ratio:.0f}×" in base["sec31.ignore_ge2"]["ours"]
     for cid, perturb in PERTURB.items():
-        changed = _rows(perturb(inputs))[cid]["verdict"]
+        changed = claims.CLAIMS.row(cid, evidence.Outputs(**perturb(inputs)))["verdict"]
         assert changed != base[cid]["verdict"], (cid, changed)
 
 
@@ -89,3 +93,24 @@ def test_claims_of_trained_models_that_all_diverged_read_not_computed(inputs):
     gone = {k for k, r in rows.items() if r["verdict"] == "not computed"}
     assert gone == {"prop1.trained_minimum", "prop1.top_eigenspace", "prop1.u1_commutes",
                     "cor2.unique", "sec31.ignore_ge2"}
+
+
+def test_the_outputs_are_read_from_the_stage_files_without_the_diverged_models(
+        inputs, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    blown = inputs["linear"].assign(diverged=False)
+    blown = pd.concat([blown, blown.iloc[-1:].assign(gap=1.0, diverged=True)], ignore_index=True)
+    relu = pd.concat([inputs["relu"], inputs["relu"].iloc[-1:].assign(share_ge2=0.0)],
+                     ignore_index=True).assign(diverged=[False, False, True])
+    written = {**inputs, "linear": blown, "relu": relu}
+    a = artefacts
+    for key, path in (("moments", a.MOMENTS), ("skeletons", a.SKELETONS), ("linear", a.LINEAR),
+                      ("critical", a.CRITICAL_POINTS), ("saddle", a.SADDLE),
+                      ("gradients", a.GRADIENTS), ("flows", a.FLOWS), ("energy", a.ENERGY),
+                      ("relu", a.RELU)):
+        io.write_parquet(written[key], path)
+    io.write_json(inputs["saddle_summary"], a.SADDLE_SUMMARY)
+    loaded = evidence.Outputs.load(SimpleNamespace(linear=SimpleNamespace(S=[0.9, 0.5], D=5)))
+    assert len(loaded.linear) == len(inputs["linear"]) and len(loaded.relu) == len(relu) - 1
+    np.testing.assert_allclose(loaded.spectrum, inputs["spectrum"])
+    assert claims.CLAIMS.rows(loaded) == claims.CLAIMS.rows(evidence.Outputs(**inputs))

@@ -1,13 +1,14 @@
 """Figs. 4–7, eq. 6 and section 4.3: heat maps (tms.persian_rug.figures) and claims
 (tms.persian_rug.claims)."""
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import pytest
-import scipy.linalg
 from matplotlib.colors import LogNorm, Normalize
 
-from tms.persian_rug import claims, compare, figures, scaling, theory
+from tms.persian_rug import claims, compare, evidence, figures, scaling, theory
 
 
 def _stats(factor_by_n_s, seeds=2):
@@ -52,8 +53,8 @@ N_S = (1024, 2048)
 
 
 def _inputs():
-    """Inputs of every Persian Rug claims function on which each claim has a verdict: the
-    trained models on the theory curve, converged, at the paper's n_s; the rug on the theory."""
+    """Outputs on which each Persian Rug claim has a verdict: the trained models on the theory
+    curve, converged, at the paper's n_s; the rug on the theory."""
     stats = _stats({1024: 1.0, 2048: 0.5})
     cells = stats[["p", "ratio"]].drop_duplicates()
     th = {(p, r): theory.optimal_symmetric(p, r)["loss"] for p, r in zip(cells.p, cells.ratio)}
@@ -79,32 +80,27 @@ def _inputs():
         columns=scaling.FIT_COLUMNS)
     W = np.eye(64) * 1.29 + np.random.default_rng(0).normal(0, 0.05, (64, 64))   # noise-like
     baseline = _stats({1024: 0.2, 2048: 0.15})          # untrained: smaller, falling slower
-    return dict(fig3=fig3, W=W, rug=rug, theory_t=theory_t, stats=stats, trained=trained,
-                baseline=baseline,
-                xor=compare.printed_hadamard(8), th_grid=th_grid, fits=fits)
+    return evidence.Outputs(fig3=fig3, fig3_W=W, theory=theory_t, rug=rug, stats=stats,
+                          trained=trained, baseline=baseline, fits=fits, theory_grid=th_grid,
+                          fig1_n_s=8, fig2_n_s=128, max_p_over_r=0.25, small_r=0.05)
 
 
 def _rows(i):
-    return {r["id"]: r for r in
-            claims.persian_rug(i["fig3"], i["W"], compare.rug_vs_theory(i["rug"]), i["theory_t"],
-                               i["stats"], i["trained"], i["xor"], 128)
-            + claims.symmetry(i["stats"], i["rug"], i["trained"], i["baseline"])
-            + claims.scaling(i["fits"], i["th_grid"], 0.25, 0.05, i["trained"])
-            + claims.beyond_theory(i["stats"], i["baseline"])}
+    return {r["id"]: r for r in claims.CLAIMS.rows(i)}
 
 
 def _set(i, key, **columns):
     """i with columns of table ``key`` replaced (a callable gets the table)."""
-    t = i[key].copy()
+    t = getattr(i, key).copy()
     for col, v in columns.items():
         t[col] = v(t) if callable(v) else v
-    return {**i, key: t}
+    return replace(i, **{key: t})
 
 
 def _fit(i, source, term, estimate):
-    f = i["fits"].copy()
+    f = i.fits.copy()
     f.loc[(f.source == source) & (f.term == term), "estimate"] = estimate
-    return {**i, "fits": f}
+    return replace(i, fits=f)
 
 
 def _falls_for(column, rising):
@@ -126,9 +122,9 @@ def _antipodal_at_p(i, p=0.01, share=0.8):
 
 #: One perturbation of the inputs per claim that must change its verdict.
 PERTURB = {
-    "fig1.hadamard_xor": lambda i: {**i, "xor": scipy.linalg.hadamard(8).astype(float)},
+    "fig1.hadamard_xor": lambda i: replace(i, fig1_n_s=1),     # at n = 1 XOR gives H = [[1]]
     "fig2.linear_optimum": lambda i: _set(
-        i, "theory_t", loss_linear=lambda t: (128 - t.ratio * 128 - 1) * t.p / (3 * 128)),
+        i, "theory", loss_linear=lambda t: (128 - t.ratio * 128 - 1) * t.p / (3 * 128)),
     "fig2.rug_theory": lambda i: _set(i, "rug", loss=lambda t: t.loss * 1.3),
     "fig2.trained_theory": lambda i: _set(i, "stats", loss=lambda t: t.loss * 1.5),
     "fig2.trained_trend": lambda i: _set(
@@ -136,15 +132,16 @@ PERTURB = {
     "fig3.diagonal": lambda i: _set(i, "fig3", diag_std=0.25),
     "fig3.diagonal_live": lambda i: _set(i, "fig3", diag_live_mean=1.4),
     "fig3.bias": lambda i: _set(i, "fig3", bias_mean=0.05),
-    "fig3.off_diagonal": lambda i: {**i, "W": i["W"] - 0.1 * (i["W"] > 0.05)},   # one-sided
+    "fig3.off_diagonal": lambda i: replace(                                      # one-sided
+        i, fig3_W=i.fig3_W - 0.1 * (i.fig3_W > 0.05)),
     **{f"sym.{col}": (lambda c: lambda i: _set(i, "stats", **{c: _falls_for(c, True)}))(col)
        for col in compare.SYMMETRY},
     "sym.identical_variances": lambda i: _set(i, "stats", n_s=lambda t: t.n_s * 4),   # 8192
     "sym.variance_bound": lambda i: _set(i, "stats", bound_ratio=0.9),
     "sym.rug_attains_bound": lambda i: _set(i, "rug", bound_ratio=1.01),
-    "scaling.initial_loss": lambda i: _set(i, "th_grid", L0=lambda t: t.p),
-    "scaling.bounds_ordered": lambda i: _set(i, "th_grid", lower=lambda t: t.loss * 2),
-    "scaling.constant_factor": lambda i: _set(i, "th_grid", lower=lambda t: t.loss / 20),
+    "scaling.initial_loss": lambda i: _set(i, "theory_grid", L0=lambda t: t.p),
+    "scaling.bounds_ordered": lambda i: _set(i, "theory_grid", lower=lambda t: t.loss * 2),
+    "scaling.constant_factor": lambda i: _set(i, "theory_grid", lower=lambda t: t.loss / 20),
     "scaling.beta_prime": lambda i: _fit(i, "theory", "n_s/n_d − 1", 1.3),
     "scaling.beta": lambda i: _fit(i, "theory", "r", -2.0),
     "scaling.alpha": lambda i: _fit(i, "theory", "p", 1.5),
@@ -171,7 +168,7 @@ def test_antipodal_finding_needs_more_pairs_where_trained_beats_the_theory():
 
 def test_every_claim_is_present_and_its_verdict_can_flip():
     base = _rows(_inputs())
-    assert set(base) == set(PERTURB) == set(claims.CLAIMS)
+    assert list(base) == list(PERTURB) == list(claims.CLAIMS)     # in the report's order
     assert base["fig3.diagonal"]["verdict"] == "reproduced"
     assert base["sym.variance_bound"]["verdict"] == "sanity check"
     assert base["fig1.hadamard_xor"]["verdict"] == "erratum"
@@ -185,13 +182,13 @@ def test_trained_claims_below_the_paper_scale_or_unconverged_are_inconclusive():
     good = _rows(i)
     assert good["sym.diag_var"]["verdict"] == "reproduced"
     assert good["fig2.trained_theory"]["verdict"] == "reproduced"
-    small = {**i, "stats": i["stats"].assign(n_s=i["stats"].n_s // 16)}     # n_s 64, 128
+    small = replace(i, stats=i.stats.assign(n_s=i.stats.n_s // 16))     # n_s 64, 128
     rows = _rows(small)
     for cid in ("sym.diag_var", "fig2.trained_theory", "fig2.trained_trend"):
         assert rows[cid]["verdict"] == "inconclusive at this scale"
         assert "largest n_s 128 < 1024" in rows[cid]["inconclusive"]
     # falling, but more slowly than untrained weights do: not the symmetry training makes
-    slower = _rows({**i, "baseline": _stats({1024: 0.3, 2048: 0.1})})
+    slower = _rows(replace(i, baseline=_stats({1024: 0.3, 2048: 0.1})))
     assert slower["sym.diag_var"]["verdict"] == "not reproduced"
     assert "(log-log slope -1.00)" in good["sym.diag_var"]["ours"]          # halves over 2×
     assert "(slope -0.42)" in good["sym.diag_var"]["ours"]                  # 0.2 → 0.15
@@ -221,15 +218,13 @@ def test_medians_by_n_s_take_seed_means_then_the_median_over_the_grid():
 
 def test_claims_of_models_that_all_diverged_read_not_computed():
     i = _inputs()
-    empty = i["stats"].iloc[:0]
-    rows = {r["id"]: r for r in claims.symmetry(empty, i["rug"], i["trained"], i["baseline"])}
-    assert all(rows[f"sym.{c}"]["verdict"] == "not computed" for c in compare.SYMMETRY)
-    assert rows["sym.diag_var"]["ours"] == "not computed: every trained model diverged"
+    i = replace(i, stats=i.stats.iloc[:0], fig3=i.fig3.assign(diverged=True), fig3_W=None)
+    assert all(claims.CLAIMS.row(f"sym.{c}", i)["verdict"] == "not computed"
+               for c in compare.SYMMETRY)
+    assert claims.CLAIMS.row("sym.diag_var", i)["ours"] == (
+        "not computed: every trained model diverged")
+    rows = _rows(i)
     assert rows["sym.rug_attains_bound"]["verdict"] == "sanity check"   # the rug's own stands
-    fig3 = i["fig3"].assign(diverged=True)
-    rows = {r["id"]: r for r in claims.persian_rug(
-        fig3, None, compare.rug_vs_theory(i["rug"]), i["theory_t"], empty, i["trained"], i["xor"],
-        128)}
     assert [rows[c]["verdict"] for c in ("fig3.diagonal", "fig3.diagonal_live", "fig3.bias",
                                          "fig3.off_diagonal", "fig2.trained_theory")] == [
         "not computed"] * 5
@@ -238,10 +233,10 @@ def test_claims_of_models_that_all_diverged_read_not_computed():
 
 def test_an_exponent_fitted_with_an_interval_wider_than_its_tolerance_is_inconclusive():
     i = _inputs()
-    f = i["fits"].copy()
+    f = i.fits.copy()
     at = (f.source == "theory") & (f.term == "r")
     f.loc[at, "low"], f.loc[at, "high"] = -1.3, -0.76
-    row = _rows({**i, "fits": f})["scaling.beta"]
+    row = claims.CLAIMS.row("scaling.beta", replace(i, fits=f))
     assert row["verdict"] == "inconclusive at this scale"
     assert row["inconclusive"] == "the 95% interval (±0.27) is wider than the tolerance"
     assert _rows(i)["scaling.beta"]["verdict"] == "reproduced"

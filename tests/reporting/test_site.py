@@ -54,17 +54,50 @@ def test_claims_reject_malformed_ids_kinds_and_repeats():
         claim_rows.Claim("Fig 2", "c", "s", "v", "—", None, ())
     with pytest.raises(ValueError, match="unknown kind"):
         claim_rows.Claim("a.b", "c", "s", "v", "—", None, (), "theorem")
+    claims = claim_rows.Claims()
+    claims.claim("fig2.loss", "loss matches", "fig. 2", "≈", "n_s 8192", "fig2", ("train",))(
+        lambda claim, outputs: claim.row(True, "x", "t", "s"))
     with pytest.raises(ValueError, match="declared twice"):
-        claim_rows.registry(CLAIM, CLAIM)
+        claims.claim("fig2.loss", "again", "fig. 2", "≈", "—", None, ())
+
+
+def _two_claims() -> claim_rows.Claims:
+    """A registry of two claims whose checks read a number from the outputs."""
+    claims = claim_rows.Claims()
+
+    @claims.claim("sec1.other", "o", "sec. 1", "-", "—", None, ("b",), "caveat")
+    def _other(claim, outputs):
+        return claim.row(outputs["other"] > 0, f"{outputs['other']}", "t", "s")
+
+    @claims.claim("fig2.loss", "loss matches", "fig. 2", "≈", "n_s 8192", "fig2", ("train",))
+    def _loss(claim, outputs):
+        if outputs["loss"] is None:
+            return claim.not_computed("every model diverged")
+        return claim.row(outputs["loss"] <= 1, "x", "t", "s", value=outputs["loss"])
+
+    return claims
+
+
+def test_claims_are_checked_in_order_each_by_the_check_beside_its_declaration():
+    claims = _two_claims()
+    assert list(claims) == ["sec1.other", "fig2.loss"] and claims["fig2.loss"].figure == "fig2"
+    rows = claims.rows({"other": 1, "loss": 2.0})
+    assert [(r["id"], r["verdict"], r["value"]) for r in rows] == [
+        ("sec1.other", "caveat", None), ("fig2.loss", "not reproduced", 2.0)]
+    assert claims.row("fig2.loss", {"other": -1, "loss": None})["verdict"] == "not computed"
+    assert claims.row("sec1.other", {"other": -1, "loss": 0.5})["verdict"] == "reproduced"
+    confused = claim_rows.Claims()
+    confused.claim("a.b", "c", "s", "v", "—", None, ())(lambda claim, o: CLAIM.row(True, "", "", ""))
+    with pytest.raises(ValueError, match="the check of a.b returned the row of fig2.loss"):
+        confused.rows({})
 
 
 def test_export_checks_the_registry_and_the_site_links_the_figures_drawn(tmp_path):
     figs = tmp_path / "reports/figures/p"
     figs.mkdir(parents=True)
     (figs / "fig2.png").write_bytes(b"png")
-    other = claim_rows.Claim("sec1.other", "o", "sec. 1", "-", "—", None, ("b",), "caveat")
-    claims = claim_rows.registry(other, CLAIM)
-    rows = [CLAIM.row(True, "x", "t", "s", value=2.0), other.row(True, "y", "t", "s")]
+    claims = _two_claims()
+    rows = claims.rows({"other": 1, "loss": 0.5})[::-1]           # in any order
     path = claim_rows.export(rows, claims, "p", "Paper", "p_claims", figs)
     assert path == tmp_path / "reports/claims/p.json"
     assert [r["id"] for r in claim_rows.read("p", figs)] == ["sec1.other", "fig2.loss"]

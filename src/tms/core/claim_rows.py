@@ -1,11 +1,12 @@
 """Claims as data: what a paper states (:class:`Claim`), what we measured, and the verdict.
 
-Each paper's claims module declares its claims once, in a registry (:func:`registry`): a stable
-id (the DVC metric key, the same for every params profile), the paper's statement, value and
-the scale it ran at, where it is stated, the figure that shows it and the stages its numbers
-come from, and its kind. Its claims functions turn the pipeline's tables into one row per claim
-(:meth:`Claim.row`, :meth:`Claim.not_computed`): our value and its uncertainty, the tolerance
-with its justification, the scale we ran at, and the verdict. A paper's claims stage computes
+Each paper's claims module declares its claims once, in a :class:`Claims` registry, each beside
+the function that checks it (:meth:`Claims.claim`, a decorator): a stable id (the DVC metric
+key, the same for every params profile), the paper's statement, value and the scale it ran at,
+where it is stated, the figure that shows it and the stages its numbers come from, and its kind.
+The check turns the pipeline's outputs into the claim's row (:meth:`Claim.row`,
+:meth:`Claim.not_computed`): our value and its uncertainty, the tolerance with its
+justification, the scale we ran at, and the verdict. A paper's claims stage computes
 them from its stage outputs and calls :func:`export`, which checks that every registered claim
 has exactly one row and writes ``reports/claims/<paper>.json`` atomically; the paper's report
 shows them (:func:`read`), the site stage (:mod:`tms.reporting.site`) on
@@ -32,9 +33,10 @@ import json
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from tms.core.io import write_json
 
@@ -125,14 +127,54 @@ class Claim:
                 "figure": self.figure, "stages": list(self.stages)}
 
 
-def registry(*claims: Claim) -> dict[str, Claim]:
-    """The claims of one paper by id, in order. Raises ValueError on a repeated id."""
-    out: dict[str, Claim] = {}
-    for c in claims:
-        if c.id in out:
-            raise ValueError(f"claim id {c.id!r} declared twice")
-        out[c.id] = c
-    return out
+#: A claim's check: ``check(claim, outputs)`` → its row (:meth:`Claim.row`, or
+#: :meth:`Claim.not_computed` when the outputs cannot decide it).
+Check = Callable[[Claim, Any], dict]
+
+
+class Claims(Mapping):
+    """A paper's claims in the order its report and the site show them, each declared once,
+    beside the function that checks it (:meth:`claim`); a mapping id → :class:`Claim`."""
+
+    def __init__(self) -> None:
+        self._claims: dict[str, Claim] = {}
+        self._checks: dict[str, Check] = {}
+
+    def claim(self, id: str, statement: str, source: str, paper_value: str, paper_scale: str,
+              figure: str | None, stages: Sequence[str], kind: str = "reproduction"
+              ) -> Callable[[Check], Check]:
+        """Declare a claim (fields as :class:`Claim`) and register the decorated function as its
+        check. Raises ValueError on an id declared twice, a malformed id or an unknown kind."""
+        declared = Claim(id, statement, source, paper_value, paper_scale, figure, tuple(stages),
+                         kind)
+        if id in self._claims:
+            raise ValueError(f"claim id {id!r} declared twice")
+
+        def register(check: Check) -> Check:
+            self._claims[id], self._checks[id] = declared, check
+            return check
+        return register
+
+    def __getitem__(self, id: str) -> Claim:
+        return self._claims[id]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._claims)
+
+    def __len__(self) -> int:
+        return len(self._claims)
+
+    def row(self, id: str, outputs: Any) -> dict:
+        """The row of claim ``id``, its check run on ``outputs``. Raises ValueError if the
+        check returns the row of another claim."""
+        row = self._checks[id](self._claims[id], outputs)
+        if row["id"] != id:
+            raise ValueError(f"the check of {id} returned the row of {row['id']}")
+        return row
+
+    def rows(self, outputs: Any) -> list[dict]:
+        """Every claim's row in order (:meth:`row`): what a paper's claims stage exports."""
+        return [self.row(id, outputs) for id in self._claims]
 
 
 def check(rows: Sequence[dict], claims: Mapping[str, Claim]) -> None:
