@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from tms.engine.grid import Instance, Schedule, StackSpec
-from tms.engine.train import diverged, train_grid
+from tms.engine.train import diverged, loss_scale, train_grid
 
 SCHED = Schedule(batch_size=64, adam_eps=1e-7, window=20, check_every=5, max_steps=120,
                  diverge_factor=100.0)
@@ -38,3 +38,27 @@ def test_a_diverging_instance_leaves_the_others_bit_identical(relu, lr, factor, 
         assert (a.steps, a.stopped) == (b.steps, b.stopped)
         for name in ("W_in", "W_out", "b", "train_losses"):
             assert getattr(a, name).tobytes() == getattr(b, name).tobytes()
+
+
+def test_the_bound_is_the_zero_outputs_loss_when_the_first_minibatch_is_empty():
+    # p 1e-4 on 6 features and 8 vectors: the first minibatch holds no active feature, loss 0;
+    # against it, any later loss would read as divergence (factor × 0 = 0)
+    first = np.zeros(3, dtype=np.float32)
+    p = np.array([1e-4, 1e-4, 0.3])
+    reference = loss_scale(first, p, None)
+    np.testing.assert_allclose(reference, p / 3, rtol=1e-6)
+    assert reference.dtype == np.float32
+    block = np.array([[0.0, 2e-3, 5.0]], dtype=np.float32)      # a later active feature; a blow-up
+    assert diverged(block, reference, 100.0).tolist() == [False, False, False]
+    assert diverged(block, first, 100.0).tolist() == [False, True, True]   # the old rule
+    assert loss_scale(np.array([0.5], dtype=np.float32), [0.3], None)[0] == 0.5
+    np.testing.assert_allclose(loss_scale(first[:1], [0.3], [1.0, 3.0]), [0.1 * 5.0])
+    sched = Schedule(batch_size=8, adam_eps=1e-7, window=20, check_every=5, max_steps=60,
+                     diverge_factor=100.0)
+    # bias-free linear models (the notes' kind) on nearly empty data: an empty first minibatch
+    # has loss 0 exactly, a later one with an active feature does not (the old rule flagged it)
+    results = train_grid(StackSpec(6, sched, relu=False, bias=False),
+                         [Instance(2e-3, 2, k, 1e-2, 0) for k in range(4)])
+    first = np.array([r.train_losses[0] for r in results])
+    assert (first == 0).all() and all(r.train_losses.max() > 0 for r in results)
+    assert not any(r.diverged for r in results)

@@ -7,7 +7,14 @@ from tms.engine import models, sampler
 from tms.engine.grid import Instance, Schedule, StackSpec, plan_chunks, stack_bytes
 from tms.engine.models import forward, init_stack
 from tms.engine.threads import torch_threads
-from tms.engine.train import heldout_loss, stack_of, train_chunks, train_grid, window_says_stop
+from tms.engine.train import (
+    heldout_loss,
+    stack_of,
+    train_chunks,
+    train_grid,
+    window_drop,
+    window_says_stop,
+)
 from tms.persian_rug import theory
 
 
@@ -24,6 +31,12 @@ def test_stopping_rule_fires_exactly_when_the_window_condition_holds():
     assert window_says_stop(np.concatenate([np.ones(1), np.full(w, 0.7), np.full(w, 0.8)]), w)
     # only the last 2w losses matter
     assert window_says_stop(np.concatenate([np.full(50, 9.0), np.full(2 * w, 0.7)]), w)
+    # windows of empty minibatches (loss 0, tiny p): no log of 0; zero after a loss still falls,
+    # zero beside zero stops, a loss after zeros stops
+    zeros, some = np.zeros(w), np.full(w, 1e-3)
+    assert window_drop(np.concatenate([[1.0], some, zeros]), w) == np.inf
+    assert window_says_stop(np.concatenate([[1.0], zeros, zeros]), w)
+    assert window_drop(np.concatenate([[1.0], zeros, some]), w) == -np.inf
 
 
 def test_trainer_stops_at_the_first_check_where_the_rule_holds():

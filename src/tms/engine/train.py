@@ -57,11 +57,14 @@ class Result:
 def window_drop(losses: np.ndarray, window: int) -> float:
     """log10(mean of the window before the last) − log10(mean of the last window) of a loss
     curve, shape (steps,): the decades the loss fell over its last window (> 0: still falling).
-    NaN with 2·window losses or fewer."""
+    NaN with 2·window losses or fewer; a window of mean 0 (minibatches with no active feature)
+    gives 0 beside another of mean 0, +inf after a positive one, −inf before one."""
     if len(losses) <= 2 * window:
         return math.nan
     prev = float(np.mean(losses[-2 * window:-window]))
     last = float(np.mean(losses[-window:]))
+    if prev <= 0 or last <= 0:          # a window of empty minibatches (tiny p): loss 0
+        return 0.0 if prev == last else (math.inf if last < prev else -math.inf)
     return math.log10(prev) - math.log10(last)
 
 
@@ -72,11 +75,22 @@ def window_says_stop(losses: np.ndarray, window: int) -> bool:
     return window_drop(losses, window) <= 0
 
 
-def diverged(block: np.ndarray, first: np.ndarray, factor: float) -> np.ndarray:
+def diverged(block: np.ndarray, reference: np.ndarray, factor: float) -> np.ndarray:
     """Which instances diverged: block (steps, I) holds the minibatch losses since the last
-    check, first (I,) each instance's first loss. True where some loss is NaN or ±inf or
-    exceeds ``factor`` · first. Returns a boolean array (I,)."""
-    return ~np.isfinite(block).all(axis=0) | (block.max(axis=0, initial=-np.inf) > factor * first)
+    check, reference (I,) each instance's loss scale (:func:`loss_scale`). True where some loss
+    is NaN or ±inf or exceeds ``factor`` · reference. Returns a boolean array (I,)."""
+    return (~np.isfinite(block).all(axis=0)
+            | (block.max(axis=0, initial=-np.inf) > factor * reference))
+
+
+def loss_scale(first: np.ndarray, p: np.ndarray, scale: Sequence[float] | None) -> np.ndarray:
+    """The loss an instance's divergence is measured against (:func:`diverged`), shape (I,):
+    the larger of its first minibatch loss ``first`` (I,) and the loss of the zero output,
+    E x² = (p/3)·mean(s²) per feature (x = (v/p)·[v < p], times the factors s of ``scale``). A
+    first minibatch with no active feature has loss 0: the zero output's loss keeps the bound
+    above it, so such a model is not flagged for any later loss."""
+    mean_s2 = 1.0 if scale is None else float(np.mean(np.square(scale)))
+    return np.maximum(first, (np.asarray(p, dtype=np.float64) / 3 * mean_s2).astype(first.dtype))
 
 
 def _as_scale(scale: Sequence[float] | torch.Tensor | None, n_s: int, device
@@ -224,6 +238,7 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
              if bucketed else
              _RaggedSteps(insts, streams, n_s, sched.batch_size, scale, workers, device))
     lr = [insts[k].lr for k in order]
+    p_of = np.array([i.p for i in insts])                # by original index, as ``live``
     opt = BatchedAdam([model.flat], torch.tensor(
         [lr[k] for k in range(len(order)) for _ in range(model.n_d[k])] * 2 + lr,
         device=device), sched.adam_eps)
@@ -273,7 +288,9 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
             block = torch.stack(pending).cpu().numpy()      # (steps since last check, live)
             pending.clear()
             losses[live, step - len(block):step] = block.T   # live instances share the step
-            bad = np.flatnonzero(diverged(block, losses[live, 0], sched.diverge_factor)).tolist()
+            bad = np.flatnonzero(diverged(block, loss_scale(losses[live, 0], p_of[live],
+                                                            spec.scale),
+                                          sched.diverge_factor)).tolist()
             finish(bad, step, False, diverged=True)
             stop = [r for r, k in enumerate(live)
                     if r not in bad and window_says_stop(losses[k, :step], sched.window)]
