@@ -35,7 +35,7 @@ from tms.core import io
 from tms.engine import precision as precisions
 from tms.engine.grid import StackSpec, plan_chunks
 from tms.engine.train import train_grid
-from tms.persian_rug.training import n_d_of
+from tms.persian_rug.params import n_d_of
 
 PAPER_AXIS = [float(v) for v in np.linspace(0.002001, 0.8, 20)]
 BENCH_N_S = [128, 256, 512, 1024, 2048]

@@ -24,7 +24,7 @@ from tms.core import io
 from tms.engine.grid import Instance, Schedule, StackSpec
 from tms.engine.train import heldout_loss, stack_of, train_grid
 from tms.persian_rug import rug, theory
-from tms.persian_rug.training import n_d_of
+from tms.persian_rug.params import n_d_of
 
 P = [0.044, 0.086, 0.17, 0.254, 0.338]
 RATIOS = [0.044, 0.086, 0.128, 0.17, 0.212, 0.254]

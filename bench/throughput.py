@@ -39,7 +39,7 @@ from tms.core import io
 from tms.engine.grid import Instance, Schedule, StackSpec
 from tms.engine.threads import torch_threads
 from tms.engine.train import train_grid
-from tms.persian_rug.training import n_d_of
+from tms.persian_rug.params import n_d_of
 
 P_VALUES = [float(p) for p in np.geomspace(0.01, 0.6, 8)]
 RATIOS = [float(r) for r in np.linspace(0.05, 0.8, 8)]

@@ -134,6 +134,11 @@ BAD = [
     (f"{PR}.grid.p", [0.1, 0.10005, 0.5], "0.10005", "within 0.1% of each other"),
     (f"{PR}.grid.by_n_s", [{"n_s": 64, "ratio": [0.3498, 0.3503]}], "0.3503",
      "at n_s = 64, ratio = [0.35, 0.35]: values within 0.1% of each other (or of the grid's)"),
+    # two ratios one n_d apart at an n_s: the same model twice
+    (f"{PR}.grid.ratio", [0.25, 0.26], "0.26", "at n_s = 64: ratios 0.25 and 0.26 give the same "
+     "n_d = 16"),
+    (f"{PR}.grid.by_n_s", [{"n_s": 64, "ratio": [0.05, 0.06, 0.5]}], "0.06",
+     "at n_s = 64, ratio = [0.05, 0.06, 0.5]: ratios 0.05 and 0.06 give the same n_d = 3"),
     (f"{PR}.grid.n_s", [32, 64, 32], "32", "appears more than once"),
     (f"{PR}.grid.ratio", {"start": 0.5, "stop": 0.5, "num": 3}, "0.5", "appears more than once"),
     (f"{PR}.grid.models", ["relu", "relu"], "'relu'", "appears more than once"),

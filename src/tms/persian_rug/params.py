@@ -70,6 +70,11 @@ KeepWeights = Literal["all", "none"] | list[GridPoint]
 MAX_GRID_MODELS = 10**5
 
 
+def n_d_of(n_s: int, ratio: float) -> int:
+    """Hidden width for a ratio: max(1, int(n_s · ratio)) (docs/paper-gaps.md)."""
+    return max(1, int(n_s * ratio))
+
+
 def _near(a: float, b: float) -> bool:
     """Whether two grid values are one: within 0.1% of each other."""
     return math.isclose(a, b, rel_tol=1e-3)
@@ -156,6 +161,16 @@ class Grid(Strict):
                         f"values within 0.1% of each other (or of the grid's) are one value; "
                         f"give each once (a repeated grid point would be trained and counted "
                         f"twice)")
+            n_d = [n_d_of(n_s, r) for r in grid.ratio]
+            same = next(((r, q) for k, r in enumerate(grid.ratio) for j, q in enumerate(grid.ratio)
+                         if j > k and n_d[k] == n_d[j]), None)
+            if same:
+                raise ValueError(
+                    f"{here}ratio = {[float(f'{v:.6g}') for v in grid.ratio]}"
+                    f"{'' if here else f' at n_s = {n_s}'}: ratios {same[0]:g} and {same[1]:g} "
+                    f"give the same n_d = {n_d_of(n_s, same[0])} (max(1, int(n_s · ratio))), so "
+                    f"their models would be one grid point trained and counted twice; give "
+                    f"ratios at least 1/n_s = {1 / n_s:.3g} apart")
             if grid.models_count() > MAX_GRID_MODELS:
                 raise ValueError(f"{here or f'seeds = {self.seeds}: '}p × ratio × seeds × models "
                                  f"= {grid.models_count()} models at n_s = {n_s}; at most "

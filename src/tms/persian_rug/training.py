@@ -27,6 +27,7 @@ from tms.engine.grid import Instance, Schedule, StackSpec, chunk_bytes, grid_flo
 from tms.engine.precision import gpu_path
 from tms.engine.train import Result, heldout_loss, stack_of, train_chunks, window_drop
 from tms.persian_rug import stats, weights
+from tms.persian_rug.params import n_d_of
 
 #: Columns of the trained-model tables (data/persian_rug/train/n{n_s}.parquet), one row per model.
 TRAIN_COLUMNS = {
@@ -70,11 +71,6 @@ class Point:
     ratio_target: float
     n_d: int
     seed_index: int
-
-
-def n_d_of(n_s: int, ratio: float) -> int:
-    """Hidden width for a ratio: max(1, int(n_s · ratio)) (docs/paper-gaps.md)."""
-    return max(1, int(n_s * ratio))
 
 
 def expand(n_s: int, p: Sequence[float], ratio: Sequence[float], seeds: int) -> list[Point]:
