@@ -12,13 +12,14 @@ import difflib
 import os
 import re
 import typing
-from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
+from ruamel.yaml import YAML, events
+from ruamel.yaml.constructor import DuplicateKeyError
+from ruamel.yaml.error import YAMLError
 
 from tms.core import device
 from tms.core.schema import ParamsError
@@ -92,36 +93,53 @@ def validate(model: type[M], raw: object, source: str = "params", key: str | Non
         raise ParamsError(_format(err, source, model, [] if key is None else [key])) from None
 
 
-class _Loader(yaml.SafeLoader):
-    """YAML for params files: no aliases (``*name``: nothing needs them, and nested ones can
-    expand to billions of nodes) and no key given twice in one mapping (YAML keeps the last
-    silently)."""
+def _refuse_what_yaml_cannot_hold_safely(text: str, source: str) -> None:
+    """Raise ParamsError, with the line, for an alias (``*name``: nothing needs one, and nested
+    ones can expand to billions of nodes) or a mapping key that is not a plain scalar."""
+    open_: list[list] = []                 # per open collection: [is a mapping, expecting a key]
 
-    def compose_node(self, parent, index):
-        if self.check_event(yaml.AliasEvent):
-            raise yaml.MarkedYAMLError(None, None, "aliases (*name) are not allowed in a params "
-                                       "file; write the value out", self.peek_event().start_mark)
-        return super().compose_node(parent, index)
+    def done() -> None:                     # a whole node read: a mapping's key or value
+        if open_ and open_[-1][0]:
+            open_[-1][1] = not open_[-1][1]
 
-    def construct_mapping(self, node, deep=False):
-        seen = set()
-        for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
-            if not isinstance(key, Hashable):         # left to SafeLoader's own error
-                continue
-            if key in seen:
-                raise yaml.MarkedYAMLError(None, None, f"key {key!r} is given twice in this "
-                                           f"mapping; give it once", key_node.start_mark)
-            seen.add(key)
-        return super().construct_mapping(node, deep)
+    for event in _YAML().parse(text):
+        where = f"\n{event.start_mark}"
+        if isinstance(event, events.AliasEvent):
+            raise ParamsError(f"{source}: not a valid params file: aliases (*name) are not "
+                              f"allowed in a params file; write the value out{where}")
+        if (isinstance(event, (events.SequenceStartEvent, events.MappingStartEvent))
+                and open_ and open_[-1] == [True, True]):
+            raise ParamsError(f"{source}: not a valid params file: a key must be a plain name, "
+                              f"not a list or a mapping{where}")
+        if isinstance(event, events.ScalarEvent):
+            done()
+        elif isinstance(event, (events.SequenceStartEvent, events.MappingStartEvent)):
+            open_.append([isinstance(event, events.MappingStartEvent), True])
+        elif isinstance(event, (events.SequenceEndEvent, events.MappingEndEvent)):
+            open_.pop()
+            done()
+
+
+def _YAML() -> YAML:
+    """The reader DVC reads params.yaml with: ruamel.yaml's safe loader, YAML 1.2 (``010`` is
+    ten, ``1e-3`` a number, ``yes`` a string), a key given twice an error."""
+    return YAML(typ="safe", pure=True)
 
 
 def parse_yaml(text: str, source: str) -> object:
-    """The content of params YAML ``text``. Raises ParamsError naming ``source`` for invalid
-    YAML, an alias or a key given twice."""
+    """The content of params YAML ``text``, read as DVC reads it (:func:`_YAML`), so that the
+    values validated are those DVC records in dvc.lock. Raises ParamsError naming ``source`` and
+    the line for invalid YAML, an alias, a key that is not a plain scalar or a key given twice
+    in one mapping (YAML would keep the last silently)."""
     try:
-        return yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as err:
+        _refuse_what_yaml_cannot_hold_safely(text, source)
+        return _YAML().load(text)
+    except DuplicateKeyError as err:
+        key = re.search(r'found duplicate key "(.*?)"', str(err))
+        raise ParamsError(f"{source}: not a valid params file: key "
+                          f"{key.group(1) if key else '?'!r} is given twice in this mapping; "
+                          f"give it once\n{err.problem_mark}") from None
+    except YAMLError as err:
         raise ParamsError(f"{source}: not a valid params file: {err}") from None
 
 
