@@ -273,7 +273,8 @@ def test_figures_carry_no_timestamp_or_software_metadata(smoke_repo):
         assert "<dc:date>" not in meta and "<dc:creator>" not in meta, svg
 
 
-def test_verify_finds_a_byte_changed_in_place_that_dvc_status_misses(smoke_repo, tmp_path):
+def test_verify_finds_a_byte_changed_in_place_that_dvc_status_misses(smoke_repo, tmp_path,
+                                                                    capsys, monkeypatch):
     repo, env = smoke_repo
     work = tmp_path / "verify"
     shutil.copytree(repo, work, symlinks=True)
@@ -287,6 +288,21 @@ def test_verify_finds_a_byte_changed_in_place_that_dvc_status_misses(smoke_repo,
     os.utime(out, ns=(st.st_atime_ns, st.st_mtime_ns))         # size and time as recorded
     assert "pr_theory" not in json.loads(_dvc(work, env, "status", "--json").stdout)
     assert verify.changed_outputs(str(work)) == {"data/persian_rug/theory.parquet": "modified"}
+    (work / "data/persian_rug/rug.parquet").unlink()
+    monkeypatch.chdir(work)
+    assert verify.main([]) == 1
+    said = capsys.readouterr().out.splitlines()
+    assert said == ["data/persian_rug/rug.parquet: missing: `dvc checkout` restores it from the "
+                    "cache, or `make repro` rebuilds it",
+                    "data/persian_rug/theory.parquet: modified (its content is not what dvc.lock "
+                    "records)"]
+
+
+def test_verify_says_when_it_cannot_check(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)                                 # no DVC repository here
+    assert verify.main([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("verify: cannot check the outputs: ") and "Traceback" not in err
 
 
 def test_what_a_killed_write_leaves_is_never_hashed_and_goes_with_the_next_write(

@@ -5,7 +5,11 @@ a file whose both are unchanged, so a byte changed in place (by a disk error, or
 restores times) goes unseen. This check runs DVC's status with a fresh, empty record
 (``core.site_cache_dir`` in a temporary folder), so DVC hashes every output anew.
 
-    python -m tms.pipeline.verify        # `make verify`; exit status 1 if an output differs
+    python -m tms.pipeline.verify        # `make verify`
+
+Exit status 0: every output matches; 1: an output differs or is missing (each named, with what
+to do); 2: the check could not run (not a DVC repository, DVC busy with another command, a
+broken dvc.yaml), said in one line.
 """
 
 from __future__ import annotations
@@ -14,7 +18,12 @@ import argparse
 import sys
 import tempfile
 
+from dvc.exceptions import DvcException
 from dvc.repo import Repo
+
+#: What to do about an output, by DVC's word for it.
+ADVICE = {"deleted": "missing: `dvc checkout` restores it from the cache, or `make repro` "
+                      "rebuilds it"}
 
 
 def changed_outputs(repo: str = ".") -> dict[str, str]:
@@ -34,9 +43,13 @@ def changed_outputs(repo: str = ".") -> dict[str, str]:
 
 def main(argv: list[str] | None = None) -> int:
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args(argv)
-    changed = changed_outputs()
+    try:
+        changed = changed_outputs()
+    except DvcException as err:
+        print(f"verify: cannot check the outputs: {err} (exit status 2)", file=sys.stderr)
+        return 2
     for path, how in changed.items():
-        print(f"{path}: {how} (its content is not what dvc.lock records)")
+        print(f"{path}: {ADVICE.get(how, f'{how} (its content is not what dvc.lock records)')}")
     if not changed:
         print("every output matches dvc.lock")
     return 1 if changed else 0
