@@ -25,12 +25,12 @@ from __future__ import annotations
 import argparse
 import time
 
-import baseline
 import numpy as np
-import precision as precision_bench
-import throughput
 import torch
 
+import baseline
+import precision as precision_bench
+import throughput
 from tms.core import io
 from tms.engine import precision as precisions
 from tms.engine.grid import StackSpec, plan_chunks

@@ -20,8 +20,9 @@ import time
 import numpy as np
 import torch
 
+import throughput
 from tms.core import io
-from tms.engine.grid import Instance, Schedule, StackSpec
+from tms.engine.grid import StackSpec
 from tms.engine.train import heldout_loss, stack_of, train_grid
 from tms.persian_rug import rug, theory
 from tms.persian_rug.params import n_d_of
@@ -34,12 +35,11 @@ EVAL_SEED, N_EVAL = 20240601, 16384
 def rung(n_s: int, p: list[float], ratios: list[float], seed: int, max_steps: int, device: str,
          precision: str) -> list[dict]:
     """Train and score the grid ``p`` × ``ratios`` at one n_s: one row per model."""
-    sched = Schedule(1024, 1e-7, window=200, check_every=30, max_steps=max_steps)
-    lr = 3e-3 / n_s ** 0.5
     pts = [(q, n_d_of(n_s, r), r) for r in ratios for q in p]
-    insts = [Instance(q, d, seed + k, lr, seed) for k, (q, d, _) in enumerate(pts)]
+    insts = throughput.instances(n_s, [(q, d) for q, d, _ in pts], seed)
     start = time.perf_counter()
-    res = train_grid(StackSpec(n_s, sched, device=device, precision=precision), insts)
+    res = train_grid(StackSpec(n_s, throughput.authors(max_steps), device=device,
+                               precision=precision), insts)
     seconds = time.perf_counter() - start
     p_t = torch.tensor([q for q, _, _ in pts], device=device)
     loss = heldout_loss(stack_of(res, n_s, True, device), p_t, EVAL_SEED, N_EVAL)

@@ -17,8 +17,8 @@ import time
 from unittest import mock
 
 import torch
-from throughput import grid, run_engine
 
+from throughput import grid, run_engine
 from tms.engine import models, optim
 from tms.engine.threads import WorkerPool, torch_threads
 

@@ -27,16 +27,16 @@ import statistics
 import time
 
 import numpy as np
-import throughput
 import torch
 
+import throughput
 from tms.core import io
 from tms.engine import precision as precisions
-from tms.engine.grid import Schedule, StackSpec
+from tms.engine.grid import StackSpec
 from tms.engine.train import heldout_loss, stack_of, train_grid
 
 N_S = 256
-SCHEDULE = Schedule(throughput.BATCH, 1e-7, window=200, check_every=30, max_steps=5000)
+SCHEDULE = throughput.authors(max_steps=5000)
 EVAL_SEED, N_EVAL = 20240601, 65536
 
 

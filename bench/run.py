@@ -14,7 +14,6 @@ import pieces
 import repro_time
 import sparse_input
 import throughput
-
 from tms.core import io
 
 

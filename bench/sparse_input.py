@@ -16,8 +16,8 @@ import time
 from unittest import mock
 
 import torch
-from throughput import BATCH, P_VALUES, grid
 
+from throughput import BATCH, P_VALUES, grid
 from tms.engine import models, sampler
 from tms.engine.models import init_ragged, loss_and_grads
 from tms.engine.threads import torch_threads

@@ -31,10 +31,10 @@ import sys
 import time
 from pathlib import Path
 
-import baseline
 import numpy as np
 import torch
 
+import baseline
 from tms.core import io
 from tms.engine.grid import Instance, Schedule, StackSpec
 from tms.engine.threads import torch_threads
@@ -62,6 +62,12 @@ def instances(n_s: int, points: list[tuple[float, int]], seed: int = 0) -> list[
 def fixed(steps: int) -> Schedule:
     """``steps`` steps, the stopping rule off (it needs more than 2·window losses)."""
     return Schedule(BATCH, 1e-7, window=steps, check_every=steps, max_steps=steps)
+
+
+def authors(max_steps: int) -> Schedule:
+    """The authors' schedule (batch 1024, Adam eps 1e-7, the stopping rule with window 200 checked
+    every 30 steps), at most ``max_steps`` steps."""
+    return Schedule(BATCH, 1e-7, window=200, check_every=30, max_steps=max_steps)
 
 
 def useful_flops(n_s: int, steps: int) -> float:
