@@ -134,17 +134,18 @@ def test_claim_ids_are_the_same_under_every_profile(smoke_repo):
         assert set(smoke[paper]) == set(default[paper]) == set(registry)
 
 
-def test_the_summary_counts_no_sanity_check_as_reproduced(smoke_repo):
+def test_the_summary_counts_empirical_claims_apart_from_the_mathematics(smoke_repo):
     repo, _ = smoke_repo
     html = (repo / "reports/index.html").read_text()
     for paper, registry in REGISTRIES.items():
         rows = json.loads((repo / f"reports/claims/{paper}.json").read_text())["claims"]
         sanity = [r for r in rows if registry[r["id"]].kind == "sanity check"]
         assert all(r["verdict"] in ("sanity check", "not reproduced", "not computed")
-                   for r in sanity)
-        counted = len(rows) - len(sanity)
+                   and r["basis"] == "mathematics" for r in sanity)
+        empirical = sum(r["basis"] == "empirical" for r in rows)
         item = html[html.index(f'href="{paper}.html"'):].split("</li>")[0]
-        assert f"{counted} claims: " in item and f"{len(sanity)} sanity checks" in item
+        assert f"{empirical} empirical claims: " in item
+        assert f"{len(rows) - empirical} checks of its mathematics: " in item
 
 
 def test_second_repro_reruns_nothing_and_keeps_the_lock(smoke_repo):
@@ -223,13 +224,13 @@ def test_metrics_diff_and_exp_show_in_a_git_checkout(smoke_repo, tmp_path):
     work = tmp_path / "git"
     _git_checkout(repo, work, env)
     claims = json.loads((work / "reports/claims.json").read_text())
-    claims["persian_rug"]["reproduced"] += 1
+    claims["persian_rug"]["empirical"]["reproduced"] += 1
     (work / "reports/claims.json").write_text(json.dumps(claims))
     values = json.loads((work / "reports/claim_values.json").read_text())
     values["persian_rug"]["fig3.diagonal"]["value"] += 1.0
     (work / "reports/claim_values.json").write_text(json.dumps(values))
     diff = json.loads(_dvc(work, env, "metrics", "diff", "--json").stdout)
-    assert diff["reports/claims.json"]["persian_rug.reproduced"]["diff"] == 1
+    assert diff["reports/claims.json"]["persian_rug.empirical.reproduced"]["diff"] == 1
     one = json.loads(_dvc(work, env, "metrics", "diff", "HEAD", "--json", "--targets",
                           "reports/claim_values.json").stdout)
     assert one["reports/claim_values.json"]["persian_rug.fig3.diagonal.value"][

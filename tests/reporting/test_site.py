@@ -36,6 +36,36 @@ def test_a_claim_row_carries_its_verdict_scale_and_numbers():
     assert gone["verdict"] == "not computed" and gone["ours"].endswith("every model diverged")
 
 
+def test_an_inconclusive_row_says_which_way_its_evidence_points():
+    holds = CLAIM.row(True, "x", "t", "n_s 128", inconclusive="n_s 128 < 8192")
+    fails = CLAIM.row(False, "x", "t", "n_s 128", inconclusive="n_s 128 < 8192")
+    assert (holds["direction"], fails["direction"]) == ("holds", "fails")
+    assert claim_rows.label(fails) == "inconclusive (fails at this scale)"
+    decided = CLAIM.row(False, "x", "t", "s")
+    assert decided["direction"] is None and claim_rows.label(decided) == "not reproduced"
+    assert claim_rows.tally([holds, fails, fails, decided], "empirical") == [
+        ("inconclusive (fails at this scale)", 2), ("not reproduced", 1),
+        ("inconclusive (holds at this scale)", 1)]
+    assert claim_rows.tally([holds], "mathematics") == []
+    with pytest.raises(ValueError, match="unknown basis"):
+        claim_rows.tally([holds], "theory")
+
+
+def test_a_claim_is_empirical_only_when_a_training_stage_feeds_it():
+    claims = claim_rows.Claims(empirical=("train",))
+    for cid, stages, kind in (("a.trained", ("train", "theory"), "reproduction"),
+                              ("a.theory", ("theory",), "reproduction"),
+                              ("a.bound", ("train",), "sanity check"),
+                              ("a.found", ("train",), "finding")):
+        claims.claim(cid, "c", "s", "v", "—", None, stages, kind)(lambda c, o: None)
+    assert {cid: claims[cid].basis for cid in claims} == {
+        "a.trained": "empirical", "a.theory": "mathematics", "a.bound": "mathematics",
+        "a.found": "empirical"}
+    assert CLAIM.row(True, "x", "t", "s")["basis"] == "empirical"
+    with pytest.raises(ValueError, match="basis"):
+        claim_rows.Claim("a.b", "c", "s", "v", "—", None, (), "sanity check", "empirical")
+
+
 @pytest.mark.parametrize("kind, ok, expected", [
     ("reproduction", True, "reproduced"), ("reproduction", False, "not reproduced"),
     ("sanity check", True, "sanity check"), ("sanity check", False, "not reproduced"),
@@ -124,20 +154,29 @@ def _paper(name, *verdicts):
             "claims": [{"id": f"fig{i}.claim", "claim": f"claim {i}", "source": f"fig. {i}",
                         "paper": "1", "paper_scale": "n_s 8192", "ours": "2", "scale": "n_s 64",
                         "tolerance": "t", "verdict": v, "kind": kinds.get(v, "reproduction"),
+                        "basis": ("mathematics" if v in ("sanity check", "erratum")
+                                  else "empirical"),
                         "inconclusive": "too small" if v.startswith("inconclusive") else None,
+                        "direction": "fails" if v.startswith("inconclusive") else None,
                         "figure": None, "stages": ["b"],
                         "value": 2.0 if v == "reproduced" else None, "uncertainty": None}
                        for i, v in enumerate(verdicts)]}
 
 
-def test_metrics_count_verdicts_and_values_keep_numbers_under_the_claim_ids():
-    papers = [_paper("x", "reproduced", "not reproduced", "erratum", "sanity check")]
+def test_metrics_count_verdicts_by_basis_and_values_keep_numbers_under_the_claim_ids():
+    papers = [_paper("x", "reproduced", "not reproduced", "erratum", "sanity check",
+                     "inconclusive at this scale")]
     x = site.metrics(papers)["x"]
-    assert (x["claims_total"], x["reproduced"], x["not_reproduced"], x["erratum"],
-            x["sanity_check"]) == (4, 1, 1, 1, 1)
-    assert all(isinstance(v, int) for v in x.values())           # counts only: few columns
+    emp, maths = x["empirical"], x["mathematics"]
+    assert x["claims_total"] == 5
+    assert (emp["reproduced"], emp["not_reproduced"], emp["inconclusive_fails"],
+            emp["inconclusive_holds"], emp["erratum"]) == (1, 1, 1, 0, 0)
+    assert (maths["erratum"], maths["sanity_check"], maths["reproduced"]) == (1, 1, 0)
+    assert "sanity_check" not in emp                             # never an empirical verdict
+    assert all(isinstance(v, int) for d in (emp, maths) for v in d.values())  # counts only
     values = site.claim_values(papers)["x"]
-    assert list(values) == ["fig0.claim", "fig1.claim", "fig2.claim", "fig3.claim"]
+    assert list(values) == ["fig0.claim", "fig1.claim", "fig2.claim", "fig3.claim",
+                            "fig4.claim"]
     assert values["fig0.claim"] == {"verdict": "reproduced", "value": 2.0}
     assert values["fig1.claim"] == {"verdict": "not reproduced"}
 
@@ -182,12 +221,13 @@ def test_page_shows_rows_errata_and_rejects_unknown_stages():
               _paper("other", "finding")]
     html = site.render(papers, "key: 1 < 2", "abc123", MERMAID, stages)
     assert html.count('<td class="v-') == 4
-    # sanity checks apart, and not counted among the paper's claims
-    sanity = html[html.index('id="sanity-table"'):].split("</table>")[0]
-    assert sanity.count('<td class="v-') == 1 and 'data-verdict="sanity check"' in sanity
-    assert "3 claims of the papers: 1 reproduced, 1 erratum, 1 finding;\nand 1 sanity checks" \
-        in html
-    assert "2 claims: 1 reproduced, 1 erratum;\n1 sanity checks" in html
+    # the checks of the mathematics apart, and counted apart from the empirical claims
+    maths = html[html.index('id="mathematics-table"'):].split("</table>")[0]
+    assert maths.count('<td class="v-') == 2 and 'data-verdict="sanity check"' in maths
+    assert "(about trained models), 2:\n1 reproduced, 1 finding;" in html
+    assert "ODE\nintegrations), 2: 1 erratum, 1 sanity check." in html
+    assert "1 empirical claims: 1 reproduced;\n2 checks of its mathematics: 1 erratum, " \
+        "1 sanity check</li>" in html
     assert "<td>n_s 8192</td>" in html and "<td>n_s 64</td>" in html      # both scales
     errata_table = html[html.index('id="errata-table"'):].split("</table>")[0]
     assert errata_table.count("<tr>") == 1 + len(errata.ERRATA) + 1   # head, reference, ours
@@ -214,20 +254,20 @@ def test_claims_table_can_be_filtered_and_sorted_and_links_into_the_reports():
     stages = [{"name": "b", "cmd": "python x", "deps": [], "params": [], "outs": []}]
     papers = [_paper("paper_a", "reproduced", "erratum", "inconclusive at this scale"),
               _paper("other", "finding")]
-    papers[0]["claims"][1]["figure"] = "reports/figures/paper_a/fig4.png"
+    papers[0]["claims"][1].update(figure="reports/figures/paper_a/fig4.png", basis="empirical")
     html = site.render(papers, "", "abc", 'flowchart TD\n\tnode1["b"]', stages)
     table = html[html.index('id="claims-table"'):].split("</table>")[0]
     assert table.count('data-paper="paper_a" data-verdict="') == 3
     assert 'data-paper="other" data-verdict="finding">' in table
     assert 'href="paper_a.html#claim-fig0.claim"' in table           # no figure: its row
-    assert "inconclusive at this scale: too small</td>" in table         # and why
+    assert "inconclusive (fails at this scale): too small</td>" in table   # which way, and why
     assert 'href="paper_a.html#figure-fig4"' in table                 # its figure's caption
     assert 'src="figures/paper_a/fig4.png"' in table
     assert 'href="figures/paper_a/fig4.csv"' in table
     assert 'href="figures/paper_a/fig4.png"' not in html              # never the bare PNG
     for select, options in (("filter-paper", ["paper_a", "other"]),
-                            ("filter-verdict", [v for v in claim_rows.VERDICTS
-                                                if v != "sanity check"])):
+                            ("filter-verdict", ["reproduced", "erratum", "finding",
+                                                "inconclusive (fails at this scale)"])):
         block = html[html.index(f'id="{select}"'):].split("</select>")[0]
         assert [f'<option value="{o}">' in block for o in options] == [True] * len(options)
     assert "<script>" in html and "<script src" not in html

@@ -25,6 +25,12 @@ Verdicts (:data:`VERDICTS`):
 - **sanity check**: a theorem or a construction checked numerically: a check of our code, shown
   apart and never counted as reproduced; not reproduced when it fails.
 - **not computed**: every model it needs diverged, or too few points are left.
+
+Each row also has a **basis** (:data:`BASES`), counted apart everywhere: *empirical* (about
+trained models: its numbers come from a stage of the registry's ``empirical`` stages) or
+*mathematics* (a check of the papers' mathematics: theory, constructions, closed forms, ODE
+integrations, and every sanity check). An inconclusive row has a **direction**: ``holds`` or
+``fails``, what its test gave at the scale it ran (None for other verdicts).
 """
 
 from __future__ import annotations
@@ -49,6 +55,9 @@ VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, "erratum", "caveat", "find
 #: What a claim is: a statement to reproduce, a theorem or construction to check, an erratum,
 #: a caveat or a finding of ours.
 KINDS = ("reproduction", SANITY, "erratum", "caveat", "finding")
+#: What a claim's evidence is: trained models (empirical) or the papers' mathematics.
+EMPIRICAL, MATHEMATICS = "empirical", "mathematics"
+BASES = (EMPIRICAL, MATHEMATICS)
 
 _ID = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$")
 
@@ -84,7 +93,8 @@ class Claim:
     equation); paper_value: the paper's value or form; paper_scale: the scale the paper ran at
     ('—' for pure mathematics); figure: the stem of the report figure that shows it (None: its
     row of the report's claims table); stages: the DVC stages its numbers come from; kind: one
-    of :data:`KINDS`. Raises ValueError on a malformed id or an unknown kind.
+    of :data:`KINDS`; basis: one of :data:`BASES`. Raises ValueError on a malformed id, an
+    unknown kind or basis, or a sanity check whose basis is not mathematics.
     """
 
     id: str
@@ -95,12 +105,16 @@ class Claim:
     figure: str | None
     stages: tuple[str, ...]
     kind: str = "reproduction"
+    basis: str = EMPIRICAL
 
     def __post_init__(self):
         if not _ID.match(self.id):
             raise ValueError(f"claim id {self.id!r} is not '<part>.<name>' in [a-z0-9_]")
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.id}: unknown kind {self.kind!r}; known: {KINDS}")
+        if self.basis not in BASES or (self.kind == SANITY and self.basis != MATHEMATICS):
+            raise ValueError(f"claim {self.id}: basis {self.basis!r} is not one of {BASES} "
+                             "(a sanity check's is mathematics)")
 
     def row(self, ok: bool, ours: str, tolerance: str, scale: str, *,
             value: float | None = None, uncertainty: float | None = None,
@@ -108,23 +122,26 @@ class Claim:
         """The claims row of this claim: ``ours`` (our result in words), ``value`` and
         ``uncertainty`` (numbers, None where there is none; NaN becomes None), ``tolerance``
         (the test and its one-line justification), ``scale`` (what we ran: sizes, seeds,
-        steps), the verdict (:func:`verdict` of ``ok`` and ``inconclusive``) and
-        ``inconclusive`` (why this scale cannot decide it, or None)."""
+        steps), the verdict (:func:`verdict` of ``ok`` and ``inconclusive``),
+        ``inconclusive`` (why this scale cannot decide it, or None) and ``direction`` (for an
+        inconclusive verdict, 'holds' or 'fails': what the test gave at this scale)."""
+        v = verdict(self.kind, bool(ok), inconclusive)
         return {**self._fields(), "ours": ours, "value": _finite(value),
                 "uncertainty": _finite(uncertainty), "tolerance": tolerance, "scale": scale,
-                "verdict": verdict(self.kind, bool(ok), inconclusive),
-                "inconclusive": inconclusive if self.kind == "reproduction" else None}
+                "verdict": v,
+                "inconclusive": inconclusive if self.kind == "reproduction" else None,
+                "direction": ("holds" if ok else "fails") if v == INCONCLUSIVE else None}
 
     def not_computed(self, why: str, scale: str = "—") -> dict:
         """The row of this claim when it could not be checked, saying ``why``."""
         return {**self._fields(), "ours": f"not computed: {why}", "value": None,
                 "uncertainty": None, "tolerance": "—", "scale": scale, "verdict": NOT_COMPUTED,
-                "inconclusive": None}
+                "inconclusive": None, "direction": None}
 
     def _fields(self) -> dict:
         return {"id": self.id, "claim": self.statement, "source": self.source,
                 "paper": self.paper_value, "paper_scale": self.paper_scale, "kind": self.kind,
-                "figure": self.figure, "stages": list(self.stages)}
+                "basis": self.basis, "figure": self.figure, "stages": list(self.stages)}
 
 
 #: A claim's check: ``check(claim, outputs)`` → its row (:meth:`Claim.row`, or
@@ -134,9 +151,12 @@ Check = Callable[[Claim, Any], dict]
 
 class Claims(Mapping):
     """A paper's claims in the order its report and the site show them, each declared once,
-    beside the function that checks it (:meth:`claim`); a mapping id → :class:`Claim`."""
+    beside the function that checks it (:meth:`claim`); a mapping id → :class:`Claim`.
+    ``empirical``: the paper's stages that train models; a claim is empirical when one of its
+    stages is among them and it is not a sanity check, else mathematics (:data:`BASES`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, empirical: Sequence[str] = ()) -> None:
+        self.empirical = frozenset(empirical)
         self._claims: dict[str, Claim] = {}
         self._checks: dict[str, Check] = {}
 
@@ -145,8 +165,10 @@ class Claims(Mapping):
               ) -> Callable[[Check], Check]:
         """Declare a claim (fields as :class:`Claim`) and register the decorated function as its
         check. Raises ValueError on an id declared twice, a malformed id or an unknown kind."""
+        basis = (EMPIRICAL if kind != SANITY and self.empirical.intersection(stages)
+                 else MATHEMATICS)
         declared = Claim(id, statement, source, paper_value, paper_scale, figure, tuple(stages),
-                         kind)
+                         kind, basis)
         if id in self._claims:
             raise ValueError(f"claim id {id!r} declared twice")
 
@@ -234,3 +256,25 @@ def span(values: Iterable) -> str:
         return "none"
     fmt = (lambda x: f"{x:g}") if not isinstance(v[0], str) else str
     return fmt(v[0]) if len(v) == 1 else f"{fmt(v[0])}–{fmt(v[-1])}"
+
+
+def label(row: Mapping) -> str:
+    """A row's verdict as a reader counts it: an inconclusive one with its direction,
+    'inconclusive (holds at this scale)' or 'inconclusive (fails at this scale)'."""
+    if row["verdict"] == INCONCLUSIVE and row.get("direction"):
+        return f"inconclusive ({row['direction']} at this scale)"
+    return row["verdict"]
+
+
+def tally(rows: Iterable[Mapping], basis: str) -> list[tuple[str, int]]:
+    """(:func:`label`, count) of the rows of ``basis`` (:data:`BASES`), most frequent first
+    (ties in the order of :data:`VERDICTS`). Raises ValueError on an unknown basis."""
+    if basis not in BASES:
+        raise ValueError(f"unknown basis {basis!r}; known: {BASES}")
+    order = {v: k for k, v in enumerate(VERDICTS)}
+    counts: dict[str, int] = {}
+    for r in rows:
+        if r.get("basis", MATHEMATICS if r["kind"] == SANITY else EMPIRICAL) == basis:
+            counts[label(r)] = counts.get(label(r), 0) + 1
+    return sorted(counts.items(), key=lambda kv: (-kv[1], order.get(kv[0].split(" (")[0], 99),
+                                                  kv[0]))

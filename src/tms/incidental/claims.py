@@ -34,7 +34,7 @@ MIN_OTHERS_FOURTH = 0.5
 
 #: The claims of *Incidental polysemanticity* in report order, each checked on
 #: tms.incidental.evidence.Outputs.
-CLAIMS = Claims()
+CLAIMS = Claims(empirical=("ip_collisions", "ip_noise", "ip_sweep", "ip_single"))
 
 
 @CLAIMS.claim("fig2.l1_constant", "‖W_i‖₁ = Θ(1/(1/√m + λt))", "fig. 2, sec. 2", "constants ≈ 1",

@@ -1,8 +1,10 @@
 """The evidence the Persian Rug claims are judged on (tms.persian_rug.claims): the stage outputs
 read once (:class:`Outputs`, :meth:`Outputs.load` from the paths of tms.persian_rug.artefacts),
-the tables several checks share, derived once, when a trained grid is too small or too little
-converged to decide a claim (:meth:`Outputs.too_small`), how a statistic falls with n_s
-(:func:`falling`) and the fitted exponents of section 4.3 (:func:`exponent`, :func:`interval`).
+the tables several checks share, derived once, which trained cells converged (a trained-grid
+claim is judged on those only, :attr:`Outputs.cells`), when the trained grids are too small to
+decide a claim (:meth:`Outputs.too_small`), how a statistic falls with n_s (:func:`falling`,
+:func:`ladder_slope`) and the fitted exponents of section 4.3 (:func:`exponent`,
+:func:`interval`).
 """
 
 from __future__ import annotations
@@ -22,9 +24,13 @@ from tms.persian_rug.stats import cell_means
 #: The smallest largest-n_s at which a trained-model trend is decided: the paper's heat maps run
 #: n_s 128, 1024, 8192, and a trend must reach its middle size.
 DECISIVE_N_S = 1024
-#: The largest share of trained models that may stop at the step cap (not converged) before a
-#: trained-model verdict reads inconclusive.
-MAX_CAPPED = 0.10
+#: The fewest converged cells at the largest n_s on which a trained-grid claim is decided.
+MIN_CELLS = 5
+#: The bootstrap of :func:`ladder_slope`: resamples of the cells, and its seed.
+N_BOOT, BOOT_SEED = 2000, 0
+#: The columns that name a trained model, and a cell of a grid.
+MODEL_KEYS = ["model", "n_s", "ratio_target", "p", "seed_index"]
+CELL_KEYS = ["n_s", "ratio_target", "p"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,16 +77,36 @@ class Outputs:
                    pr.scaling.max_p_over_r, pr.scaling.small_r)
 
     def too_small(self, n_s: Sequence[int] | None = None) -> str | None:
-        """Why the trained grids ``n_s`` (default: those of :attr:`cells`) cannot decide a claim,
-        or None: the largest below :data:`DECISIVE_N_S`, over :data:`MAX_CAPPED` step-capped."""
-        n_s = self.cells.n_s.unique() if n_s is None else n_s
-        trained, why = divergence.split(self.trained)[0], []
-        if max(n_s, default=0) < DECISIVE_N_S:
-            why.append(f"largest n_s {max(n_s, default=0)} < {DECISIVE_N_S}")
-        capped = 1.0 - float(trained.stopped.mean()) if len(trained) else 0.0
-        if capped > MAX_CAPPED:
-            why.append(f"{capped:.0%} of the models stopped at the step cap, not converged")
-        return "; ".join(why) or None
+        """Why the trained grids ``n_s`` (default: those of the converged :attr:`cells`) cannot
+        decide a claim, or None: the largest below :data:`DECISIVE_N_S`, or fewer than
+        :data:`MIN_CELLS` converged cells at it."""
+        conv = self.converged_cells
+        n_s = conv.n_s.unique() if n_s is None else n_s
+        top = max(n_s, default=0)
+        if top < DECISIVE_N_S:
+            return f"largest n_s {top} < {DECISIVE_N_S}"
+        if (k := int((conv.n_s == top).sum())) < MIN_CELLS:
+            return f"{k} converged cells at n_s {top}, fewer than {MIN_CELLS}"
+        return None
+
+    @property
+    def converged_cells(self) -> pd.DataFrame:
+        """The rows of :attr:`cells` that converged (an empty frame with its columns, without)."""
+        c = self.cells
+        return c[c.converged] if len(c) else pd.DataFrame(columns=[*CELL_KEYS, "converged"])
+
+    def convergence(self) -> str:
+        """How many trained cells converged (:attr:`cells`), per n_s, and why the others did
+        not: the words every trained-grid row states."""
+        c = self.cells
+        per = c.groupby("n_s").converged.agg(["sum", "size"])
+        capped = int((~c.stopped).sum())
+        worse = int((c.stopped & c.worse_than_linear).sum())
+        return ("converged cells (every model stopped by the stopping rule, no worse than the "
+                "optimal linear map): " + ", ".join(f"{int(k)} of {n} at n_s {m}"
+                                                    for m, k, n in per.itertuples())
+                + f"; {capped} cells stopped at the step cap, {worse} worse than linear "
+                "(failed to optimise)")
 
     @cached_property
     def fig3_model(self) -> tuple[pd.DataFrame, str, str | None] | None:
@@ -96,8 +122,26 @@ class Outputs:
 
     @cached_property
     def cells(self) -> pd.DataFrame:
-        """tms.persian_rug.compare.trained_vs_theory of the trained models (empty without)."""
-        return compare.trained_vs_theory(self.stats) if len(self.stats) else pd.DataFrame()
+        """tms.persian_rug.compare.trained_vs_theory of the trained grids' models and the fig. 3
+        models (its cell is the grid cell n_s 512, p 0.044, ratio 0.254 of the paper; empty
+        without a model), with per cell ``stopped`` (every model stopped by the stopping rule,
+        not the step cap), ``worse_than_linear`` (the loss above the optimal linear map's: a
+        ReLU model can represent ReLU of that map, never worse on x ≥ 0, so such a model
+        failed to optimise) and ``converged`` (stopped and not worse than linear): a
+        trained-grid claim is judged on the converged cells only."""
+        fig3 = divergence.split(self.fig3)[0]
+        models = pd.concat([self.stats, fig3[fig3.columns.intersection(self.stats.columns)]],
+                           ignore_index=True)
+        if not len(models):
+            return pd.DataFrame()
+        runs = pd.concat([self.trained[MODEL_KEYS + ["stopped"]], fig3[MODEL_KEYS + ["stopped"]]])
+        cells = compare.trained_vs_theory(models)
+        stopped = (runs[runs.model == "relu"].groupby(CELL_KEYS).stopped.all()
+                   .reindex(pd.MultiIndex.from_frame(cells[CELL_KEYS]), fill_value=False))
+        cells["stopped"] = stopped.to_numpy()
+        cells["worse_than_linear"] = cells.loss > cells.loss_linear
+        cells["converged"] = cells.stopped & ~cells.worse_than_linear
+        return cells
 
     @cached_property
     def grid_scale(self) -> str:
@@ -108,9 +152,12 @@ class Outputs:
 
     @cached_property
     def means(self) -> tuple[pd.DataFrame, pd.DataFrame]:
-        """:func:`cell_means` of figs. 4–7's statistics (and mean_var_nu): trained, untrained."""
-        return (cell_means(self.stats, [*compare.SYMMETRY, "mean_var_nu"]),
-                cell_means(self.baseline, compare.SYMMETRY))
+        """:func:`cell_means` of figs. 4–7's statistics (and mean_var_nu) over the converged
+        cells (:attr:`cells`): trained, and untrained weights of the same cells."""
+        keep = pd.MultiIndex.from_frame(self.converged_cells[CELL_KEYS])
+        trained = cell_means(self.stats, [*compare.SYMMETRY, "mean_var_nu"])
+        random = cell_means(self.baseline, compare.SYMMETRY)
+        return trained[trained.index.isin(keep)], random[random.index.isin(keep)]
 
     @cached_property
     def antipodal(self) -> pd.DataFrame:
@@ -131,7 +178,10 @@ def falling(cells: pd.Series) -> tuple[pd.Series, float, int, float]:
     smallest (NaN with none at both) and how many are at both; and the log-log slope of the
     medians from the smallest to the largest n_s (NaN with fewer than two n_s or a non-positive
     median)."""
-    medians, by_n_s = cells.groupby("n_s").median(), cells.unstack("n_s")
+    medians = cells.groupby("n_s").median()
+    if not len(cells):
+        return medians, float("nan"), 0, float("nan")
+    by_n_s = cells.unstack("n_s")
     first, last = by_n_s.columns.min(), by_n_s.columns.max()
     both = by_n_s[[first, last]].dropna()
     share = float((both[last] < both[first]).mean()) if len(both) else float("nan")
@@ -139,6 +189,28 @@ def falling(cells: pd.Series) -> tuple[pd.Series, float, int, float]:
         return medians, share, len(both), float("nan")
     return medians, share, len(both), float(np.log(medians.iloc[-1] / medians.iloc[0])
                                             / np.log(medians.index[-1] / medians.index[0]))
+
+
+def ladder_slope(cells: pd.Series, log: bool = True) -> tuple[float, float, float, int]:
+    """How one statistic changes along an n_s ladder, with its uncertainty. cells: values
+    indexed (n_s, ratio_target, p) (e.g. a column of tms.persian_rug.stats.cell_means). Per
+    cell present at every n_s of ``cells`` (and positive, where ``log``), the least-squares
+    slope of log(value) (or the value) on log(n_s); returns the median slope over those cells,
+    the 2.5% and 97.5% quantiles of that median over :data:`N_BOOT` bootstrap resamples of the
+    cells (seed :data:`BOOT_SEED`), and the number of cells. NaN slopes with fewer than two n_s
+    or no cell."""
+    wide = cells.unstack("n_s").dropna()
+    if log:
+        wide = wide[(wide > 0).all(axis=1)]
+    if wide.shape[1] < 2 or not len(wide):
+        return float("nan"), float("nan"), float("nan"), len(wide)
+    x = np.log(wide.columns.to_numpy(dtype=float))
+    y = np.log(wide.to_numpy()) if log else wide.to_numpy()
+    slopes = ((y - y.mean(axis=1, keepdims=True)) @ (x - x.mean())) / ((x - x.mean()) ** 2).sum()
+    boot = np.median(np.random.default_rng(BOOT_SEED).choice(
+        slopes, (N_BOOT, len(slopes)), replace=True), axis=1)
+    return (float(np.median(slopes)), float(np.quantile(boot, 0.025)),
+            float(np.quantile(boot, 0.975)), len(slopes))
 
 
 def exponent(fits: pd.DataFrame, source: str, law: str, term: str) -> pd.Series:

@@ -14,7 +14,7 @@ import pandas as pd
 from IPython.display import HTML, Image, Markdown, display
 
 from tms.core import divergence, io, savefig
-from tms.core.claim_rows import SANITY
+from tms.core.claim_rows import EMPIRICAL, MATHEMATICS, label, tally
 from tms.reporting import anchors
 
 
@@ -75,8 +75,8 @@ def _claims_html(rows: list[dict]) -> str:
     body = []
     for r in rows:
         cells = [r["claim"], r["source"], r["paper"], r["paper_scale"], r["ours"], r["scale"],
-                 r["tolerance"], r["verdict"] + (f" ({r['inconclusive']})"
-                                                 if r.get("inconclusive") else "")]
+                 r["tolerance"], label(r) + (f": {r['inconclusive']}"
+                                             if r.get("inconclusive") else "")]
         body.append(f'<tr id="{anchors.claim(r["id"])}">'
                     + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
     head = "".join(f"<th>{h}</th>" for h in _HEAD)
@@ -86,13 +86,12 @@ def _claims_html(rows: list[dict]) -> str:
 
 def claims_table(rows: list[dict]) -> None:
     """Show the claims rows (tms.core.claim_rows) in full, each row anchored by its claim id
-    (tms.reporting.anchors.claim): first the claims of the paper, then, apart, the sanity checks
-    (theorems and constructions: checks of our code, not counted as reproduced)."""
-    claims = [r for r in rows if r["kind"] != SANITY]
-    sanity = [r for r in rows if r["kind"] == SANITY]
-    display(HTML(_claims_html(claims)))
-    if sanity:
-        display(Markdown("**Sanity checks.** Theorems and constructions checked numerically: they "
-                         "test our code and the paper's algebra, and are not counted as "
-                         "reproductions."))
-        display(HTML(_claims_html(sanity)))
+    (tms.reporting.anchors.claim), an inconclusive one with its direction
+    (tms.core.claim_rows.label): first the empirical claims (about trained models), then, apart,
+    the checks of the paper's mathematics (tms.core.claim_rows.BASES), each with its counts."""
+    for basis, title in ((EMPIRICAL, "Empirical claims"),
+                         (MATHEMATICS, "Checks of the paper's mathematics")):
+        if picked := [r for r in rows if r["basis"] == basis]:
+            counts = ", ".join(f"{n} {v}" for v, n in tally(picked, basis))
+            display(Markdown(f"**{title}** ({len(picked)}: {counts})."))
+            display(HTML(_claims_html(picked)))

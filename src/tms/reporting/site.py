@@ -18,7 +18,16 @@ from pathlib import Path
 
 import jinja2
 
-from tms.core.claim_rows import SANITY, VERDICTS
+from tms.core.claim_rows import (
+    BASES,
+    EMPIRICAL,
+    INCONCLUSIVE,
+    MATHEMATICS,
+    SANITY,
+    VERDICTS,
+    label,
+    tally,
+)
 from tms.reporting import anchors, dag, errata
 
 
@@ -37,14 +46,27 @@ def load_claims(claims_dir: str | Path) -> list[dict]:
     return papers
 
 
+def _key(verdict: str) -> str:
+    return verdict.replace(" ", "_")
+
+
 def metrics(papers: list[dict]) -> dict:
     """DVC metrics of the claims (reports/claims.json, a column each in ``dvc exp show``): per
-    paper, the number of rows and the count per verdict."""
+    paper, the number of rows, and per basis (empirical, mathematics: tms.core.claim_rows.BASES)
+    the count per verdict, an inconclusive one by its direction (``inconclusive_holds``,
+    ``inconclusive_fails``)."""
+    keys = [_key(v) for v in VERDICTS if v not in (SANITY, INCONCLUSIVE)] + [
+        "inconclusive_holds", "inconclusive_fails"]
     out = {}
     for paper in papers:
-        counts = Counter(r["verdict"] for r in paper["claims"])
-        out[paper["paper"]] = {"claims_total": len(paper["claims"]),
-                               **{v.replace(" ", "_"): counts.get(v, 0) for v in VERDICTS}}
+        entry: dict = {"claims_total": len(paper["claims"])}
+        for basis in BASES:
+            counts = Counter(
+                f"inconclusive_{r['direction']}" if r["verdict"] == INCONCLUSIVE
+                else _key(r["verdict"]) for r in paper["claims"] if r["basis"] == basis)
+            entry[basis] = {k: counts.get(k, 0) for k in
+                            (keys if basis == EMPIRICAL else [*keys, _key(SANITY)])}
+        out[paper["paper"]] = entry
     return out
 
 
@@ -132,18 +154,22 @@ pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 <h1>Toy models of superposition: what we reproduce</h1>
 <p>Built from git revision <code id="revision">{{ revision }}</code> (the checkout when this
 stage last ran; <code>dvc.lock</code> records the hash of every input) with the params profile
-below. {{ claims|length }} claims of the papers: {% for v, n in totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %};
-and {{ sanity|length }} sanity checks (not counted). Every row names the scale it ran at and the
-scale the paper used; a claim our scale cannot decide reads <em>inconclusive at this scale</em>.</p>
+below. Claims are counted in two kinds, each row with the scale it ran at beside the paper's:
+<strong>empirical claims</strong> (about trained models), {{ claims|length }}:
+{% for v, n in totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %};
+and <strong>checks of the papers' mathematics</strong> (theory, constructions, closed forms, ODE
+integrations), {{ maths|length }}: {% for v, n in maths_totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %}.
+A claim our scale cannot decide reads <em>inconclusive at this scale</em>, with the way its
+evidence points at that scale (holds or fails its test).</p>
 
 <h2 id="reports">Paper reports</h2>
 <ul>{% for p in papers %}
 <li><a href="{{ p.report_href }}">{{ p.title }}</a> (stage <a href="#{{ anchor(p.stage) }}">{{ p.stage }}</a>):
-{{ p.counted }} claims: {% for v, n in p.totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %};
-{{ p.sanity }} sanity checks</li>{% endfor %}
+{{ p.counted }} empirical claims: {% for v, n in p.totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %};
+{{ p.maths }} checks of its mathematics: {% for v, n in p.maths_totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %}</li>{% endfor %}
 </ul>
 
-<h2 id="claims">Claims</h2>
+<h2 id="claims">Empirical claims</h2>
 <p>Each claim links to the place in its paper's report that shows it; each figure to its
 section of the report and to the data it draws (CSV). Click a column's heading to sort by it.</p>
 <div class="filters"><label>paper <select id="filter-paper"><option value="">all</option>
@@ -154,10 +180,10 @@ section of the report and to the data it draws (CSV). Click a column's heading t
 {% macro claim_rows(rows) %}<thead><tr><th>paper</th><th>claim</th><th>source</th>
 <th>paper's value</th><th>paper's scale</th><th>ours (± uncertainty)</th><th>our scale</th>
 <th>tolerance</th><th>verdict</th><th>figure</th><th>stages</th></tr></thead><tbody>
-{% for r in rows %}<tr id="row-{{ r.paper_key }}-{{ r.id }}" data-paper="{{ r.paper_key }}" data-verdict="{{ r.verdict }}">
+{% for r in rows %}<tr id="row-{{ r.paper_key }}-{{ r.id }}" data-paper="{{ r.paper_key }}" data-verdict="{{ r.label }}">
 <td><a href="{{ r.report_href }}">{{ r.paper_key }}</a></td><td><a class="claim-link" href="{{ r.claim_href }}">{{ r.claim }}</a></td><td>{{ r.source }}</td>
 <td>{{ r.paper }}</td><td>{{ r.paper_scale }}</td><td>{{ r.ours }}</td><td>{{ r.scale }}</td><td>{{ r.tolerance }}</td>
-<td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.verdict }}{% if r.inconclusive %}: {{ r.inconclusive }}{% endif %}</td>
+<td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.label }}{% if r.inconclusive %}: {{ r.inconclusive }}{% endif %}</td>
 <td>{% if r.figure_href %}<a href="{{ r.claim_href }}"><img class="thumb" src="{{ r.figure_href }}" alt="{{ r.source }}"></a>
 <a class="data-link" href="{{ r.data_href }}">data (CSV)</a>{% else %}—{% endif %}</td>
 <td>{% for s in r.stages %}<a href="#{{ anchor(s) }}">{{ s }}</a>{% if not loop.last %}, {% endif %}{% endfor %}</td>
@@ -165,10 +191,11 @@ section of the report and to the data it draws (CSV). Click a column's heading t
 {% endfor %}</tbody>{% endmacro %}
 <table id="claims-table">{{ claim_rows(claims) }}</table>
 
-<h2 id="sanity">Sanity checks</h2>
-<p>Theorems and constructions of the papers, checked numerically: they test our code and the
-papers' algebra, and are never counted as reproductions. One that fails reads not reproduced.</p>
-<table id="sanity-table">{{ claim_rows(sanity) }}</table>
+<h2 id="mathematics">Checks of the papers' mathematics</h2>
+<p>The papers' theory, constructions, closed forms and ODE integrations, checked numerically: they
+test the papers' algebra and our code, and are counted apart from the empirical claims. A sanity
+check (a theorem or a construction) that fails reads not reproduced.</p>
+<table id="mathematics-table">{{ claim_rows(maths) }}</table>
 
 <h2 id="errata">Errata</h2>
 <p>Every erratum and paper-versus-code difference named in docs/paper-gaps.md (what the papers
@@ -234,11 +261,6 @@ leave out), with the claims rows that bear on it; then the errata our checks fou
 """, autoescape=True, trim_blocks=False)
 
 
-def _totals(rows: list[dict]) -> list[tuple[str, int]]:
-    """(verdict, count) of ``rows``, most frequent first."""
-    return Counter(r["verdict"] for r in rows).most_common()
-
-
 def _href(path: str | None, base: Path) -> str | None:
     if path is None:
         return None
@@ -269,10 +291,11 @@ def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
     for p in papers:
         report_href = _href(p["report"], base)
         rows = [{**r, **claim_links(r, report_href, base), "paper_key": p["paper"],
-                 "report_href": report_href} for r in p["claims"]]
-        counted = [r for r in rows if r["kind"] != SANITY]
-        view.append({**p, "claims": rows, "report_href": report_href, "totals": _totals(counted),
-                     "counted": len(counted), "sanity": len(rows) - len(counted)})
+                 "report_href": report_href, "label": label(r)} for r in p["claims"]]
+        view.append({**p, "claims": rows, "report_href": report_href,
+                     "totals": tally(rows, EMPIRICAL), "maths_totals": tally(rows, MATHEMATICS),
+                     "counted": sum(r["basis"] == EMPIRICAL for r in rows),
+                     "maths": sum(r["basis"] == MATHEMATICS for r in rows)})
     by_paper = {p["paper"]: p["claims"] for p in view}
     listed, errata_view = set(), []
     for e in errata.ERRATA:
@@ -286,11 +309,12 @@ def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
         sid = _anchor(s["name"])
         stage_rows.append({**s, "id": sid if sid not in seen else None})
         seen.add(sid)
+    every = [r for p in view for r in p["claims"]]
+    empirical = [r for r in every if r["basis"] == EMPIRICAL]
     return _TEMPLATE.render(papers=view, errata=errata_view, other_errata=other,
                             params_text=params_text, revision=revision, mermaid=mermaid,
                             dag_svg=dag.svg(dag.parse(mermaid)), stages=stage_rows,
-                            anchor=_anchor, verdicts=[v for v in VERDICTS if v != SANITY],
-                            claims=[r for p in view for r in p["claims"] if r["kind"] != SANITY],
-                            sanity=[r for p in view for r in p["claims"] if r["kind"] == SANITY],
-                            totals=_totals([r for p in view for r in p["claims"]
-                                            if r["kind"] != SANITY]))
+                            anchor=_anchor, verdicts=sorted({r["label"] for r in empirical}),
+                            claims=empirical, totals=tally(every, EMPIRICAL),
+                            maths=[r for r in every if r["basis"] == MATHEMATICS],
+                            maths_totals=tally(every, MATHEMATICS))
