@@ -108,5 +108,5 @@ profile: $(STAMP)  ## PROFILE=paper|gpu|smoke: write params.yaml from a profile 
 deps: $(STAMP)  ## rewrite dvc.yaml's code deps from the stages' imports
 	$(BIN)/python -m tms.core.code_deps --write
 
-forecast: $(STAMP)  ## [PROFILE=paper|gpu]: the trained grids' predicted time, memory and disk on one GPU
-	$(BIN)/python -m tms.pipeline.forecast $(PROFILE)
+forecast: $(STAMP)  ## [PROFILE=…] [H100=1]: every training stage's time and memory, measured here (or on one H100)
+	$(BIN)/python -m tms.pipeline.forecast $(PROFILE) $(if $(H100),--h100)

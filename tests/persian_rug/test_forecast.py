@@ -1,13 +1,21 @@
 import numpy as np
 import pytest
 
+from tms.core import rates
 from tms.persian_rug import forecast
 from tms.pipeline import params
 
 
+def _grids(pr, *args):
+    """The forecast of the trained grids of ``pr`` (not fig. 3), indexed by n_s."""
+    table = forecast.forecast(pr, *args)
+    assert list(table.stage)[-1] == "pr_fig3"
+    return table[table.stage.str.startswith("pr_train@")].set_index("n_s")
+
+
 def test_the_paper_grids_cost_what_their_closed_forms_say(load_profile):
     pr = params.SECTION.parse(load_profile("paper")).persian_rug
-    table = forecast.forecast(pr).set_index("n_s")
+    table = _grids(pr)
     axis = np.linspace(0.002001, 0.8, 20)
     for n_s in (128, 1024, 8192):
         n_d = np.array([max(1, int(n_s * r)) for r in axis])
@@ -18,18 +26,18 @@ def test_the_paper_grids_cost_what_their_closed_forms_say(load_profile):
         assert row.kept_gib == pytest.approx(kept)
     assert table.loc[8192].sum_n_d == 1_313_800                  # 110 TFLOP a step, 80 GiB
     assert table.loc[8192].tflop_per_step == pytest.approx(110.2, abs=0.05)
-    # n_s 1024 is one stack: 2,490 steps of 1.72 TFLOP at 25 TFLOP/s (fp32, measured)
+    # n_s 1024 is one stack: 2,445 steps of 1.72 TFLOP at 25 TFLOP/s (fp32, measured)
     one = table.loc[1024]
     assert one.chunks == 1
-    assert one.minutes_median == pytest.approx(2490 * one.tflop_per_step / 25 / 60)
+    assert one.minutes_median == pytest.approx(2445 * one.tflop_per_step / 25 / 60)
     assert one.minutes_cap == pytest.approx(45000 * one.tflop_per_step / 25 / 60)
-    # n_s 128 is launch-bound: the step floor
-    assert table.loc[128].minutes_median == pytest.approx(2490 * 6.5e-3 / 60)
+    # n_s 128 is launch-bound: the step floor, at its own median stopping step
+    assert table.loc[128].minutes_median == pytest.approx(4320 * 6.5e-3 / 60)
 
 
 def test_the_gpu_profile_trains_faster_in_tf32_and_keeps_no_weights_at_8192(load_profile):
-    paper = forecast.forecast(params.SECTION.parse(load_profile("paper")).persian_rug).set_index("n_s")
-    gpu = forecast.forecast(params.SECTION.parse(load_profile("gpu")).persian_rug).set_index("n_s")
+    paper = _grids(params.SECTION.parse(load_profile("paper")).persian_rug)
+    gpu = _grids(params.SECTION.parse(load_profile("gpu")).persian_rug)
     assert gpu.loc[1024].minutes_median == pytest.approx(
         paper.loc[1024].minutes_median * 25 / 41)
     assert gpu.loc[8192].models == 80 and gpu.loc[8192].kept_gib == 0
@@ -61,9 +69,9 @@ def test_the_readme_states_the_forecast(root, load_profile):
     columns = ["models", "sum_n_d", "tflop_per_step", "chunks", "minutes_median", "minutes_cap",
                "gpu_gib", "host_gib", "kept_gib", "disk_gib"]
     for name in ("paper", "gpu"):
-        table = forecast.forecast(params.SECTION.parse(load_profile(name)).persian_rug).set_index("n_s")
+        table = _grids(params.SECTION.parse(load_profile(name)).persian_rug)
         assert {n_s for prof, n_s in rows if prof == name} == set(table.index)
-        for n_s, row in table.iterrows():
+        for n_s, row in table.drop(columns="stage").iterrows():
             stated = dict(zip(columns, rows[(name, n_s)], strict=True))
             for col in ("models", "sum_n_d", "chunks"):                  # counts: exact
                 assert int(stated[col]) == row[col], (name, n_s, col)
@@ -71,3 +79,40 @@ def test_the_readme_states_the_forecast(root, load_profile):
                 last = 10.0 ** -len(text.partition(".")[2])
                 assert float(text) == pytest.approx(row[col], rel=0.05, abs=last / 2), \
                     (name, n_s, col)
+
+
+def test_a_step_is_timed_by_the_difference_of_two_runs():
+    calls = []
+
+    def run(steps):                      # a fixed cost of 0.05 s and 0.01 s a step
+        calls.append(steps)
+        import time
+        time.sleep(0.05 + 0.01 * steps)
+    assert rates.seconds_per_step(run, 2, 8, repeats=1, min_seconds=0.05) == pytest.approx(
+        0.01, rel=0.3)
+    assert calls == [2, 10]
+    calls.clear()                        # too fast to time over 8 steps: 32 more
+    rates.seconds_per_step(run, 2, 8, repeats=1, min_seconds=0.2)
+    assert calls == [2, 10, 34]
+    with pytest.raises(ValueError, match="must be ≥ 1"):
+        rates.seconds_per_step(run, 0)
+
+
+def test_the_measured_forecast_times_the_stages_own_training(load_profile):
+    """On the smoke profile, on this machine: every training stage a row, each a positive
+    time; the Persian Rug rate is the grid's useful work over its measured step."""
+    from tms.incidental import forecast as ip_forecast
+    from tms.notes import forecast as notes_forecast
+
+    p = params.SECTION.parse(load_profile("smoke"))
+    pr = forecast.forecast(p.persian_rug, 1, "cpu")
+    assert list(pr.stage) == ["pr_train@16", "pr_train@32", "pr_fig3"]
+    assert (pr.gflop_s > 0).all() and (pr.minutes_median > 0).all()
+    assert (pr.minutes_median <= pr.minutes_cap).all()
+    ip = ip_forecast.forecast(p.incidental_polysemanticity, "cpu")
+    assert list(ip.stage) == ["ip_collisions", "ip_noise", "ip_sweep", "ip_single@single",
+                              "ip_single@single_printed"]
+    assert (ip.ms_per_step > 0).all()
+    assert ip.minutes.tolist() == pytest.approx((ip.ms_per_step * ip.steps / 6e4).tolist())
+    notes = notes_forecast.forecast(p.autoencoding_notes, "cpu")
+    assert list(notes.stage) == ["notes_linear", "notes_relu"] and (notes.minutes > 0).all()

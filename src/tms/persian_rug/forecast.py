@@ -1,5 +1,5 @@
-"""The predicted cost of a profile's trained Persian Rug grids (the pr_train stages) on one GPU,
-before running them: time, GPU memory, host memory and disk, one row per n_s.
+"""The predicted cost of a profile's trained Persian Rug models (the pr_train stages and
+pr_fig3) before running them: time, memory and disk, one row per stage.
 
 - GPU memory: the largest stack in training (tms.engine.grid.chunk_bytes on the GPU path, within
   persian_rug.compute.memory_budget_mb); host memory: twice the largest chunk's weights (as
@@ -7,24 +7,40 @@ before running them: time, GPU memory, host memory and disk, one row per n_s.
   (tms.core.machine.disk_copies: one with this project's linked cache), plus the checkpoints
   (tms.persian_rug.training.ckpt_bytes) when they are on.
   The stages check the same numbers against the machine before they train.
-- Time: every chunk runs ``steps`` steps, each taking the longer of :data:`STEP_FLOOR` and its
-  useful work (10·batch·n_s·Σn_d FLOPs, tms.engine.grid.grid_flops) at :data:`RATES` of the
-  nearest measured n_s. ``steps``: the median stopping step measured at the authors' settings
-  (:data:`MEDIAN_STOP`, nearest measured n_s; models stop at different steps, so a chunk's
-  work falls as they leave: the median is the typical cost), and the step cap (the bound).
+- Time: every chunk runs ``steps`` steps, each its useful work (10·batch·n_s·Σn_d FLOPs,
+  tms.engine.grid.grid_flops) at a rate (useful FLOP/s) **measured on this machine**
+  (:func:`measured_rate`: the stage's own engine trains a piece of its largest stack for a few
+  steps on the profile's device), or, for a machine one does not have, at :data:`RATES` of one
+  NVIDIA H100 with its :data:`STEP_FLOOR`. ``steps``: the median stopping step measured at the
+  authors' settings (:data:`MEDIAN_STOP`, nearest measured n_s; models stop at different
+  steps, so a chunk's work falls as they leave: the median is the typical cost), and the step
+  cap (the bound).
 
-The measured figures are those of one NVIDIA H100 (80 GB), torch 2.11 + CUDA 13, for batched
-matmuls over models of equal n_d, the design of the GPU path (docs/benchmarks.md, "On one
-H100"); `make bench` on a GPU measures this engine itself (bench/gpu.py).
+The H100 figures: torch 2.11 + CUDA 13, batched matmuls over models of equal n_d, the design
+of the GPU path (docs/benchmarks.md, "On one H100"); `make bench` on a GPU measures this
+engine itself (bench/gpu.py).
 
-    python -m tms.pipeline.forecast [PROFILE]     # default: params.yaml; or paper, gpu
+    python -m tms.pipeline.forecast [PROFILE] [--h100]   # default: params.yaml, measured here
 """
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 
-from tms.engine.grid import Instance, Schedule, chunk_bytes, grid_flops, plan_chunks
+from tms.core import rates
+from tms.engine.grid import (
+    Instance,
+    Schedule,
+    StackSpec,
+    chunk_bytes,
+    grid_flops,
+    plan_chunks,
+    stack_order,
+)
+from tms.engine.precision import gpu_path
+from tms.engine.train import train_chunk
 from tms.persian_rug import training, weights
 from tms.persian_rug.params import PersianRug
 
@@ -35,19 +51,25 @@ RATES = {"fp32": {1024: 25e12, 8192: 36e12}, "tf32": {1024: 41e12, 8192: 75e12},
 #: The shortest step of a stack, however small (s): n_s 128 and 512, 400 models, one H100.
 STEP_FLOOR = 6.5e-3
 #: The median step at which the stopping rule fired at the authors' settings (lr 3e-3/√n_s,
-#: eps 1e-7, batch 1024, window 200, checks every 30 steps): 100 models at n_s 1024, 15 at 8192.
-MEDIAN_STOP = {1024: 2490, 8192: 4680}
+#: eps 1e-7, batch 1024, window 200, checks every 30 steps), one H200, 30 models of 5 p × 6
+#: ratios per n_s (docs/measurements/ladder-h200.csv, seed 0, 8,000-step cap), and 15 models of
+#: the paper's grid at n_s 8192.
+MEDIAN_STOP = {128: 4320, 256: 4935, 512: 4530, 1024: 2445, 2048: 2715, 4096: 3345, 8192: 4680}
+#: :func:`measured_rate` times at most this much work a step (FLOPs): a piece of a large stack.
+MEASURE_FLOPS = 2e10
 GiB = 2 ** 30
 
 COLUMNS = {
+    "stage": "the DVC stage",
     "n_s": "features",
     "models": "models trained (p × ratio × seeds × models)",
     "sum_n_d": "Σn_d, the hidden rows of the grid",
     "tflop_per_step": "useful work of one step of the whole grid (TFLOP)",
     "chunks": "stacks trained one after another (the memory budget)",
+    "gflop_s": "useful GFLOP/s a step (measured here, or the H100's)",
     "minutes_median": "predicted time at the median stopping step (min)",
     "minutes_cap": "predicted time if every model ran to the step cap (min)",
-    "gpu_gib": "GPU memory of the largest stack (GiB)",
+    "gpu_gib": "memory of the largest stack in training, on its device (GiB)",
     "host_gib": "host memory of the largest chunk's weights, twice (GiB)",
     "kept_gib": "weights kept on disk (GiB)",
     "disk_gib": "disk: kept weights (twice where DVC's cache copies), and the checkpoints (GiB)",
@@ -58,42 +80,91 @@ def _nearest(table: dict[int, float], n_s: int) -> float:
     return table[min(table, key=lambda k: abs(k - n_s))]
 
 
-def grid_cost(pr: PersianRug, n_s: int, copies: int = 1) -> dict:
-    """The row of :data:`COLUMNS` for the trained grid of ``n_s`` of ``pr`` (the
-    persian_rug section), with ``copies`` copies of each output on disk (1: DVC links its cache;
-    2: it copies). Raises ValueError if n_s is not one of its grid's."""
-    grid = pr.grid.at(n_s)
-    sched = Schedule.of(pr.train)
-    points = training.expand(n_s, grid.p, grid.ratio, grid.seeds)     # trained once per model
-    insts = [Instance(pt.p, pt.n_d, pt.instance, 1.0, pt.seed_index) for pt in points]
-    chunks = plan_chunks(n_s, insts, sched, pr.compute.memory_budget_mb, bucketed=True)
-    kept = [pt for pt in points if grid.keeps(pt.p, pt.ratio_target)] * len(grid.models)
-    rate = _nearest(RATES[pr.compute.precision], n_s)
+def _instances(pr: PersianRug, n_s: int, points: list[training.Point], lr: float
+               ) -> list[Instance]:
+    seed = pr.train.seed
+    return [Instance(pt.p, pt.n_d, seed + pt.instance, lr, seed + pt.seed_index) for pt in points]
+
+
+def measured_rate(n_s: int, insts: list[Instance], sched: Schedule, chunk: list[int],
+                  device: str, precision: str) -> float:
+    """Useful FLOP/s of training the stack ``chunk`` of ``insts`` (n_s features, ``sched``) on
+    ``device`` in ``precision``, measured (tms.core.rates.seconds_per_step) on its first models
+    in stack order up to :data:`MEASURE_FLOPS` a step (at least one): the engine's own
+    tms.engine.train.train_chunk, nothing stopping within the steps timed."""
+    order = [chunk[k] for k in stack_order([insts[k] for k in chunk])]
+    piece, flops = [], 0.0
+    for k in order:
+        step = 10.0 * sched.batch_size * n_s * insts[k].n_d
+        if piece and flops + step > MEASURE_FLOPS:
+            break
+        piece.append(insts[k])
+        flops += step
+    spec = StackSpec(n_s, sched, device=device, precision=precision,
+                     bucketed=gpu_path(device, precision), label="measuring ")
+
+    def run(steps: int) -> None:
+        train_chunk(dataclasses.replace(spec, sched=dataclasses.replace(
+            sched, max_steps=steps, check_every=steps + 1)), piece)
+    return flops / max(rates.seconds_per_step(run), 1e-9)
+
+
+def grid_cost(pr: PersianRug, n_s: int, copies: int = 1, device: str | None = None,
+              fig3: bool = False) -> dict:
+    """The row of :data:`COLUMNS` for the trained grid of ``n_s`` of ``pr`` (the persian_rug
+    section), or with ``fig3`` for its fig. 3 models (n_s is then fig3.n_s), with ``copies``
+    copies of each output on disk (1: DVC links its cache; 2: it copies). ``device``: measure
+    the rate there (:func:`measured_rate`, seconds); None: the H100's :data:`RATES`. Raises
+    ValueError if n_s is not one of its grid's."""
+    if fig3:
+        f3 = pr.fig3
+        n_s, models, keeps = f3.n_s, ["relu"], (lambda p, r: True)
+        sched = Schedule.of(pr.train, f3.max_steps)
+        lr = f3.lr if f3.lr is not None else pr.train.lr_for(n_s)
+        points = [training.Point(k, f3.p, f3.n_d / n_s, f3.n_d, k) for k in range(f3.seeds)]
+        stage = "pr_fig3"
+    else:
+        grid = pr.grid.at(n_s)
+        models, keeps, sched = grid.models, grid.keeps, Schedule.of(pr.train)
+        lr, points = pr.train.lr_for(n_s), training.expand(n_s, grid.p, grid.ratio, grid.seeds)
+        stage = f"pr_train@{n_s}"
+    insts = _instances(pr, n_s, points, lr)
+    precision = pr.compute.precision
+    bucketed = gpu_path(device or "cuda", precision)
+    chunks = plan_chunks(n_s, insts, sched, pr.compute.memory_budget_mb, bucketed=bucketed)
+    kept = [pt for pt in points if keeps(pt.p, pt.ratio_target)] * len(models)
+    largest = max(chunks, key=lambda c: sum(insts[k].n_d for k in c))
+    rate = (_nearest(RATES[precision], n_s) if device is None else
+            measured_rate(n_s, insts, sched, largest, device, precision))
+    floor = STEP_FLOOR if device is None else 0.0
 
     def minutes(steps: int) -> float:
-        return len(grid.models) * sum(
-            max(STEP_FLOOR * steps,
+        return len(models) * sum(
+            max(floor * steps,
                 grid_flops(n_s, [insts[k] for k in c], Schedule(sched.batch_size, 0, 1, 1, steps))
                 / rate) for c in chunks) / 60
 
     scratch = (training.ckpt_bytes(n_s, insts, chunks, kept, sched)
                if pr.train.checkpoint_every else 0)
     return {
-        "n_s": n_s, "models": len(points) * len(grid.models),
-        "sum_n_d": sum(pt.n_d for pt in points) * len(grid.models),
+        "stage": stage, "n_s": n_s, "models": len(points) * len(models),
+        "sum_n_d": sum(pt.n_d for pt in points) * len(models),
         "tflop_per_step": grid_flops(n_s, insts, Schedule(sched.batch_size, 0, 1, 1, 1))
-        * len(grid.models) / 1e12,
-        "chunks": len(chunks) * len(grid.models),
+        * len(models) / 1e12,
+        "chunks": len(chunks) * len(models), "gflop_s": rate / 1e9,
         "minutes_median": minutes(min(_nearest(MEDIAN_STOP, n_s), sched.max_steps)),
         "minutes_cap": minutes(sched.max_steps),
-        "gpu_gib": max(chunk_bytes(n_s, insts, c, sched, bucketed=True) for c in chunks) / GiB,
+        "gpu_gib": max(chunk_bytes(n_s, insts, c, sched, bucketed=bucketed)
+                       for c in chunks) / GiB,
         "host_gib": 2 * max(weights.nbytes(n_s, [insts[k].n_d for k in c]) for c in chunks) / GiB,
         "kept_gib": weights.nbytes(n_s, [pt.n_d for pt in kept]) / GiB,
         "disk_gib": (copies * weights.nbytes(n_s, [pt.n_d for pt in kept]) + scratch) / GiB,
     }
 
 
-def forecast(pr: PersianRug, copies: int = 1) -> pd.DataFrame:
-    """:func:`grid_cost` of every n_s of the grid, one row each (:data:`COLUMNS`)."""
-    return pd.DataFrame([grid_cost(pr, n_s, copies) for n_s in pr.grid.n_s],
-                        columns=list(COLUMNS))
+def forecast(pr: PersianRug, copies: int = 1, device: str | None = None) -> pd.DataFrame:
+    """:func:`grid_cost` of every n_s of the grid and of the fig. 3 models, one row each
+    (:data:`COLUMNS`); ``device``: rates measured there, None: the H100's."""
+    rows = [grid_cost(pr, n_s, copies, device) for n_s in pr.grid.n_s]
+    rows.append(grid_cost(pr, pr.fig3.n_s, copies, device, fig3=True))
+    return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -1,7 +1,13 @@
-"""``make forecast [PROFILE=…]``: the predicted cost of a profile's trained Persian Rug grids
-(tms.persian_rug.forecast), printed one row per n_s, for params.yaml or a profile of profiles/.
+"""``make forecast [PROFILE=…]``: the predicted time and memory of every training stage of a
+profile, from rates measured on this machine (tms.persian_rug.forecast, tms.incidental.forecast,
+tms.notes.forecast: each stage's own training code timed for a few steps on the profile's
+device), for params.yaml or a profile of profiles/, before any run. Printed one table per paper,
+then the sum; written to ``logs/forecast.csv`` (stage, predicted seconds: the median stopping
+step where a stopping rule ends training), which ``make snapshot`` puts beside each stage's
+measured time.
 
-    python -m tms.pipeline.forecast [PROFILE]     # default: params.yaml; or paper, gpu
+    python -m tms.pipeline.forecast [PROFILE]           # measured here (a minute or two)
+    python -m tms.pipeline.forecast [PROFILE] --h100    # the Persian Rug grids on one H100
 """
 
 from __future__ import annotations
@@ -10,20 +16,60 @@ import argparse
 import sys
 from pathlib import Path
 
-from tms.core import machine
-from tms.persian_rug import forecast
+import pandas as pd
+
+from tms.core import io, machine
+from tms.core.device import resolve_device
+from tms.core.schema import ParamsError
+from tms.incidental import forecast as ip_forecast
+from tms.notes import forecast as notes_forecast
+from tms.persian_rug import forecast as pr_forecast
 from tms.pipeline import params, profiles
+
+#: Where the predicted seconds of each stage are written (read by tms.pipeline.snapshot).
+FORECAST_FILE = Path("logs/forecast.csv")
+
+
+def _show(title: str, table: pd.DataFrame) -> None:
+    print(f"\n{title}")
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("profile", nargs="?", help="a profile of profiles/ (default: params.yaml)")
+    ap.add_argument("--h100", action="store_true",
+                    help="the Persian Rug grids at the rates of one H100, nothing measured")
     args = ap.parse_args(argv)
-    raw = (None if args.profile is None else
-           profiles.profile(profiles.default_params(), Path("profiles") / f"{args.profile}.yaml"))
-    pr = params.SECTION.load() if raw is None else params.SECTION.parse(raw)
-    table = forecast.forecast(pr.persian_rug, machine.disk_copies())
-    print(table.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
+    try:
+        raw = (None if args.profile is None else profiles.profile(
+            profiles.default_params(), profiles.PROFILES / f"{args.profile}.yaml"))
+        p = params.SECTION.load() if raw is None else params.SECTION.parse(raw)
+        if args.h100:
+            _show("Persian Rug, trained grids on one H100 (its measured rates)",
+                  pr_forecast.forecast(p.persian_rug, machine.disk_copies()))
+            return 0
+        devices = {name: resolve_device(getattr(p, name).device) for name in (
+            "persian_rug", "incidental_polysemanticity", "autoencoding_notes")}
+    except (ParamsError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"measuring each training stage for a few steps on this machine "
+          f"({', '.join(sorted(set(devices.values())))}) ...", flush=True)
+    pr = pr_forecast.forecast(p.persian_rug, machine.disk_copies(), devices["persian_rug"])
+    ip = ip_forecast.forecast(p.incidental_polysemanticity,
+                              devices["incidental_polysemanticity"])
+    notes = notes_forecast.forecast(p.autoencoding_notes, devices["autoencoding_notes"])
+    _show(f"Persian Rug on {devices['persian_rug']}", pr)
+    _show(f"Incidental polysemanticity on {devices['incidental_polysemanticity']}", ip)
+    _show(f"Notes on toy autoencoding on {devices['autoencoding_notes']}", notes)
+    seconds = pd.DataFrame({
+        "stage": [*pr.stage, *ip.stage, *notes.stage],
+        "seconds": [*(60 * pr.minutes_median), *(60 * ip.minutes), *(60 * notes.minutes)]})
+    io.write_csv(seconds, FORECAST_FILE)
+    print(f"\ntraining stages: {seconds.seconds.sum() / 60:.1f} min predicted (the Persian Rug "
+          f"grids at the median stopping step; {pr.minutes_cap.sum():.1f} min if every model "
+          f"ran to its cap); written to {FORECAST_FILE}")
     return 0
 
 
