@@ -1,13 +1,15 @@
 """Results snapshots: refused unless the run is named by a revision; the folder and its README;
 every snapshot kept in the repository whole and linked from the README."""
 
+import json
 import re
 import subprocess
 import sys
 
 import pytest
 
-from tms.pipeline import profiles, snapshot
+from tms.core.claim_rows import Claim
+from tms.pipeline import profiles, snapshot, verdicts
 
 
 def _git(repo, *args):
@@ -56,6 +58,8 @@ def test_snapshot_holds_site_run_files_and_readme(tmp_path):
     (tmp_path / "params.yaml").write_text(profiles.dump({"a": 1}, "profiles/gpu.yaml"))
     for name in ("reports/claims.json", "reports/claim_values.json"):
         (tmp_path / name).write_text(name)
+    (tmp_path / "reports/claims").mkdir()
+    (tmp_path / "reports/claims/p.json").write_text("{}")
     (tmp_path / "dvc.lock").write_text("dvc.lock")
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs/repro.log").write_text(
@@ -64,8 +68,8 @@ def test_snapshot_holds_site_run_files_and_readme(tmp_path):
     out = snapshot.snapshot(tmp_path / "results/gpu", tmp_path, revision="abc123",
                             where="a test machine", stages=["s2", "s1"])
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
-    assert files == ["README.md", "claim_values.json", "claims.json", "dvc.lock", "params.yaml",
-                     "site/figures/a.png", "site/index.html"]
+    assert files == ["README.md", "claim_values.json", "claims.json", "claims/p.json", "dvc.lock",
+                     "params.yaml", "site/figures/a.png", "site/index.html"]
     text = (out / "README.md").read_text()
     assert "`gpu` profile" in text and "`abc123`" in text and "a test machine" in text
     assert "| s1 | 4.0 |" in text and "| s2 | 2.5 |" in text and "| total | 6.5 |" in text
@@ -77,6 +81,57 @@ def test_snapshot_holds_site_run_files_and_readme(tmp_path):
     assert (out / "claims.json").exists()               # the old snapshot is left whole
 
 
+def test_the_site_names_the_revision_of_the_snapshot_only_when_its_code_is_heads(repo):
+    def commit(msg):
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", msg)
+        return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
+                              text=True).stdout.strip()
+    with open(repo / ".gitignore", "a") as ignore:        # the site is a DVC output
+        ignore.write("/reports/\n")
+    built = commit("code and params")
+    (repo / "reports").mkdir()
+    (repo / "reports/index.html").write_text(f'<code id="revision">{built}</code>')
+    (repo / "dvc.lock").write_text("# another run\n")
+    head = commit("the run's lock")                      # a later commit of what a run writes
+    assert snapshot.site_revision(repo) == built != head
+    (repo / "code.py").write_text("x = 3\n")
+    commit("code")
+    with pytest.raises(snapshot.SnapshotError, match="whose code differs from HEAD"):
+        snapshot.site_revision(repo)
+    (repo / "reports/index.html").write_text(
+        f'<code id="revision">{built} + uncommitted changes to code.py</code>')
+    with pytest.raises(snapshot.SnapshotError, match="not a commit"):
+        snapshot.site_revision(repo)
+
+
+def _claims_file(folder, paper, verdict, direction=None):
+    row = Claim("fig2.loss", "loss | matches", "fig. 2", "≈", "n_s 8192", None, ("t",)).row(
+        True, "x", "t", "n_s 64", value=0.5)
+    row.update(verdict=verdict, direction=direction)
+    (folder / "claims").mkdir(parents=True)
+    (folder / "claims" / f"{paper}.json").write_text(json.dumps(
+        {"paper": paper, "title": f"The {paper} paper", "claims": [row]}))
+    (folder / "README.md").write_text(f"Made by git revision `{'a' * 40}` with `params.yaml` and "
+                                      "`dvc.lock` of this folder, on a test machine.\n")
+
+
+def test_the_verdicts_page_shows_every_snapshot_side_by_side(tmp_path):
+    _claims_file(tmp_path / "zeta", "persian_rug", "reproduced")
+    _claims_file(tmp_path / "default", "persian_rug", "inconclusive at this scale", "fails")
+    (tmp_path / "empty").mkdir()                          # no claims: not a snapshot
+    text = verdicts.page(tmp_path)
+    assert "| [default](default/site/index.html) | `aaaaaaaaaaaa` | a test machine | " \
+        "1 inconclusive (fails at this scale) |  |" in text
+    assert "| claim | basis | default | zeta |" in text             # the default first
+    assert ("| `fig2.loss`: loss \\| matches | empirical | **inconclusive (fails at this "
+            "scale)** 0.5 (n_s 64) | **reproduced** 0.5 (n_s 64) |") in text
+    assert "empty" not in text and "## The persian_rug paper" in text
+    assert verdicts.write(tmp_path).read_text() == text
+    with pytest.raises(FileNotFoundError, match="no snapshot"):
+        verdicts.page(tmp_path / "empty")
+
+
 def test_every_kept_snapshot_is_whole_and_linked_from_the_readme(root):
     readme = (root / "README.md").read_text()
     kept = sorted(p for p in (root / "results").iterdir() if p.is_dir())
@@ -85,9 +140,15 @@ def test_every_kept_snapshot_is_whole_and_linked_from_the_readme(root):
         for name in ("README.md", "params.yaml", "dvc.lock", "claims.json",
                      "claim_values.json", "site/index.html"):
             assert (folder / name).is_file(), f"{folder.name}: {name} missing"
+        assert list((folder / "claims").glob("*.json")), f"{folder.name}: no claims rows"
         assert re.search(rf"\(results/{folder.name}/site/index\.html\)", readme), folder.name
         revision = re.search(r"git revision `([0-9a-f]{40})`", (folder / "README.md").read_text())
         assert revision, f"{folder.name}: README names no revision"
+        site = re.search(r'<code id="revision">([^<]*)</code>',
+                         (folder / "site/index.html").read_text())
+        assert site and site.group(1) == revision.group(1), f"{folder.name}: two revisions"
+    assert "(results/README.md)" in readme
+    assert (root / "results/README.md").read_text() == verdicts.page(root / "results")
 
 
 def test_the_machine_names_the_cpu_model_and_torch_kernels_that_decide_the_bytes():

@@ -10,13 +10,17 @@ it. The folder holds:
 - ``params.yaml`` and ``dvc.lock``: the profile and the hashes of every input and output of the
   run, to rerun it (``git checkout <revision>``, copy both back, ``make repro``) and compare;
 - ``claims.json`` and ``claim_values.json``: the verdict counts and each claim's value, the
-  files ``dvc metrics show`` reads;
+  files ``dvc metrics show`` reads; ``claims/``: every claims row of the run, as each paper's
+  claims stage wrote it (reports/claims/), from which ``results/README.md`` shows every
+  snapshot's verdicts side by side (tms.pipeline.verdicts, rewritten by ``make snapshot``);
 - ``README.md``: the profile, the git revision, the machine it was taken on, and each stage's
   last logged time.
 
 The snapshot is refused, with the reason, unless every stage is up to date (``dvc status``) and
 the files git does not ignore, but ``params.yaml`` and ``dvc.lock``, are as committed, so that
-the revision it names is the code that made it.
+the revision it names is the code that made it. That revision is the one the site names (the
+checkout when its stage ran), which must hold the same code as HEAD (a later commit of
+``dvc.lock`` alone is the usual case): the README and the site name one revision.
 """
 
 from __future__ import annotations
@@ -24,12 +28,17 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
+
 from tms.core.io import atomic_path
+from tms.pipeline import verdicts
+from tms.pipeline.forecast import FORECAST_FILE
 from tms.pipeline.profiles import profile_name
 from tms.pipeline.repro import stage_times
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
@@ -37,6 +46,11 @@ from tms.reporting.publish import copy_site
 
 #: The files of the run copied beside the site, from the repository root.
 RUN_FILES = (str(PARAMS_FILE), "dvc.lock", "reports/claims.json", "reports/claim_values.json")
+#: The claims rows of the run (tms.core.claim_rows.export), copied as ``claims/``.
+CLAIMS_DIR = "reports/claims"
+#: What may differ between the revision the site names and HEAD: the files a run writes.
+RUN_WRITTEN = (str(PARAMS_FILE), "dvc.lock", "results", "reports/claims.json",
+               "reports/claim_values.json", "reports/plots")
 
 
 class SnapshotError(RuntimeError):
@@ -66,6 +80,29 @@ def check_clean(repo: str | Path = ".") -> str:
     return _run(["git", "rev-parse", "HEAD"], repo).stdout.strip()
 
 
+def site_revision(repo: str | Path = ".", index: str = "reports/index.html",
+                  head: str | None = None) -> str:
+    """The revision the site ``index`` of ``repo`` names (the checkout when the site stage ran),
+    when its code is HEAD's (``head``, default: ``git rev-parse HEAD``) but for the files a run
+    writes (:data:`RUN_WRITTEN`). Raises SnapshotError when the site names no clean revision
+    (uncommitted changes at its run) or one whose code differs from HEAD's."""
+    repo = Path(repo)
+    head = head or _run(["git", "rev-parse", "HEAD"], repo).stdout.strip()
+    text = (repo / index).read_text(encoding="utf-8")
+    named = re.search(r'<code id="revision">([^<]*)</code>', text)
+    rev = named.group(1).strip() if named else ""
+    if not re.fullmatch(r"[0-9a-f]{40}", rev):
+        raise SnapshotError(f"the site names {rev or 'no revision'!r}, not a commit: commit the "
+                            "code, then `make repro` (it reruns only the site) and commit dvc.lock")
+    diff = _run(["git", "diff", "--name-only", rev, head, "--", "."]
+                + [f":(exclude){p}" for p in RUN_WRITTEN], repo)
+    if diff.returncode != 0 or diff.stdout.strip():
+        raise SnapshotError(f"the site was built at {rev[:12]}, whose code differs from HEAD "
+                            f"({head[:12]}): `make repro`, commit dvc.lock, then snapshot:\n"
+                            + (diff.stdout + diff.stderr).strip())
+    return rev
+
+
 def cpu_model() -> str:
     """The CPU's model name (/proc/cpuinfo on Linux, else what the platform says), or
     "unknown CPU"."""
@@ -91,9 +128,11 @@ def machine() -> str:
             f"torch {torch.__version__}{gpu}")
 
 
-def readme(profile: str, revision: str, where: str, times: list[tuple[str, float]]) -> str:
+def readme(profile: str, revision: str, where: str, times: list[tuple[str, float]],
+           forecast: dict[str, float] | None = None) -> str:
     """The snapshot's README.md: what it is, what made it, how to open and rerun it, and the
-    stage times ``times`` ((stage, seconds), the last logged run of each stage)."""
+    stage times ``times`` ((stage, seconds), the last logged run of each stage), with the
+    ``forecast`` (stage → predicted seconds, tms.pipeline.forecast) beside those it predicts."""
     lines = [f"# Results snapshot: the `{profile}` profile", "",
              f"Made by git revision `{revision}` with `params.yaml` and `dvc.lock` of this folder, "
              f"on {where}.", "",
@@ -103,7 +142,18 @@ def readme(profile: str, revision: str, where: str, times: list[tuple[str, float
              f"To rerun: `git checkout {revision[:12]}`, copy this folder's `params.yaml` and "
              "`dvc.lock` to the repository root, `make repro`; `git diff --no-index` of the "
              "new `dvc.lock` against this one names every output that differs.", ""]
-    if times:
+    if times and forecast:
+        lines += ["Stage times (the last logged run of each stage in `logs/repro.log`: for a "
+                  "stage restored from DVC's cache, an earlier run's time), and the time `make "
+                  "forecast` predicted for each training stage from the params and rates it "
+                  "measured on the same machine (the Persian Rug grids at the median stopping "
+                  "step):", "", "| stage | seconds | forecast (s) |", "|---|---:|---:|",
+                  *(f"| {name} | {seconds:.1f} | "
+                    + (f"{forecast[name]:.0f} |" if name in forecast else "— |")
+                    for name, seconds in times),
+                  f"| total | {sum(s for _, s in times):.1f} | "
+                  f"{sum(forecast.get(n, 0.0) for n, _ in times):.0f} (training) |", ""]
+    elif times:
         lines += ["Stage times (the last logged run of each stage in `logs/repro.log`: for a "
                   "stage restored from DVC's cache, an earlier run's time):", "",
                   "| stage | seconds |", "|---|---:|",
@@ -126,13 +176,15 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
              stages: list[str] | None = None) -> Path:
     """Write the snapshot folder ``out`` (replacing it) from the run in ``repo``; returns it.
 
-    revision: the git revision to name (None: :func:`check_clean`, which raises SnapshotError
-    when the run cannot be named by one); where: the machine (None: :func:`machine`); stages:
-    the pipeline's stages, whose times are given in this order (None: :func:`pipeline_stages`).
+    revision: the git revision to name (None: :func:`site_revision` once :func:`check_clean`
+    passes; each raises SnapshotError when the run cannot be named by one); where: the machine
+    (None: :func:`machine`); stages: the pipeline's stages, whose times are given in this order
+    (None: :func:`pipeline_stages`).
     Raises FileNotFoundError for a missing run file or a file the site links but lacks.
     """
     repo, out = Path(repo), Path(out)
-    revision = check_clean(repo) if revision is None else revision
+    revision = (site_revision(repo, index, check_clean(repo)) if revision is None
+                else revision)
     for name in RUN_FILES:
         if not (repo / name).is_file():
             raise FileNotFoundError(f"{repo / name} is missing: run `make repro` first")
@@ -140,11 +192,16 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
     last = dict(stage_times(log.read_text(encoding="utf-8").splitlines() if log.exists() else []))
     stages = pipeline_stages(repo) if stages is None else stages
     times = [(name, last[name]) for name in stages if name in last]
-    text = readme(profile_name(repo / PARAMS_FILE), revision, where or machine(), times)
+    predicted = repo / FORECAST_FILE
+    forecast = (dict(pd.read_csv(predicted).itertuples(index=False, name=None))
+                if predicted.is_file() else None)
+    text = readme(profile_name(repo / PARAMS_FILE), revision, where or machine(), times,
+                  forecast)
     with atomic_path(out, directory=True) as tmp:
         copy_site(repo / index, tmp / "site")
         for name in RUN_FILES:
             shutil.copyfile(repo / name, tmp / Path(name).name)
+        shutil.copytree(repo / CLAIMS_DIR, tmp / "claims")
         (tmp / "README.md").write_text(text, encoding="utf-8")
     return out
 
@@ -155,10 +212,12 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         folder = snapshot(args.out)
+        page = verdicts.write(folder.parent)
     except (SnapshotError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    print(f"wrote {folder}/: open {folder}/site/index.html; commit the folder to keep it")
+    print(f"wrote {folder}/: open {folder}/site/index.html; and {page}, every snapshot's "
+          "verdicts side by side; commit both to keep them")
     return 0
 
 

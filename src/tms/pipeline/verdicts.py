@@ -1,0 +1,130 @@
+"""Every results snapshot's verdicts side by side: ``results/README.md``.
+
+    python -m tms.pipeline.verdicts [results]     # `make snapshot` runs it after each snapshot
+
+One Markdown page (GitHub draws it when the folder is opened) with, per snapshot of
+``results/`` (tms.pipeline.snapshot: its ``claims/<paper>.json`` and ``README.md``), the
+profile, the revision and the machine, the verdict counts (empirical claims apart from the
+checks of the papers' mathematics, tms.core.claim_rows.BASES), and then per paper one row per
+claim: its id, what it states, its basis, and in each snapshot's column the verdict
+(an inconclusive one with its direction, tms.core.claim_rows.label), our value and the scale it
+ran at. Claims a snapshot lacks (an older registry) read "—".
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from tms.core.claim_rows import BASES, label, tally
+from tms.core.io import atomic_path
+
+#: The snapshots' order on the page: these first (the default profile, then the larger scales),
+#: the others after them by name.
+ORDER = ("default", "cpu-paper", "gpu", "paper")
+#: The papers' order on the page (the README's).
+PAPERS = ("persian_rug", "incidental_polysemanticity", "autoencoding_notes")
+
+
+def snapshots(results: str | Path) -> list[Path]:
+    """The snapshot folders of ``results`` that hold claims files, in :data:`ORDER`."""
+    found = [p for p in Path(results).iterdir() if (p / "claims").is_dir()]
+    rank = {name: k for k, name in enumerate(ORDER)}
+    return sorted(found, key=lambda p: (rank.get(p.name, len(ORDER)), p.name))
+
+
+def _claims(folder: Path) -> dict[str, dict]:
+    """paper → its claims file (tms.core.claim_rows.export) of the snapshot ``folder``."""
+    return {json.loads(f.read_text(encoding="utf-8"))["paper"]: json.loads(
+        f.read_text(encoding="utf-8")) for f in sorted((folder / "claims").glob("*.json"))}
+
+
+def _about(folder: Path) -> tuple[str, str]:
+    """(revision, machine) as the snapshot's README states them ('?' where it does not)."""
+    text = (folder / "README.md").read_text(encoding="utf-8") if (
+        folder / "README.md").is_file() else ""
+    rev = re.search(r"git revision `([0-9a-f]{7,40})`", text)
+    where = re.search(r"`dvc\.lock` of this folder, on (.+?)\.\n", text)
+    return (rev.group(1)[:12] if rev else "?"), (where.group(1) if where else "?")
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _value(row: dict) -> str:
+    if row.get("value") is None:
+        return ""
+    v = f"{row['value']:.4g}"
+    return f" {v} ± {row['uncertainty']:.2g}" if row.get("uncertainty") is not None else f" {v}"
+
+
+def page(results: str | Path) -> str:
+    """The Markdown text of ``results/README.md`` (:mod:`tms.pipeline.verdicts`). Raises
+    FileNotFoundError if ``results`` holds no snapshot with claims."""
+    folders = snapshots(results)
+    if not folders:
+        raise FileNotFoundError(f"no snapshot with claims in {results}")
+    runs = {f.name: _claims(f) for f in folders}
+    names = list(runs)
+    lines = ["# Results: every snapshot's verdicts side by side", "",
+             "Written by `make snapshot` (`python -m tms.pipeline.verdicts`) from the snapshots "
+             "of this folder; each one's site is `<snapshot>/site/index.html`. Empirical claims "
+             "(about trained models) are counted apart from the checks of the papers' "
+             "mathematics; an inconclusive verdict says which way its evidence points at the "
+             "scale run.", "", "| snapshot | revision | machine | " + " | ".join(
+                 f"{b} claims" for b in BASES) + " |", "|---|---|---|" + "---|" * len(BASES)]
+    for f in folders:
+        rows = [r for paper in runs[f.name].values() for r in paper["claims"]]
+        rev, where = _about(f)
+        counts = [", ".join(f"{n} {v}" for v, n in tally(rows, b)) for b in BASES]
+        lines.append(f"| [{f.name}]({f.name}/site/index.html) | `{rev}` | {_cell(where)} | "
+                     + " | ".join(counts) + " |")
+    papers = [p for p in PAPERS if any(p in r for r in runs.values())] + sorted(
+        {p for r in runs.values() for p in r} - set(PAPERS))
+    for paper in papers:
+        first = next(r[paper] for r in runs.values() if paper in r)
+        ids = list(dict.fromkeys(c["id"] for r in runs.values() if paper in r
+                                 for c in r[paper]["claims"]))
+        text = {c["id"]: c for r in runs.values() if paper in r for c in r[paper]["claims"]}
+        lines += ["", f"## {first['title']}", "",
+                  "| claim | basis | " + " | ".join(names) + " |",
+                  "|---|---|" + "---|" * len(names)]
+        for cid in ids:
+            cells = []
+            for name in names:
+                row = next((c for c in runs[name].get(paper, {}).get("claims", [])
+                            if c["id"] == cid), None)
+                cells.append("—" if row is None else _cell(
+                    f"**{label(row)}**{_value(row)} ({row['scale']})"))
+            lines.append(f"| `{cid}`: {_cell(text[cid]['claim'])} | {text[cid]['basis']} | "
+                         + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def write(results: str | Path = "results") -> Path:
+    """Write ``results/README.md`` (:func:`page`) atomically; returns its path."""
+    out = Path(results) / "README.md"
+    with atomic_path(out) as tmp:
+        tmp.write_text(page(results), encoding="utf-8")
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("results", nargs="?", default="results", help="the snapshots' folder")
+    args = ap.parse_args(argv)
+    try:
+        out = write(args.results)
+    except FileNotFoundError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
