@@ -174,7 +174,7 @@ def test_every_claim_is_present_and_its_verdict_can_flip():
     assert base["fig3.polysemantic"]["verdict"] == "inconclusive at this scale"   # n 32 < 256
     assert base["fig6.stuck"]["verdict"] == "inconclusive at this scale"          # 100k steps
     assert base["fig6.larger_sigma"]["verdict"] == "finding"
-    assert base["figs45.random_fourth"]["verdict"] == "erratum"
+    assert base["figs45.random_fourth"]["verdict"] == "caveat"
     assert base["appc.six_sigma"]["verdict"] == "erratum"
     assert base["fig5.large_noise"]["verdict"] == "not reproduced"    # spread, not shrunk
     assert base["sec21.collision_probability"]["verdict"] == "sanity check"
@@ -249,3 +249,21 @@ def test_rise_width_reads_decades_between_10_and_90_percent_of_the_rise():
     # a step between 1e-3 and 1e-2: both crossings in that decade
     assert evidence.rise_width(x, np.array([0.0, 0.0, 1.0, 0.9, 0.5]), 0.0) == pytest.approx(0.8)
     assert np.isnan(evidence.rise_width(x, np.array([1.0, 0.5, 0.4, 0.3, 0.2]), 0.0))
+
+
+def test_fig3_constant_is_judged_as_fairly_accurate_and_collisions_as_most_likely():
+    i = _ip(_inputs(), "collisions", n=256)
+    row = lambda j, cid: _rows(**j)[cid]                                    # noqa: E731
+    near = {**i, "fit": {"c": 0.3, "lo": 0.28, "hi": 0.32}}               # 20% off: fair
+    assert row(near, "fig3.polysemantic")["verdict"] == "reproduced"
+    far = {**i, "fit": {"c": 0.325, "lo": 0.31, "hi": 0.34}}              # the breaking value
+    assert row(far, "fig3.polysemantic")["verdict"] == "not reproduced"
+    assert "c = 0.325 breaks it" in row(far, "fig3.polysemantic")["tolerance"]
+    wide = {**i, "fit": {"c": 0.26, "lo": 0.1, "hi": 0.42}}
+    assert row(wide, "fig3.polysemantic")["verdict"] == "inconclusive at this scale"
+    assert "wider than the tolerance" in row(wide, "fig3.polysemantic")["inconclusive"]
+    col = i["collisions"].copy()
+    col["poly_from_init"] = np.minimum(col.polysemantic, np.ceil(0.6 * col.polysemantic))
+    assert row({**i, "collisions": col}, "fig3.from_collisions")["verdict"] == "reproduced"
+    col["poly_from_init"] = np.floor(0.4 * col.polysemantic)
+    assert row({**i, "collisions": col}, "fig3.from_collisions")["verdict"] == "not reproduced"

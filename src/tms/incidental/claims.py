@@ -23,9 +23,13 @@ _FIG5 = "n 8, m 16, SGD lr 0.02, 100k steps"
 _SPARSE, _CHECK, _SWEEP = ("ip_sparsification",), ("ip_checks",), ("ip_sweep",)
 #: The paper's fig. 3 n, and fig. 6's σ and steps.
 PAPER_N, PAPER_SIGMA6, PAPER_STEPS6 = 256, 0.01, 1_000_000
-#: The least share of polysemantic neurons traced to their features' largest coordinates at init
-#: for "each comes from a collision at initialisation" (a few strays allowed).
-MIN_TRACED = 0.9
+#: The least share of polysemantic neurons traced to their features' largest coordinates at init:
+#: the paper says each "most likely" wins the race from there (sec. 2.1, footnote 6): most, more
+#: than half.
+MIN_TRACED = 0.5
+#: Fig. 3's constant c of c·n²/m: "the constant 1/4 seems to be fairly accurate" (sec. 2.1), read
+#: as within 25% of it.
+C_TOL = 0.25
 #: Fig. 6's stuck encoding sits among sparse ones: the other encodings' median fourth norm must
 #: reach this (one-hot: 1; a dense unit vector of R^16: 3/(m + 2) ≈ 0.17, what an encoding that
 #: has not sparsified yet looks like).
@@ -69,8 +73,11 @@ def _inside_bounds(claim: Claim, o: Outputs) -> dict:
 def _relvar_constant(claim: Claim, o: Outputs) -> dict:
     relvar = o.sparsification["relvar"].values()
     lo, hi = min(v[0] for v in relvar), max(v[1] for v in relvar)
-    return claim.row(lo >= 0.25 and hi <= 4, f"from {lo:.2f} to {hi:.2f}", "within [1/4, 4]",
-                     o.scales["ode"])
+    return claim.row(lo >= 0.25 and hi <= 4 and hi / lo <= 4,
+                     f"from {lo:.2f} to {hi:.2f} ({hi / lo:.1f}× over the run)",
+                     "within [1/4, 4] and varying by at most 4× while m′ falls to 10: Θ(1) "
+                     "in m′ ('a constant not too far from 1', app. B)", o.scales["ode"],
+                     value=hi / lo)
 
 
 @CLAIMS.claim("appb.euler", "exact affine-map integration equals the authors' Euler scheme as "
@@ -153,11 +160,23 @@ def _interval_row(claim: Claim, o: Outputs, symbol: str, v: float, fit: dict, fm
                      value=v, uncertainty=(hi - lo) / 2, inconclusive=small)
 
 
-@CLAIMS.claim("fig3.polysemantic", "polysemantic neurons ≈ c·n²/m with c = 1/4",
-              "fig. 3, sec. 2.1", "c = 0.25", _FIG3, "fig3", ("ip_collisions",))
+@CLAIMS.claim("fig3.polysemantic", "polysemantic neurons ≈ c·n²/m with c = 1/4 ('the constant "
+              "1/4 seems to be fairly accurate')", "fig. 3, sec. 2.1", "c = 0.25", _FIG3, "fig3",
+              ("ip_collisions",))
 def _polysemantic(claim: Claim, o: Outputs) -> dict:
-    return _unfit(claim, o) or _interval_row(claim, o, "c", o.fit["c"], o.fit, ".3f", 0.25,
-                                             "0.25")
+    if unfit := _unfit(claim, o):
+        return unfit
+    cfg, fit, c = o.ip.collisions, o.fit, o.fit["c"]
+    half, tol = (fit["hi"] - fit["lo"]) / 2, C_TOL * 0.25
+    why = [f"n {cfg.n} < the paper's {PAPER_N}: at m = n the fit is dominated by a point where "
+           "training removes collisions"] if cfg.n < PAPER_N else []
+    if half > tol:
+        why.append(f"the {cfg.level:.0%} interval (±{half:.3f}) is wider than the tolerance")
+    return claim.row(abs(c - 0.25) <= tol, f"c = {c:.3f}, {cfg.level:.0%} interval "
+                     f"[{fit['lo']:.3f}, {fit['hi']:.3f}]", f"|c − 1/4| ≤ {tol:g} ({C_TOL:.0%}): "
+                     f"'fairly accurate'; c = {0.25 * (1 + 1.2 * C_TOL):.3f} breaks it",
+                     o.scales["fig3"], value=c, uncertainty=half,
+                     inconclusive="; ".join(why) or None)
 
 
 @CLAIMS.claim("fig3.m_exponent", "at fixed n, polysemantic neurons fall as 1/m (the exponent of "
@@ -173,9 +192,11 @@ def _m_exponent(claim: Claim, o: Outputs) -> dict:
                          f"≈ A·m^β; dispersion {e['dispersion']:.1f})")
 
 
-@CLAIMS.claim("fig3.from_collisions", "each polysemantic neuron comes from a collision at "
-              "initialisation: the largest coordinates of two encodings on one neuron", "sec. 2.1",
-              "every polysemantic neuron", _FIG3, "fig3", ("ip_collisions",))
+@CLAIMS.claim("fig3.from_collisions", "a polysemantic neuron comes from a collision at "
+              "initialisation: the largest coordinates of two encodings on one neuron ('the "
+              "largest weight at initialization is still the most likely to win the race')",
+              "sec. 2.1, footnote 6", "most polysemantic neurons", _FIG3, "fig3",
+              ("ip_collisions",))
 def _from_collisions(claim: Claim, o: Outputs) -> dict:
     if unfit := _unfit(claim, o):
         return unfit
@@ -186,9 +207,9 @@ def _from_collisions(claim: Claim, o: Outputs) -> dict:
     share = int(col.poly_from_init.sum()) / total
     chance = float((1 / col.m.astype(float) ** 2).mean())
     return claim.row(
-        share >= MIN_TRACED, f"{share:.1%} of the {total} final polysemantic neurons held the "
+        share > MIN_TRACED, f"{share:.1%} of the {total} final polysemantic neurons held the "
         f"largest initial weight of two of their features (chance for a pair: 1/m², "
-        f"{chance:.2%} on average)", f"≥ {MIN_TRACED:.0%}: 'each', a few strays allowed",
+        f"{chance:.2%} on average)", f"> {MIN_TRACED:.0%}: 'most likely', so most",
         o.scales["fig3"], value=share, uncertainty=float(np.sqrt(share * (1 - share) / total)),
         inconclusive=f"n {n} < the paper's {PAPER_N}" if n < PAPER_N else None)
 
@@ -247,8 +268,9 @@ def _coefficient_normal(claim: Claim, o: Outputs) -> dict:
                       o.scales["exact"])
 
 
-@CLAIMS.claim("figs45.random_fourth", "‖u‖₄⁴ of a random unit vector in R^m is 3/m", "figs. 4–5",
-              "3/m", "m 16", "fig4", _CHECK, "erratum")
+@CLAIMS.claim("figs45.random_fourth", "‖u‖₄⁴ of a random unit vector in R^m is 3/m (the captions: "
+              "its large-m value; exactly 3/(m + 2) at the m the figures use)", "figs. 4–5",
+              "3/m", "m 16", "fig4", _CHECK, "caveat")
 def _random_fourth(claim: Claim, o: Outputs) -> dict:
     return _printed_row(claim, o, "random unit vector fourth norm", 3 / o.ip.checks.m, "3/m",
                         "3/(m + 2), the exact expectation (3/m is its limit)")

@@ -160,18 +160,30 @@ def _trained_trend(claim: Claim, o: Outputs) -> dict:
         uncertainty=(hi - lo) / 2, inconclusive=o.too_small(dev.index))
 
 
+#: Fig. 3's printed "± 0.01" is the spread over features; our mean may differ from the paper's by
+#: 3× that, or by twice the spread over seeds where that is larger.
+SPREAD_TOL = 0.03
+
+
 def _spread(claim: Claim, o: Outputs, col: str, target: float, note=lambda fig3: "") -> dict:
-    """The row of the fig. 3 model's per-feature mean ``<col>_mean`` and spread ``<col>_std``
-    against the paper's ``target`` ± 0.01, with ``note(models)`` after ours."""
+    """The row of the fig. 3 models' per-feature mean ``<col>_mean`` (mean over seeds) and
+    spread ``<col>_std`` against the paper's ``target`` ± 0.01, with ``note(models)`` after
+    ours."""
     if o.fig3_model is None:
         return claim.not_computed(_FIG3_DIVERGED)
     fig3, scale, capped = o.fig3_model
-    mean, sd = float(fig3[f"{col}_mean"].mean()), float(fig3[f"{col}_std"].mean())
+    means = fig3[f"{col}_mean"]
+    mean, sd = float(means.mean()), float(fig3[f"{col}_std"].mean())
+    seeds = float(means.std()) if len(means) > 1 else 0.0
+    tol = max(SPREAD_TOL, 2 * seeds)
     return claim.row(
-        abs(mean - target) <= 0.06 and sd <= 0.03,
-        f"{mean:.3f} ± {sd:.3f} (mean ± spread over features){note(fig3)}", "|mean − paper| ≤ "
-        "0.06 and spread ≤ 0.03: the paper's ± is the spread over features (the figure's "
-        "point); we allow 3× it", scale, value=mean, uncertainty=sd, inconclusive=capped)
+        abs(mean - target) <= tol and sd <= SPREAD_TOL,
+        f"{mean:.3f} ± {sd:.3f} (mean ± spread over features)"
+        + (f"; over {len(means)} seeds the mean varies by {seeds:.3f}" if len(means) > 1
+           else "") + note(fig3),
+        f"|mean − paper| ≤ {tol:.3f} and spread ≤ {SPREAD_TOL:g}: the paper's ± is the spread "
+        f"over features (the figure's point); we allow 3× it, or twice the spread over seeds",
+        scale, value=mean, uncertainty=sd, inconclusive=capped)
 
 
 @CLAIMS.claim("fig3.diagonal", "diagonal of W = W_out W_in, all features", "fig. 3",
@@ -200,12 +212,12 @@ def _off_diagonal(claim: Claim, o: Outputs) -> dict:
     off = o.fig3_W[~np.eye(len(o.fig3_W), dtype=bool)]
     mean, sd, skew = float(off.mean()), float(off.std()), float(scipy.stats.skew(off))
     return claim.row(
-        abs(mean) <= 0.1 * sd and abs(skew) <= 0.5,
-        f"mean {mean:.4f}, spread {sd:.4f} (|mean|/spread {abs(mean) / sd:.2f}), skewness "
-        f"{skew:.2f}; 1st and 99th percentiles {np.percentile(off, 1):.3f}, "
+        abs(mean) <= 0.1 * sd,
+        f"mean {mean:.4f}, spread {sd:.4f} (|mean|/spread {abs(mean) / sd:.2f}); not stated by "
+        f"the paper: skewness {skew:.2f}, 1st and 99th percentiles {np.percentile(off, 1):.3f}, "
         f"{np.percentile(off, 99):.3f}",
-        "|mean| ≤ 0.1 × spread and |skewness| ≤ 0.5: centred and symmetric, as noise is",
-        o.fig3_model[1], value=mean, uncertainty=sd, inconclusive=o.fig3_model[2])
+        "|mean| ≤ 0.1 × spread: 'approximately mean-zero'; a mean of 0.15 × the spread breaks "
+        "it", o.fig3_model[1], value=mean, uncertainty=sd, inconclusive=o.fig3_model[2])
 
 
 def _falls(claim: Claim, o: Outputs, col: str) -> dict:
