@@ -271,3 +271,12 @@ def test_an_exponent_fitted_with_an_interval_wider_than_its_tolerance_is_inconcl
     assert row["verdict"] == "inconclusive at this scale"
     assert row["inconclusive"] == "the 95% interval (±0.27) is wider than the tolerance"
     assert _rows(i)["scaling.beta"]["verdict"] == "reproduced"
+
+
+def test_the_rug_against_the_theory_is_decided_from_n_s_1024():
+    far = _set(_inputs(), "rug", loss=lambda t: t.loss * 1.06)          # 5% breaks it
+    assert _rows(far)["fig2.rug_theory"]["verdict"] == "not reproduced"
+    small = _set(far, "rug", n_s=512)
+    row = _rows(small)["fig2.rug_theory"]
+    assert (row["verdict"], row["direction"]) == ("inconclusive at this scale", "fails")
+    assert row["inconclusive"] == "rug n_s 512 < 1024"
