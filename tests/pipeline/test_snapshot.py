@@ -95,9 +95,12 @@ def test_the_site_names_the_revision_of_the_snapshot_only_when_its_code_is_heads
     (repo / "dvc.lock").write_text("# another run\n")
     head = commit("the run's lock")                      # a later commit of what a run writes
     assert snapshot.site_revision(repo) == built != head
+    (repo / "notes.md").write_text("docs\n")                # no stage runs it
+    commit("docs")
+    assert snapshot.site_revision(repo) == built
     (repo / "code.py").write_text("x = 3\n")
     commit("code")
-    with pytest.raises(snapshot.SnapshotError, match="whose code differs from HEAD"):
+    with pytest.raises(snapshot.SnapshotError, match="whose stages' code differs from HEAD"):
         snapshot.site_revision(repo)
     (repo / "reports/index.html").write_text(
         f'<code id="revision">{built} + uncommitted changes to code.py</code>')
@@ -127,7 +130,7 @@ def test_the_verdicts_page_shows_every_snapshot_side_by_side(tmp_path):
     assert ("| `fig2.loss`: loss \\| matches | empirical | **inconclusive (fails at this "
             "scale)** 0.5 (n_s 64) | **reproduced** 0.5 (n_s 64) |") in text
     assert "empty" not in text and "## The persian_rug paper" in text
-    assert verdicts.write(tmp_path).read_text() == text
+    assert verdicts.write(tmp_path, readme=None).read_text() == text
     with pytest.raises(FileNotFoundError, match="no snapshot"):
         verdicts.page(tmp_path / "empty")
 

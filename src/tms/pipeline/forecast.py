@@ -3,8 +3,8 @@ profile, from rates measured on this machine (tms.persian_rug.forecast, tms.inci
 tms.notes.forecast: each stage's own training code timed for a few steps on the profile's
 device), for params.yaml or a profile of profiles/, before any run. Printed one table per paper,
 then the sum; written to ``logs/forecast.csv`` (stage, predicted seconds: the median stopping
-step where a stopping rule ends training), which ``make snapshot`` puts beside each stage's
-measured time.
+step where a stopping rule ends training, and the digest of the params it was made for), which
+``make snapshot`` puts beside each stage's measured time when the params are the run's.
 
     python -m tms.pipeline.forecast [PROFILE]           # measured here (a minute or two)
     python -m tms.pipeline.forecast [PROFILE] --h100    # the Persian Rug grids on one H100
@@ -13,6 +13,7 @@ measured time.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 from pathlib import Path
 
@@ -28,6 +29,12 @@ from tms.pipeline import params, profiles
 
 #: Where the predicted seconds of each stage are written (read by tms.pipeline.snapshot).
 FORECAST_FILE = Path("logs/forecast.csv")
+
+
+def params_digest(p: params.Params) -> str:
+    """A digest of validated params (the whole file's): equal for equal values, whatever their
+    layout in the file."""
+    return hashlib.sha256(p.model_dump_json().encode()).hexdigest()[:16]
 
 
 def _show(title: str, table: pd.DataFrame) -> None:
@@ -65,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     _show(f"Notes on toy autoencoding on {devices['autoencoding_notes']}", notes)
     seconds = pd.DataFrame({
         "stage": [*pr.stage, *ip.stage, *notes.stage],
-        "seconds": [*(60 * pr.minutes_median), *(60 * ip.minutes), *(60 * notes.minutes)]})
+        "seconds": [*(60 * pr.minutes_median), *(60 * ip.minutes), *(60 * notes.minutes)]}
+    ).assign(params=params_digest(p))
     io.write_csv(seconds, FORECAST_FILE)
     print(f"\ntraining stages: {seconds.seconds.sum() / 60:.1f} min predicted (the Persian Rug "
           f"grids at the median stopping step; {pr.minutes_cap.sum():.1f} min if every model "

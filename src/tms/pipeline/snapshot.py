@@ -19,8 +19,8 @@ it. The folder holds:
 The snapshot is refused, with the reason, unless every stage is up to date (``dvc status``) and
 the files git does not ignore, but ``params.yaml`` and ``dvc.lock``, are as committed, so that
 the revision it names is the code that made it. That revision is the one the site names (the
-checkout when its stage ran), which must hold the same code as HEAD (a later commit of
-``dvc.lock`` alone is the usual case): the README and the site name one revision.
+checkout when its stage ran), whose stages' code must be HEAD's (a later commit of ``dvc.lock``,
+docs or tests is the usual case): the README and the site name one revision.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from pathlib import Path
 import pandas as pd
 
 from tms.core.io import atomic_path
-from tms.pipeline import verdicts
-from tms.pipeline.forecast import FORECAST_FILE
+from tms.pipeline import params, verdicts
+from tms.pipeline.forecast import FORECAST_FILE, params_digest
 from tms.pipeline.profiles import profile_name
 from tms.pipeline.repro import stage_times
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
@@ -48,9 +48,6 @@ from tms.reporting.publish import copy_site
 RUN_FILES = (str(PARAMS_FILE), "dvc.lock", "reports/claims.json", "reports/claim_values.json")
 #: The claims rows of the run (tms.core.claim_rows.export), copied as ``claims/``.
 CLAIMS_DIR = "reports/claims"
-#: What may differ between the revision the site names and HEAD: the files a run writes.
-RUN_WRITTEN = (str(PARAMS_FILE), "dvc.lock", "results", "reports/claims.json",
-               "reports/claim_values.json", "reports/plots")
 
 
 class SnapshotError(RuntimeError):
@@ -80,12 +77,23 @@ def check_clean(repo: str | Path = ".") -> str:
     return _run(["git", "rev-parse", "HEAD"], repo).stdout.strip()
 
 
+def stage_deps(repo: str | Path = ".") -> set[str]:
+    """Every dependency path that a stage of ``repo``'s dvc.yaml declares (templated ones, the
+    outputs of other stages, left out)."""
+    import yaml
+
+    stages = yaml.safe_load((Path(repo) / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    return {d for st in stages.values() for d in (st.get("do", st).get("deps") or [])
+            if isinstance(d, str) and "${" not in d}
+
+
 def site_revision(repo: str | Path = ".", index: str = "reports/index.html",
                   head: str | None = None) -> str:
     """The revision the site ``index`` of ``repo`` names (the checkout when the site stage ran),
-    when its code is HEAD's (``head``, default: ``git rev-parse HEAD``) but for the files a run
-    writes (:data:`RUN_WRITTEN`). Raises SnapshotError when the site names no clean revision
-    (uncommitted changes at its run) or one whose code differs from HEAD's."""
+    when no file a stage depends on (:func:`stage_deps`) differs between it and HEAD (``head``,
+    default: ``git rev-parse HEAD``): a later commit of docs, tests or dvc.lock keeps it. Raises
+    SnapshotError when the site names no clean revision (uncommitted changes at its run) or one
+    whose stages' code differs from HEAD's."""
     repo = Path(repo)
     head = head or _run(["git", "rev-parse", "HEAD"], repo).stdout.strip()
     text = (repo / index).read_text(encoding="utf-8")
@@ -94,12 +102,14 @@ def site_revision(repo: str | Path = ".", index: str = "reports/index.html",
     if not re.fullmatch(r"[0-9a-f]{40}", rev):
         raise SnapshotError(f"the site names {rev or 'no revision'!r}, not a commit: commit the "
                             "code, then `make repro` (it reruns only the site) and commit dvc.lock")
-    diff = _run(["git", "diff", "--name-only", rev, head, "--", "."]
-                + [f":(exclude){p}" for p in RUN_WRITTEN], repo)
-    if diff.returncode != 0 or diff.stdout.strip():
-        raise SnapshotError(f"the site was built at {rev[:12]}, whose code differs from HEAD "
-                            f"({head[:12]}): `make repro`, commit dvc.lock, then snapshot:\n"
-                            + (diff.stdout + diff.stderr).strip())
+    diff = _run(["git", "diff", "--name-only", rev, head, "--", "."], repo)
+    deps = stage_deps(repo)
+    changed = [f for f in diff.stdout.split() if any(f == d or f.startswith(d.rstrip("/") + "/")
+                                                     for d in deps)]
+    if diff.returncode != 0 or changed:
+        raise SnapshotError(f"the site was built at {rev[:12]}, whose stages' code differs from "
+                            f"HEAD ({head[:12]}): `make repro`, commit dvc.lock, then snapshot:\n"
+                            + ("\n".join(changed) or diff.stderr).strip())
     return rev
 
 
@@ -162,6 +172,19 @@ def readme(profile: str, revision: str, where: str, times: list[tuple[str, float
     return "\n".join(lines)
 
 
+def _forecast(repo: Path) -> dict[str, float] | None:
+    """stage → predicted seconds of ``make forecast`` (tms.pipeline.forecast), when it was made
+    for the params of ``repo``'s run; else None."""
+    path = repo / FORECAST_FILE
+    if not path.is_file():
+        return None
+    table = pd.read_csv(path)
+    digest = params_digest(params.SECTION.load(repo / PARAMS_FILE))
+    if "params" not in table or not (table.params == digest).all():
+        return None
+    return dict(zip(table.stage, table.seconds))
+
+
 def pipeline_stages(repo: str | Path = ".") -> list[str]:
     """The stages of ``repo``'s pipeline in DVC's order, matrix items expanded (``dvc stage
     list``; dvc.lock may still hold stages that a change of params removed)."""
@@ -192,9 +215,7 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
     last = dict(stage_times(log.read_text(encoding="utf-8").splitlines() if log.exists() else []))
     stages = pipeline_stages(repo) if stages is None else stages
     times = [(name, last[name]) for name in stages if name in last]
-    predicted = repo / FORECAST_FILE
-    forecast = (dict(pd.read_csv(predicted).itertuples(index=False, name=None))
-                if predicted.is_file() else None)
+    forecast = _forecast(repo)
     text = readme(profile_name(repo / PARAMS_FILE), revision, where or machine(), times,
                   forecast)
     with atomic_path(out, directory=True) as tmp:
@@ -213,7 +234,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         folder = snapshot(args.out)
         page = verdicts.write(folder.parent)
-    except (SnapshotError, FileNotFoundError) as err:
+    except (SnapshotError, FileNotFoundError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"wrote {folder}/: open {folder}/site/index.html; and {page}, every snapshot's "

@@ -1,4 +1,5 @@
-"""Every results snapshot's verdicts side by side: ``results/README.md``.
+"""Every results snapshot's verdicts side by side: ``results/README.md``, and the answer table of
+the README (the papers' central claims per snapshot, between the markers of :data:`MARKERS`).
 
     python -m tms.pipeline.verdicts [results]     # `make snapshot` runs it after each snapshot
 
@@ -25,6 +26,8 @@ from tms.core.io import atomic_path
 #: The snapshots' order on the page: these first (the default profile, then the larger scales),
 #: the others after them by name.
 ORDER = ("default", "cpu-paper", "gpu", "paper")
+#: The heading of each basis's counts.
+HEADINGS = {"empirical": "empirical claims", "mathematics": "checks of the papers' mathematics"}
 #: The papers' order on the page (the README's).
 PAPERS = ("persian_rug", "incidental_polysemanticity", "autoencoding_notes")
 
@@ -76,7 +79,7 @@ def page(results: str | Path) -> str:
              "(about trained models) are counted apart from the checks of the papers' "
              "mathematics; an inconclusive verdict says which way its evidence points at the "
              "scale run.", "", "| snapshot | revision | machine | " + " | ".join(
-                 f"{b} claims" for b in BASES) + " |", "|---|---|---|" + "---|" * len(BASES)]
+                 HEADINGS[b] for b in BASES) + " |", "|---|---|---|" + "---|" * len(BASES)]
     for f in folders:
         rows = [r for paper in runs[f.name].values() for r in paper["claims"]]
         rev, where = _about(f)
@@ -105,11 +108,66 @@ def page(results: str | Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write(results: str | Path = "results") -> Path:
-    """Write ``results/README.md`` (:func:`page`) atomically; returns its path."""
+#: The central claims of each paper, in the README's answer table (:func:`answer`).
+CENTRAL = {
+    "persian_rug": ("fig2.trained_theory", "fig2.trained_trend", "sym.diag_var", "sym.bias_var",
+                    "sym.lyapunov", "fig2.rug_theory"),
+    "incidental_polysemanticity": ("fig3.polysemantic", "fig3.from_collisions", "fig4.contrast",
+                                   "fig6.stuck"),
+    "autoencoding_notes": ("prop1.trained_minimum", "sec31.ignore_ge2"),
+}
+#: The lines of the README between which :func:`answer` is kept.
+MARKERS = ("<!-- answer: written by make snapshot -->", "<!-- /answer -->")
+
+
+def answer(results: str | Path) -> str:
+    """The README's answer table: per paper the claims of :data:`CENTRAL`, one column per
+    snapshot (linked to its site) with the verdict and our value, and a last row of each
+    snapshot's counts of empirical claims. Raises FileNotFoundError as :func:`page`."""
+    folders = snapshots(results)
+    if not folders:
+        raise FileNotFoundError(f"no snapshot with claims in {results}")
+    runs = {f.name: _claims(f) for f in folders}
+    lines = ["| paper | claim | basis | " + " | ".join(
+        f"[{f.name}]({Path(results).name}/{f.name}/site/index.html)" for f in folders) + " |",
+        "|---|---|---|" + "---|" * len(folders)]
+    for paper, ids in CENTRAL.items():
+        for cid in ids:
+            rows = [next((c for c in runs[f.name].get(paper, {}).get("claims", [])
+                          if c["id"] == cid), None) for f in folders]
+            known = next((r for r in rows if r is not None), None)
+            if known is None:
+                continue
+            lines.append(f"| {paper.replace('_', ' ')} | `{cid}`: {_cell(known['claim'])} | "
+                         f"{known['basis']} | " + " | ".join(
+                             "—" if r is None else _cell(f"**{label(r)}**{_value(r)}")
+                             for r in rows) + " |")
+    counts = [", ".join(f"{n} {v}" for v, n in tally(
+        [c for p in runs[f.name].values() for c in p["claims"]], "empirical")) for f in folders]
+    lines.append("| all | every empirical claim | empirical | " + " | ".join(counts) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def with_answer(readme: str, table: str) -> str:
+    """``readme`` with the text between :data:`MARKERS` replaced by ``table``. Raises
+    ValueError if the markers are missing."""
+    head, sep, rest = readme.partition(MARKERS[0] + "\n")
+    _, sep2, tail = rest.partition(MARKERS[1])
+    if not sep or not sep2:
+        raise ValueError(f"the README lacks the markers {MARKERS}")
+    return head + sep + table + sep2 + tail
+
+
+def write(results: str | Path = "results", readme: str | Path | None = "README.md") -> Path:
+    """Write ``results/README.md`` (:func:`page`) atomically, and the answer table into
+    ``readme`` (:func:`with_answer`; None: not); returns the page's path."""
     out = Path(results) / "README.md"
     with atomic_path(out) as tmp:
         tmp.write_text(page(results), encoding="utf-8")
+    if readme is not None:
+        text = with_answer(Path(readme).read_text(encoding="utf-8"), answer(results))
+        with atomic_path(readme) as tmp:
+            tmp.write_text(text, encoding="utf-8")
     return out
 
 
@@ -119,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         out = write(args.results)
-    except FileNotFoundError as err:
+    except (FileNotFoundError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"wrote {out}")
