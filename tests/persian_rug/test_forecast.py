@@ -64,8 +64,8 @@ def _readme_forecast(readme: str) -> dict[tuple[str, int], list[str]]:
     return rows
 
 
-def test_the_readme_states_the_forecast(root, load_profile):
-    rows = _readme_forecast((root / "README.md").read_text())
+def test_the_performance_page_states_the_forecast(root, load_profile):
+    rows = _readme_forecast((root / "docs/performance.md").read_text())
     columns = ["models", "sum_n_d", "tflop_per_step", "chunks", "minutes_median", "minutes_cap",
                "gpu_gib", "host_gib", "kept_gib", "disk_gib"]
     for name in ("paper", "gpu"):

@@ -1,6 +1,7 @@
-"""The README states the pipeline as it is: its table of stages ("Stages and the files they
-write") names every stage of dvc.yaml and, for each, every file it writes; its example of a bad
-value's message is the message."""
+"""The README is a front door (at most 150 lines, its answer table the snapshots' claims) and the
+guide states the pipeline as it is: its table of stages ("Stages and the files they write")
+names every stage of dvc.yaml and, for each, every file it writes; its example of a bad value's
+message is the message."""
 
 import re
 from pathlib import Path
@@ -9,7 +10,15 @@ import pytest
 import yaml
 
 from tms.core.schema import ParamsError
-from tms.pipeline import params
+from tms.pipeline import params, verdicts
+
+
+def test_the_readme_is_short_and_its_answer_is_the_snapshots(root):
+    readme = (root / "README.md").read_text()
+    assert len(readme.splitlines()) <= 150
+    assert verdicts.with_answer(readme, verdicts.answer(root / "results")) == readme
+    for page in ("guide", "claims", "performance", "troubleshooting"):
+        assert f"(docs/{page}.md)" in readme and (root / "docs" / f"{page}.md").is_file()
 
 
 def _table(readme: str) -> dict[str, str]:
@@ -27,7 +36,7 @@ def _table(readme: str) -> dict[str, str]:
 
 def test_the_readme_names_every_stage_and_what_it_writes(root):
     stages = yaml.safe_load((root / "dvc.yaml").read_text())["stages"]
-    table = _table((root / "README.md").read_text())
+    table = _table((root / "docs/guide.md").read_text())
     for name, stage in stages.items():
         rows = [writes for cell, writes in table.items()
                 if cell.startswith(f"`{name}`") or cell.startswith(f"`{name}@")]
@@ -42,7 +51,7 @@ def test_the_readme_names_every_stage_and_what_it_writes(root):
 
 
 def test_the_readme_example_of_a_bad_value_is_the_message(root, load_profile):
-    readme = (root / "README.md").read_text()
+    readme = (root / "docs/guide.md").read_text()
     stated = next(line.strip() for line in readme.splitlines()
                   if line.strip().startswith("persian_rug.rug.n_s = 1000:"))
     bad = load_profile("default")
