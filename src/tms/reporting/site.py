@@ -82,8 +82,9 @@ def claim_values(papers: list[dict]) -> dict:
             for paper in papers}
 
 
-# Tracked files the pipeline itself rewrites: not uncommitted work of the checkout.
-_WRITTEN = ("dvc.lock", "reports/claims.json", "reports/claim_values.json", "reports/plots")
+# Tracked files the pipeline itself rewrites, and the snapshots: not uncommitted work of the checkout.
+_WRITTEN = ("dvc.lock", "reports/claims.json", "reports/claim_values.json", "reports/plots",
+            "results")
 
 
 def git_revision(repo: str | Path = ".") -> str:
