@@ -1,4 +1,5 @@
-"""`make bench`: the throughput benchmark (bench/throughput.py), the measurements behind the
+"""`make bench`: the throughput benchmark (bench/throughput.py), the cpu-paper profile's two
+kernels at its shapes (bench/kernels.py), the measurements behind the
 engine's fixed choices (bench/pieces.py: batch pieces; bench/sparse_input.py: dense W_in x),
 on a CUDA machine the GPU path at the authors' scale and each precision (bench/gpu.py; without
 CUDA it says so), then the default-profile repro timing (bench/repro_time.py), in one run;
@@ -10,6 +11,7 @@ everything printed and written to bench/results.json.
 from pathlib import Path
 
 import gpu
+import kernels
 import pieces
 import repro_time
 import sparse_input
@@ -18,7 +20,8 @@ from tms.core import io
 
 
 def main() -> None:
-    results = {"throughput": throughput.main([]), "pieces": pieces.main([]),
+    results = {"throughput": throughput.main([]), "kernels": kernels.main([]),
+               "pieces": pieces.main([]),
                "sparse_input": sparse_input.main([]), "gpu": gpu.main([]),
                "repro_seconds": repro_time.main()}
     io.write_json(results, Path(__file__).with_name("results.json"))
