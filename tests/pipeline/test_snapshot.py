@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from tms.core.claim_rows import Claim
-from tms.pipeline import profiles, snapshot, verdicts
+from tms.pipeline import host, profiles, snapshot, verdicts
 
 
 def _git(repo, *args):
@@ -157,6 +157,6 @@ def test_every_kept_snapshot_is_whole_and_linked_from_the_readme(root):
 def test_the_machine_names_the_cpu_model_and_torch_kernels_that_decide_the_bytes():
     import torch
 
-    where = snapshot.machine()
-    assert snapshot.cpu_model() and snapshot.cpu_model() in where
+    where = host.machine()
+    assert host.cpu_model() and host.cpu_model() in where
     assert f"torch CPU kernels: {torch.backends.cpu.get_cpu_capability()}" in where

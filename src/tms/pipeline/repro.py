@@ -11,7 +11,9 @@
 3. When every stage is up to date (no arguments given), the checkpoints of interrupted runs
    are removed: none can be resumed any more.
 4. Each stage's wall time this run (from the stages' log, :data:`tms.pipeline.stage.LOG_FILE`),
-   the total, and the page to open.
+   the total, and the page to open; after a whole run, what it decided (tms.pipeline.outcome):
+   the verdict counts, empirical apart from mathematical, and against the committed snapshot of
+   the same profile.
 """
 
 from __future__ import annotations
@@ -25,7 +27,9 @@ from pathlib import Path
 
 from tms.core.io import CHECKPOINTS
 from tms.core.schema import ParamsError
+from tms.pipeline import outcome
 from tms.pipeline.params import SECTION
+from tms.pipeline.profiles import profile_name
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
 
 INDEX = "reports/index.html"
@@ -85,6 +89,8 @@ def main(argv: list[str] | None = None) -> int:
     if not argv:
         shutil.rmtree(CHECKPOINTS, ignore_errors=True)
     print("\n".join(summary(stage_times(_log_since(start)))))
+    if not argv:
+        print("\n".join(outcome.lines(profile_name(PARAMS_FILE))))
     return 0
 
 

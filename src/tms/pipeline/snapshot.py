@@ -26,8 +26,6 @@ docs or tests is the usual case): the README and the site name one revision.
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import re
 import shutil
 import subprocess
@@ -37,7 +35,7 @@ from pathlib import Path
 import pandas as pd
 
 from tms.core.io import atomic_path
-from tms.pipeline import params, verdicts
+from tms.pipeline import host, params, verdicts
 from tms.pipeline.forecast import FORECAST_FILE, params_digest
 from tms.pipeline.profiles import profile_name
 from tms.pipeline.repro import stage_times
@@ -114,31 +112,6 @@ def site_revision(repo: str | Path = ".", index: str = "reports/index.html",
     return rev
 
 
-def cpu_model() -> str:
-    """The CPU's model name (/proc/cpuinfo on Linux, else what the platform says), or
-    "unknown CPU"."""
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as info:
-            names = [line.split(":", 1)[1].strip() for line in info
-                     if line.startswith("model name")]
-    except OSError:
-        names = []
-    return names[0] if names else platform.processor() or "unknown CPU"
-
-
-def machine() -> str:
-    """This machine in words: CPU model, the vector instructions torch's CPU kernels use (with the
-    model, what decides the bytes of CPU results: another CPU family rounds differently), core
-    count, torch version, and the CUDA device if any."""
-    import torch
-
-    gpu = (f", {torch.cuda.get_device_name(0)} (CUDA {torch.version.cuda})"
-           if torch.cuda.is_available() else ", no GPU")
-    return (f"{platform.machine()} {platform.system()}, {cpu_model()} (torch CPU kernels: "
-            f"{torch.backends.cpu.get_cpu_capability()}), {os.cpu_count()} CPU cores, "
-            f"torch {torch.__version__}{gpu}")
-
-
 def readme(profile: str, revision: str, where: str, times: list[tuple[str, float]],
            forecast: dict[str, float] | None = None) -> str:
     """The snapshot's README.md: what it is, what made it, how to open and rerun it, and the
@@ -202,7 +175,7 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
 
     revision: the git revision to name (None: :func:`site_revision` once :func:`check_clean`
     passes; each raises SnapshotError when the run cannot be named by one); where: the machine
-    (None: :func:`machine`); stages: the pipeline's stages, whose times are given in this order
+    (None: tms.pipeline.host.machine); stages: the pipeline's stages, whose times are given in this order
     (None: :func:`pipeline_stages`).
     Raises FileNotFoundError for a missing run file or a file the site links but lacks.
     """
@@ -217,7 +190,7 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
     stages = pipeline_stages(repo) if stages is None else stages
     times = [(name, last[name]) for name in stages if name in last]
     forecast = _forecast(repo)
-    text = readme(profile_name(repo / PARAMS_FILE), revision, where or machine(), times,
+    text = readme(profile_name(repo / PARAMS_FILE), revision, where or host.machine(), times,
                   forecast)
     with atomic_path(out, directory=True) as tmp:
         copy_site(repo / index, tmp / "site")

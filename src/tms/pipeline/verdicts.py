@@ -45,7 +45,7 @@ def _claims(folder: Path) -> dict[str, dict]:
         f.read_text(encoding="utf-8")) for f in sorted((folder / "claims").glob("*.json"))}
 
 
-def _about(folder: Path) -> tuple[str, str]:
+def about(folder: Path) -> tuple[str, str]:
     """(revision, machine) as the snapshot's README states them ('?' where it does not)."""
     text = (folder / "README.md").read_text(encoding="utf-8") if (
         folder / "README.md").is_file() else ""
@@ -82,7 +82,7 @@ def page(results: str | Path) -> str:
                  HEADINGS[b] for b in BASES) + " |", "|---|---|---|" + "---|" * len(BASES)]
     for f in folders:
         rows = [r for paper in runs[f.name].values() for r in paper["claims"]]
-        rev, where = _about(f)
+        rev, where = about(f)
         counts = [", ".join(f"{n} {v}" for v, n in tally(rows, b)) for b in BASES]
         lines.append(f"| [{f.name}]({f.name}/site/index.html) | `{rev}` | {_cell(where)} | "
                      + " | ".join(counts) + " |")

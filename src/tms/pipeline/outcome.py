@@ -1,0 +1,59 @@
+"""What a run of ``make repro`` decided, said at its end: the verdict counts (empirical claims
+apart from the checks of the papers' mathematics), and against the committed snapshot of the same
+profile (``results/<profile>/``, tms.pipeline.snapshot): the same verdicts, or the claims whose
+verdict changed; and when ``dvc.lock`` differs from the committed one while every verdict is the
+same and the snapshot was made on another CPU, one line saying that this is why.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from tms.core.claim_rows import BASES, label, tally
+from tms.pipeline import host, verdicts
+
+def _rows(claims_dir: Path) -> dict[tuple[str, str], dict]:
+    """(paper, claim id) → row of every claims file of ``claims_dir``."""
+    out = {}
+    for f in sorted(claims_dir.glob("*.json")):
+        paper = json.loads(f.read_text(encoding="utf-8"))
+        out.update({(paper["paper"], r["id"]): r for r in paper["claims"]})
+    return out
+
+
+def _lock_differs(repo: Path) -> bool:
+    run = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "dvc.lock"], cwd=repo,
+                         capture_output=True)
+    return run.returncode == 1
+
+
+def lines(profile: str, repo: str | Path = ".", claims_dir: str = "reports/claims",
+          results: str = "results") -> list[str]:
+    """The closing lines of a run of ``profile`` in ``repo`` (none without claims files)."""
+    repo = Path(repo)
+    now = _rows(repo / claims_dir)
+    if not now:
+        return []
+    out = [f"{verdicts.HEADINGS[b]}: " + (", ".join(f"{n} {v}" for v, n in tally(now.values(), b))
+                                 or "none") for b in BASES]
+    snap = repo / results / profile
+    if not (snap / "claims").is_dir():
+        return [*out, f"no committed snapshot of the {profile} profile to compare with"]
+    then = _rows(snap / "claims")
+    changed = [f"  {paper} {cid}: {label(then[paper, cid])} → {label(row)}"
+               for (paper, cid), row in now.items()
+               if (paper, cid) in then and label(then[paper, cid]) != label(row)]
+    rev, where = verdicts.about(snap)
+    if changed:
+        out += [f"{len(changed)} verdicts differ from the snapshot {results}/{profile} "
+                f"(revision {rev}):", *changed]
+    else:
+        out.append(f"same verdicts as the snapshot {results}/{profile} (revision {rev})")
+    cpu = host.cpu_model()
+    if not changed and _lock_differs(repo) and cpu not in where:
+        out.append(f"dvc.lock differs from the committed one because this CPU ({cpu}) is not "
+                   f"the one that made it ({where}): another CPU family rounds differently; "
+                   "every verdict is the same (`make verify` names the outputs that differ)")
+    return out
