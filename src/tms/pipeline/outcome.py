@@ -14,6 +14,7 @@ from pathlib import Path
 from tms.core.claim_rows import BASES, label, tally
 from tms.pipeline import host, verdicts
 
+
 def _rows(claims_dir: Path) -> dict[tuple[str, str], dict]:
     """(paper, claim id) → row of every claims file of ``claims_dir``."""
     out = {}

@@ -175,8 +175,8 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
 
     revision: the git revision to name (None: :func:`site_revision` once :func:`check_clean`
     passes; each raises SnapshotError when the run cannot be named by one); where: the machine
-    (None: tms.pipeline.host.machine); stages: the pipeline's stages, whose times are given in this order
-    (None: :func:`pipeline_stages`).
+    (None: tms.pipeline.host.machine); stages: the pipeline's stages, whose times are given in
+    this order (None: :func:`pipeline_stages`).
     Raises FileNotFoundError for a missing run file or a file the site links but lacks.
     """
     repo, out = Path(repo), Path(out)
