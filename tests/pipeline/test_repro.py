@@ -254,8 +254,11 @@ def test_pages_load_in_headless_chromium_without_errors(smoke_repo):
     pages = [repo / "reports/index.html"] + [repo / f"reports/{p}.html" for p in PAPERS]
     with browser.chromium() as driver:
         assert [p for page in pages for p in browser.problems(driver, page)] == []
+        at = browser.layout(driver, pages[0], 1280, 800)      # a laptop's window
         shot = browser.screenshot(driver, pages[0], repo / "reports/index.png")
     assert shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+    assert at["overflow"] == 0                                # no horizontal scroll
+    assert at["anchor_top"] is not None and at["anchor_top"] < 800   # the answer above the fold
 
 
 def test_figures_carry_no_timestamp_or_software_metadata(smoke_repo):

@@ -224,11 +224,11 @@ def test_page_shows_rows_errata_and_rejects_unknown_stages():
     # the checks of the mathematics apart, and counted apart from the empirical claims
     maths = html[html.index('id="mathematics-table"'):].split("</table>")[0]
     assert maths.count('<td class="v-') == 2 and 'data-verdict="sanity check"' in maths
-    assert "(about trained models), 2:\n1 reproduced, 1 finding;" in html
-    assert "ODE\nintegrations), 2: 1 erratum, 1 sanity check." in html
+    assert "(about trained models), 2:\n1 reproduced, 1 finding." in html
+    assert "mathematics</strong>, 2:\n1 erratum, 1 sanity check." in html
     assert "1 empirical claims: 1 reproduced;\n2 checks of its mathematics: 1 erratum, " \
         "1 sanity check</li>" in html
-    assert "<td>n_s 8192</td>" in html and "<td>n_s 64</td>" in html      # both scales
+    assert "<td>1 (n_s 8192)</td>" in html and "<td>n_s 64</td>" in html      # both scales
     errata_table = html[html.index('id="errata-table"'):].split("</table>")[0]
     assert errata_table.count("<tr>") == 1 + len(errata.ERRATA) + 1   # head, reference, ours
     assert 'href="paper_a.html"' in html and 'href="#stage-b"' in html
@@ -309,3 +309,41 @@ def test_browser_check_reports_broken_images_links_and_script_errors(tmp_path):
     for text in ("broken image", "missing.png", "missing file", "gone.html",
                  "missing anchor", "leaves the machine", "undefined_function"):
         assert text in found, found
+
+
+def test_the_index_leads_with_each_papers_central_claims_and_shows_a_figure_once():
+    stages = [{"name": "b", "cmd": "python x", "deps": [], "params": [], "outs": []}]
+    papers = [_paper("paper_b", "reproduced"),
+              _paper("paper_a", "reproduced", "inconclusive at this scale", "finding")]
+    rows = papers[1]["claims"]
+    rows[1]["central"] = True
+    for r in rows:
+        r["figure"] = "reports/figures/paper_a/fig2.png"
+    html = site.render(papers, "", "abc", 'flowchart TD\n\tnode1["b"]', stages)
+    answer = html[html.index('id="answer"'):html.index('id="about"')]
+    assert answer.count("<h3>") == 1 and 'id="answer-paper_a-fig1.claim"' in answer
+    assert "inconclusive (fails at this scale): too small" in answer
+    assert html.index('id="answer"') < html.index('id="claims"')
+    table = html[html.index('id="claims-table"'):].split("</table>")[0]
+    assert table.count('src="figures/paper_a/fig2.png"') == 1       # one thumbnail
+    assert table.count('>figure</a>') == 2                           # the others link it
+
+
+def test_the_papers_come_in_the_readmes_order(tmp_path):
+    import json
+    claims = tmp_path / "reports/claims"
+    claims.mkdir(parents=True)
+    for key in ("zeta", "autoencoding_notes", "persian_rug", "incidental_polysemanticity"):
+        (claims / f"{key}.json").write_text(json.dumps(_paper(key)))
+    assert [p["paper"] for p in site.load_claims(claims)] == [
+        "persian_rug", "incidental_polysemanticity", "autoencoding_notes", "zeta"]
+
+
+def test_central_claims_are_marked_in_their_rows_and_must_be_declared():
+    claims = claim_rows.Claims(central=("a.main",))
+    claims.claim("a.main", "c", "s", "v", "—", None, ())(lambda c, o: c.row(True, "", "", ""))
+    claims.claim("a.side", "c", "s", "v", "—", None, ())(lambda c, o: c.row(True, "", "", ""))
+    assert [r["central"] for r in claims.rows(None)] == [True, False]
+    claims.central = ("a.main", "a.gone")
+    with pytest.raises(ValueError, match="a.gone"):
+        claims.rows(None)

@@ -93,7 +93,8 @@ class Claim:
     equation); paper_value: the paper's value or form; paper_scale: the scale the paper ran at
     ('—' for pure mathematics); figure: the stem of the report figure that shows it (None: its
     row of the report's claims table); stages: the DVC stages its numbers come from; kind: one
-    of :data:`KINDS`; basis: one of :data:`BASES`. Raises ValueError on a malformed id, an
+    of :data:`KINDS`; basis: one of :data:`BASES`; central: one of the paper's central claims,
+    which the site and the README show first. Raises ValueError on a malformed id, an
     unknown kind or basis, or a sanity check whose basis is not mathematics.
     """
 
@@ -106,6 +107,7 @@ class Claim:
     stages: tuple[str, ...]
     kind: str = "reproduction"
     basis: str = EMPIRICAL
+    central: bool = False
 
     def __post_init__(self):
         if not _ID.match(self.id):
@@ -141,7 +143,8 @@ class Claim:
     def _fields(self) -> dict:
         return {"id": self.id, "claim": self.statement, "source": self.source,
                 "paper": self.paper_value, "paper_scale": self.paper_scale, "kind": self.kind,
-                "basis": self.basis, "figure": self.figure, "stages": list(self.stages)}
+                "basis": self.basis, "central": self.central, "figure": self.figure,
+                "stages": list(self.stages)}
 
 
 #: A claim's check: ``check(claim, outputs)`` → its row (:meth:`Claim.row`, or
@@ -153,10 +156,13 @@ class Claims(Mapping):
     """A paper's claims in the order its report and the site show them, each declared once,
     beside the function that checks it (:meth:`claim`); a mapping id → :class:`Claim`.
     ``empirical``: the paper's stages that train models; a claim is empirical when one of its
-    stages is among them and it is not a sanity check, else mathematics (:data:`BASES`)."""
+    stages is among them and it is not a sanity check, else mathematics (:data:`BASES`).
+    ``central``: the ids of the paper's central claims (declared later; :meth:`rows` raises
+    ValueError if one never is)."""
 
-    def __init__(self, empirical: Sequence[str] = ()) -> None:
+    def __init__(self, empirical: Sequence[str] = (), central: Sequence[str] = ()) -> None:
         self.empirical = frozenset(empirical)
+        self.central = tuple(central)
         self._claims: dict[str, Claim] = {}
         self._checks: dict[str, Check] = {}
 
@@ -168,7 +174,7 @@ class Claims(Mapping):
         basis = (EMPIRICAL if kind != SANITY and self.empirical.intersection(stages)
                  else MATHEMATICS)
         declared = Claim(id, statement, source, paper_value, paper_scale, figure, tuple(stages),
-                         kind, basis)
+                         kind, basis, id in self.central)
         if id in self._claims:
             raise ValueError(f"claim id {id!r} declared twice")
 
@@ -195,7 +201,10 @@ class Claims(Mapping):
         return row
 
     def rows(self, outputs: Any) -> list[dict]:
-        """Every claim's row in order (:meth:`row`): what a paper's claims stage exports."""
+        """Every claim's row in order (:meth:`row`): what a paper's claims stage exports.
+        Raises ValueError if a central id names no declared claim."""
+        if missing := [c for c in self.central if c not in self._claims]:
+            raise ValueError(f"central claims {missing} are not declared")
         return [self.row(id, outputs) for id in self._claims]
 
 

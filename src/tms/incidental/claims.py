@@ -38,7 +38,9 @@ MIN_OTHERS_FOURTH = 0.5
 
 #: The claims of *Incidental polysemanticity* in report order, each checked on
 #: tms.incidental.evidence.Outputs.
-CLAIMS = Claims(empirical=("ip_collisions", "ip_noise", "ip_sweep", "ip_single"))
+CLAIMS = Claims(empirical=("ip_collisions", "ip_noise", "ip_sweep", "ip_single"),
+                central=("fig3.polysemantic", "fig3.from_collisions", "fig4.contrast",
+                         "fig6.stuck"))
 
 
 @CLAIMS.claim("fig2.l1_constant", "‖W_i‖₁ = Θ(1/(1/√m + λt))", "fig. 2, sec. 2", "constants ≈ 1",

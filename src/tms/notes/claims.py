@@ -28,7 +28,8 @@ _SADDLE = ("notes_saddle",)
 _FLOW = ("notes_flows",)
 
 
-CLAIMS = Claims(empirical=("notes_linear", "notes_relu"))
+CLAIMS = Claims(empirical=("notes_linear", "notes_relu"),
+                central=("prop1.trained_minimum", "sec31.ignore_ge2"))
 
 
 def _max_z(mc: pd.Series, exact: pd.Series, se: pd.Series) -> float:

@@ -53,7 +53,9 @@ _DIVERGED, _FIG3_DIVERGED = "every trained model diverged", "every fig. 3 model 
 _UNCONVERGED = "no trained cell converged (stopped by the stopping rule, no worse than linear)"
 
 
-CLAIMS = Claims(empirical=("pr_train", "pr_fig3"))
+CLAIMS = Claims(empirical=("pr_train", "pr_fig3"),
+                central=("fig2.trained_theory", "fig2.trained_trend", "sym.diag_var",
+                         "sym.bias_var", "sym.lyapunov", "fig2.rug_theory"))
 
 
 @CLAIMS.claim("fig1.hadamard_xor", "H_ij = parity(bin(i) XOR bin(j)) is a Hadamard matrix",

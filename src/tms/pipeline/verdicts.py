@@ -22,14 +22,13 @@ from pathlib import Path
 
 from tms.core.claim_rows import BASES, label, tally
 from tms.core.io import atomic_path
+from tms.reporting.site import PAPERS
 
 #: The snapshots' order on the page: these first (the default profile, then the larger scales),
 #: the others after them by name.
 ORDER = ("default", "cpu-paper", "gpu", "paper")
 #: The heading of each basis's counts.
 HEADINGS = {"empirical": "empirical claims", "mathematics": "checks of the papers' mathematics"}
-#: The papers' order on the page (the README's).
-PAPERS = ("persian_rug", "incidental_polysemanticity", "autoencoding_notes")
 
 
 def snapshots(results: str | Path) -> list[Path]:
@@ -108,22 +107,15 @@ def page(results: str | Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-#: The central claims of each paper, in the README's answer table (:func:`answer`).
-CENTRAL = {
-    "persian_rug": ("fig2.trained_theory", "fig2.trained_trend", "sym.diag_var", "sym.bias_var",
-                    "sym.lyapunov", "fig2.rug_theory"),
-    "incidental_polysemanticity": ("fig3.polysemantic", "fig3.from_collisions", "fig4.contrast",
-                                   "fig6.stuck"),
-    "autoencoding_notes": ("prop1.trained_minimum", "sec31.ignore_ge2"),
-}
 #: The lines of the README between which :func:`answer` is kept.
 MARKERS = ("<!-- answer: written by make snapshot -->", "<!-- /answer -->")
 
 
 def answer(results: str | Path) -> str:
-    """The README's answer table: per paper the claims of :data:`CENTRAL`, one column per
-    snapshot (linked to its site) with the verdict and our value, and a last row of each
-    snapshot's counts of empirical claims. Raises FileNotFoundError as :func:`page`."""
+    """The README's answer table: per paper (in :data:`PAPERS` order) its central claims (the
+    rows marked ``central``, tms.core.claim_rows.Claims), one column per snapshot (linked to
+    its site) with the verdict and our value, and a last row of each snapshot's counts of
+    empirical claims. Raises FileNotFoundError as :func:`page`."""
     folders = snapshots(results)
     if not folders:
         raise FileNotFoundError(f"no snapshot with claims in {results}")
@@ -131,7 +123,9 @@ def answer(results: str | Path) -> str:
     lines = ["| paper | claim | basis | " + " | ".join(
         f"[{f.name}]({Path(results).name}/{f.name}/site/index.html)" for f in folders) + " |",
         "|---|---|---|" + "---|" * len(folders)]
-    for paper, ids in CENTRAL.items():
+    for paper in PAPERS:
+        ids = list(dict.fromkeys(c["id"] for r in runs.values() for c in
+                                 r.get(paper, {}).get("claims", []) if c.get("central")))
         for cid in ids:
             rows = [next((c for c in runs[f.name].get(paper, {}).get("claims", [])
                           if c["id"] == cid), None) for f in folders]

@@ -84,6 +84,19 @@ def problems(driver, page: str | Path) -> list[str]:
     return [f"{page.name}: {p}" for p in out]
 
 
+def layout(driver, page: str | Path, width: int = 1280, height: int = 800,
+           anchor: str = "answer") -> dict:
+    """How ``page`` lays out in a ``width`` × ``height`` window: ``overflow``, the pixels it is
+    wider than the window (0: no horizontal scroll), and ``anchor_top``, the top of the element
+    of id ``anchor`` (None without one): within ``height``, it is above the fold."""
+    driver.set_window_size(width, height)
+    driver.get(Path(page).resolve().as_uri())
+    return driver.execute_script(
+        "const d = document.documentElement, a = document.getElementById(arguments[0]);"
+        "return {overflow: Math.max(0, d.scrollWidth - d.clientWidth),"
+        " anchor_top: a ? a.getBoundingClientRect().top : null};", anchor)
+
+
 def screenshot(driver, page: str | Path, path: str | Path) -> Path:
     """A PNG of the whole of ``page`` (its full height) written to ``path``."""
     driver.get(Path(page).resolve().as_uri())

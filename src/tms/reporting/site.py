@@ -31,15 +31,21 @@ from tms.core.claim_rows import (
 from tms.reporting import anchors, dag, errata
 
 
+#: The papers in the order the README and the site show them; others after, by key.
+PAPERS = ("persian_rug", "incidental_polysemanticity", "autoencoding_notes")
+
+
 def load_claims(claims_dir: str | Path) -> list[dict]:
-    """Every paper's claims file (tms.core.claim_rows.export), sorted by paper key, each
+    """Every paper's claims file (tms.core.claim_rows.export), in :data:`PAPERS` order, each
     claim's ``figure`` None where its report did not draw it (no such PNG in the repository
     holding ``claims_dir``). Raises FileNotFoundError if there is none."""
     files = sorted(Path(claims_dir).glob("*.json"))
     if not files:
         raise FileNotFoundError(f"no claims file in {claims_dir}")
     root = Path(claims_dir).parent.parent
-    papers = [json.loads(f.read_text()) for f in files]
+    papers = sorted((json.loads(f.read_text()) for f in files),
+                    key=lambda p: (PAPERS.index(p["paper"]) if p["paper"] in PAPERS
+                                   else len(PAPERS), p["paper"]))
     for claim in (c for paper in papers for c in paper["claims"]):
         if claim["figure"] and not (root / claim["figure"]).is_file():
             claim["figure"] = None
@@ -136,15 +142,22 @@ _TEMPLATE = jinja2.Template("""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>tms-repro: reproduction of three papers on toy models of superposition</title>
 <style>
-body { font-family: sans-serif; margin: 1.5em auto; max-width: 110em; padding: 0 1em; }
-table { border-collapse: collapse; font-size: 0.85em; margin-bottom: 1.5em; }
-th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; text-align: left; vertical-align: top; }
+body { font-family: sans-serif; margin: 1em auto; max-width: 110em; padding: 0 1em; }
+table { border-collapse: collapse; font-size: 0.85em; margin-bottom: 1.5em; width: 100%;
+        table-layout: fixed; }
+th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; text-align: left; vertical-align: top;
+         overflow-wrap: anywhere; }
+table.answer col.claim { width: 34%; } table.answer col.verdict { width: 16%; }
+table.answer col.ours { width: 30%; } table.answer col.figure { width: 130px; }
+#claims-table col.narrow, #mathematics-table col.narrow { width: 6%; }
+#claims-table col.wide, #mathematics-table col.wide { width: 16%; }
+#claims-table col.figure, #mathematics-table col.figure { width: 130px; }
 th { background: #f0f0f0; }
 td.v-reproduced { background: #dff3df; } td.v-not-reproduced { background: #f8d7d7; }
 td.v-erratum { background: #fff1c9; } td.v-caveat, td.v-finding { background: #e5eefa; }
 td.v-not-computed, td.v-sanity-check { background: #ececec; }
 td.v-inconclusive-at-this-scale { background: #f3ecdf; }
-img.thumb { width: 320px; border: 1px solid #ddd; display: block; }
+img.thumb { width: 100%; max-width: 120px; border: 1px solid #ddd; display: block; }
 #claims-table th { cursor: pointer; user-select: none; }
 #claims-table th[data-sort="asc"]::after { content: " \25B2"; }
 #claims-table th[data-sort="desc"]::after { content: " \25BC"; }
@@ -153,14 +166,28 @@ pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 .dag svg { max-width: 100%; height: auto; }
 </style></head><body>
 <h1>Toy models of superposition: what we reproduce</h1>
+<p><strong>Empirical claims</strong> (about trained models), {{ claims|length }}:
+{% for v, n in totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %}.
+<strong>Checks of the papers' mathematics</strong>, {{ maths|length }}:
+{% for v, n in maths_totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %}.</p>
+
+<h2 id="answer">The central claims</h2>
+{% for p in papers if p.central %}<h3>{{ p.title }}</h3>
+<table class="answer"><colgroup><col class="claim"><col class="verdict"><col class="ours"><col><col class="figure"></colgroup>
+<thead><tr><th>claim (the paper's scale)</th><th>verdict</th><th>ours</th><th>our scale</th><th>figure</th></tr></thead><tbody>
+{% for r in p.central %}<tr id="answer-{{ r.paper_key }}-{{ r.id }}"><td><a href="{{ r.claim_href }}">{{ r.claim }}</a> ({{ r.paper_scale }})</td>
+<td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.label }}{% if r.inconclusive %}: {{ r.inconclusive }}{% endif %}</td>
+<td>{{ r.ours }}</td><td>{{ r.scale }}</td>
+<td>{% if r.figure_href %}<a href="{{ r.claim_href }}"><img class="thumb" src="{{ r.figure_href }}" alt="{{ r.source }}"></a>{% else %}—{% endif %}</td></tr>
+{% endfor %}</tbody></table>
+{% endfor %}
+
+<h2 id="about">How to read it</h2>
 <p>Built from git revision <code id="revision">{{ revision }}</code> (the checkout when this
 stage last ran; <code>dvc.lock</code> records the hash of every input) with the params profile
 below. Claims are counted in two kinds, each row with the scale it ran at beside the paper's:
-<strong>empirical claims</strong> (about trained models), {{ claims|length }}:
-{% for v, n in totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %};
-and <strong>checks of the papers' mathematics</strong> (theory, constructions, closed forms, ODE
-integrations), {{ maths|length }}: {% for v, n in maths_totals %}{{ n }} {{ v }}{% if not loop.last %}, {% endif %}{% endfor %}.
-A claim our scale cannot decide reads <em>inconclusive at this scale</em>, with the way its
+empirical claims (about trained models) and checks of the papers' mathematics (theory,
+constructions, closed forms, ODE integrations). A claim our scale cannot decide reads <em>inconclusive at this scale</em>, with the way its
 evidence points at that scale (holds or fails its test).</p>
 
 <h2 id="reports">Paper reports</h2>
@@ -178,15 +205,17 @@ section of the report and to the data it draws (CSV). Click a column's heading t
 <label>verdict <select id="filter-verdict"><option value="">all</option>
 {% for v in verdicts %}<option value="{{ v }}">{{ v }}</option>{% endfor %}</select></label>
 <span id="claims-shown"></span></div>
-{% macro claim_rows(rows) %}<thead><tr><th>paper</th><th>claim</th><th>source</th>
-<th>paper's value</th><th>paper's scale</th><th>ours (± uncertainty)</th><th>our scale</th>
+{% macro claim_rows(rows) %}<colgroup><col class="narrow"><col class="wide"><col class="narrow"><col>
+<col class="wide"><col><col class="wide"><col><col class="figure"><col class="narrow"></colgroup>
+<thead><tr><th>paper</th><th>claim</th><th>source</th>
+<th>paper's value (scale)</th><th>ours (± uncertainty)</th><th>our scale</th>
 <th>tolerance</th><th>verdict</th><th>figure</th><th>stages</th></tr></thead><tbody>
 {% for r in rows %}<tr id="row-{{ r.paper_key }}-{{ r.id }}" data-paper="{{ r.paper_key }}" data-verdict="{{ r.label }}">
 <td><a href="{{ r.report_href }}">{{ r.paper_key }}</a></td><td><a class="claim-link" href="{{ r.claim_href }}">{{ r.claim }}</a></td><td>{{ r.source }}</td>
-<td>{{ r.paper }}</td><td>{{ r.paper_scale }}</td><td>{{ r.ours }}</td><td>{{ r.scale }}</td><td>{{ r.tolerance }}</td>
+<td>{{ r.paper }} ({{ r.paper_scale }})</td><td>{{ r.ours }}</td><td>{{ r.scale }}</td><td>{{ r.tolerance }}</td>
 <td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.label }}{% if r.inconclusive %}: {{ r.inconclusive }}{% endif %}</td>
-<td>{% if r.figure_href %}<a href="{{ r.claim_href }}"><img class="thumb" src="{{ r.figure_href }}" alt="{{ r.source }}"></a>
-<a class="data-link" href="{{ r.data_href }}">data (CSV)</a>{% else %}—{% endif %}</td>
+<td>{% if r.figure_href and r.first_of_figure %}<a href="{{ r.claim_href }}"><img class="thumb" src="{{ r.figure_href }}" alt="{{ r.source }}"></a>
+<a class="data-link" href="{{ r.data_href }}">data (CSV)</a>{% elif r.figure_href %}<a href="{{ r.claim_href }}">figure</a>{% else %}—{% endif %}</td>
 <td>{% for s in r.stages %}<a href="#{{ anchor(s) }}">{{ s }}</a>{% if not loop.last %}, {% endif %}{% endfor %}</td>
 </tr>
 {% endfor %}</tbody>{% endmacro %}
@@ -293,8 +322,15 @@ def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
         report_href = _href(p["report"], base)
         rows = [{**r, **claim_links(r, report_href, base), "paper_key": p["paper"],
                  "report_href": report_href, "label": label(r)} for r in p["claims"]]
+        for basis in BASES:                     # a figure's thumbnail once per table
+            seen: set[str] = set()
+            for r in rows:
+                if r["basis"] == basis:
+                    r["first_of_figure"] = r["figure_href"] not in seen
+                    seen.add(r["figure_href"])
         view.append({**p, "claims": rows, "report_href": report_href,
                      "totals": tally(rows, EMPIRICAL), "maths_totals": tally(rows, MATHEMATICS),
+                     "central": [r for r in rows if r.get("central")],
                      "counted": sum(r["basis"] == EMPIRICAL for r in rows),
                      "maths": sum(r["basis"] == MATHEMATICS for r in rows)})
     by_paper = {p["paper"]: p["claims"] for p in view}
