@@ -92,8 +92,8 @@ snapshot: $(STAMP)  ## after repro and a commit: results/SNAPSHOT/, the site and
 
 # Re-hash every output against dvc.lock (dvc status trusts sizes and times) and name any that
 # differs; exit status 1 if one does.
-verify: $(STAMP)  ## re-hash every output against dvc.lock, name any that differs
-	$(BIN)/python -m tms.pipeline.verify
+verify: $(STAMP)  ## [REPAIR=1] re-hash every output against dvc.lock, name (and repair) any that differs
+	$(BIN)/python -m tms.pipeline.verify $(if $(REPAIR),--repair)
 
 bench: $(STAMP)  ## engine throughput and the default profile's wall time
 	$(BIN)/python bench/run.py

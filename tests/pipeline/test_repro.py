@@ -299,7 +299,8 @@ def test_verify_finds_a_byte_changed_in_place_that_dvc_status_misses(smoke_repo,
     assert said == ["data/persian_rug/rug.parquet: missing: `dvc checkout` restores it from the "
                     "cache, or `make repro` rebuilds it",
                     "data/persian_rug/theory.parquet: modified (its content is not what dvc.lock "
-                    "records)"]
+                    "records): `make verify REPAIR=1` drops a damaged cache copy and restores or "
+                    "rebuilds it"]
 
 
 def test_verify_says_when_it_cannot_check(tmp_path, monkeypatch, capsys):
