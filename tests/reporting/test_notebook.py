@@ -3,6 +3,7 @@
 import re
 
 import nbformat
+import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
 from tms.reporting import notebook
@@ -35,3 +36,23 @@ def test_same_template_gives_same_bytes(tmp_path):
     assert len(set(re.findall(r'<table id=\\"(T_\w+)\\"', text))) == 2
     assert "at 0x" not in text
     assert '"id": "injected-parameters"' in text
+
+
+def test_a_failed_report_leaves_the_previous_figures_folder_whole(tmp_path):
+    _template(tmp_path / "t.ipynb")
+    nb = nbformat.read(tmp_path / "t.ipynb", as_version=4)
+    nb.cells.insert(1, new_code_cell(
+        "from pathlib import Path\n(Path(figures_dir) / 'a.png').write_text('new')"))
+    nbformat.write(nb, tmp_path / "t.ipynb")
+    notebook.build("t", tmp_path / "t.ipynb", tmp_path / "out")
+    figures = tmp_path / "out/figures/t"
+    assert sorted(p.name for p in figures.iterdir()) == ["a.png"]
+    text = (tmp_path / "out/t.ipynb").read_text()
+    assert "out/figures/t" in text and ".tmp" not in text         # the final name only
+    nb.cells.insert(2, new_code_cell(
+        "(Path(figures_dir) / 'b.png').write_text('half')\nraise RuntimeError('killed')"))
+    nbformat.write(nb, tmp_path / "t.ipynb")
+    with pytest.raises(Exception, match="killed"):
+        notebook.build("t", tmp_path / "t.ipynb", tmp_path / "out")
+    assert sorted(p.name for p in figures.iterdir()) == ["a.png"]   # as the last good run left it
+    assert sorted(p.name for p in (tmp_path / "out/figures").iterdir()) == ["t"]   # no litter

@@ -74,21 +74,26 @@ def _kernel_files() -> Iterator[None]:
 
 def build(name: str, template: Path, out_dir: Path, parameters: dict | None = None) -> Path:
     """Run ``template`` with ``parameters`` (cwd: the repository root, where ``dvc repro`` runs)
-    and write ``out_dir/name.ipynb`` and ``out_dir/name.html`` atomically. Returns the HTML path.
+    and write ``out_dir/name.ipynb``, ``out_dir/name.html`` and the figures folder
+    ``out_dir/figures/name`` atomically: the figures are drawn into a temporary folder beside it,
+    which replaces it whole once the notebook and its page are written (its name in the notebook
+    made the final one's), so a failed or killed report leaves the previous folder, never a
+    partial one. Returns the HTML path.
 
     Raises papermill.PapermillExecutionError if a cell fails (nothing is written then), and
     latex2mathml's exceptions for TeX in markdown that it cannot convert.
     """
-    params = {"figures_dir": f"{out_dir}/figures/{name}", **(parameters or {})}
-    Path(params["figures_dir"]).mkdir(parents=True, exist_ok=True)
-    with atomic_path(out_dir / f"{name}.ipynb") as tmp_nb:
+    with atomic_path(out_dir / "figures" / name, directory=True) as tmp_figures, \
+            atomic_path(out_dir / f"{name}.ipynb") as tmp_nb:
+        params = {"figures_dir": f"{out_dir}/figures/{tmp_figures.name}", **(parameters or {})}
         with _kernel_files():
             papermill.execute_notebook(str(template), str(tmp_nb), parameters=params,
                                        cwd=str(Path.cwd()), kernel_name="python3",
                                        log_output=False, extra_arguments=_QUIET_KERNEL,
                                        progress_bar=sys.stderr.isatty() and  # not off terminals
                                        {"desc": f"report {name}", "leave": False})
-        nb = _strip(nbformat.read(tmp_nb, as_version=4))
+        text = tmp_nb.read_text(encoding="utf-8").replace(tmp_figures.name, name)
+        nb = _strip(nbformat.reads(text, as_version=4))
         nbformat.write(nb, tmp_nb)
         with atomic_path(out_dir / f"{name}.html") as tmp_html:
             tmp_html.write_text(page.render(nb))
