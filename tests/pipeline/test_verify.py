@@ -60,3 +60,19 @@ def test_a_replaced_output_with_a_whole_cache_comes_back_from_the_cache(repo):
     assert verify.damaged_objects(repo, "out.txt") == []
     assert verify.repair(str(repo)) == ["out.txt: cache whole", "file: restored from the cache"]
     assert out.read_text() == TEXT
+
+
+def test_a_truncated_dvc_lock_file_is_named_with_its_fix(repo, root, monkeypatch, capsys):
+    from tms.pipeline import dvc_state, repro
+    monkeypatch.chdir(repo)
+    assert dvc_state.problem() is None
+    (repo / ".dvc/tmp").mkdir(exist_ok=True)
+    (repo / ".dvc/tmp/rwlock").write_text('{"read": {"a": ')          # cut by a full disk
+    assert "delete it (`rm .dvc/tmp/rwlock`)" in dvc_state.problem()
+    assert verify.main([]) == 2
+    assert "rwlock is damaged" in capsys.readouterr().err
+    (repo / "params.yaml").write_text((root / "params.yaml").read_text())   # valid params
+    assert repro.main([]) == 2                                 # before DVC starts
+    assert "rwlock is damaged" in capsys.readouterr().err
+    (repo / ".dvc/tmp/rwlock").write_text("{}")
+    assert dvc_state.problem() is None and verify.main([]) == 0

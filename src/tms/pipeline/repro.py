@@ -27,7 +27,7 @@ from pathlib import Path
 
 from tms.core.io import CHECKPOINTS
 from tms.core.schema import ParamsError
-from tms.pipeline import outcome
+from tms.pipeline import dvc_state, outcome
 from tms.pipeline.params import SECTION
 from tms.pipeline.profiles import profile_name
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
@@ -72,6 +72,9 @@ def main(argv: list[str] | None = None) -> int:
         said = SECTION.check_devices(SECTION.load(PARAMS_FILE))
     except (ParamsError, FileNotFoundError) as err:
         print(f"error: {err}\nnothing was run: fix {PARAMS_FILE} and run again", file=sys.stderr)
+        return 2
+    if why := dvc_state.problem():
+        print(f"error: {why}", file=sys.stderr)
         return 2
     for line in said:
         print(line)

@@ -39,6 +39,8 @@ import yaml
 from dvc.exceptions import DvcException
 from dvc.repo import Repo
 
+from tms.pipeline import dvc_state
+
 #: What to do about an output, by DVC's word for it.
 ADVICE = {"deleted": "missing: `dvc checkout` restores it from the cache, or `make repro` "
                       "rebuilds it",
@@ -140,6 +142,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--repair", action="store_true",
                     help="delete damaged cache objects, restore or rebuild what differs")
     args = ap.parse_args(argv)
+    if why := dvc_state.problem():
+        print(f"verify: cannot check the outputs: {why} (exit status 2)", file=sys.stderr)
+        return 2
     try:
         if args.repair:
             for line in repair():
