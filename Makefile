@@ -15,7 +15,7 @@ PLOTS_PAGE := reports/templates/plots/page.html
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: FORCE help env repro test bench profile forecast deps browser site-check verify plots-page publish snapshot
+.PHONY: FORCE help env repro test bench profile forecast deps browser site-check verify plots-page publish snapshot exps
 
 help:  ## this list
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -94,6 +94,9 @@ snapshot: $(STAMP)  ## after repro and a commit: results/SNAPSHOT/, the site and
 # differs; exit status 1 if one does.
 verify: $(STAMP)  ## [REPAIR=1] re-hash every output against dvc.lock, name (and repair) any that differs
 	$(BIN)/python -m tms.pipeline.verify $(if $(REPAIR),--repair)
+
+exps: $(STAMP)  ## the DVC experiments: the params that differ and each paper's verdicts (ARGS=… for dvc exp show)
+	$(BIN)/python -m tms.pipeline.experiments $(ARGS)
 
 bench: $(STAMP)  ## engine throughput and the default profile's wall time
 	$(BIN)/python bench/run.py
