@@ -180,3 +180,24 @@ def test_the_gpu_profile_is_the_paper_profile_but_for_its_own_keys(load_profile,
     (tmp_path / "b.yaml").write_text("extends: a\n")
     with pytest.raises(ParamsError, match="which extends it again"):
         profiles.profile(load_profile("default"), tmp_path / "a.yaml")
+
+
+@pytest.mark.parametrize("profile", [None, "cpu-paper", "smoke"])
+def test_a_dvc_set_param_edit_changes_one_line_of_params_yaml(root, tmp_path, profile):
+    """params.yaml (and every profile `make profile` writes) is in the style DVC writes back,
+    so `dvc exp run -S key=value` changes that key's line and no other."""
+    from dvc.utils.hydra import apply_overrides
+
+    from tms.pipeline import profiles
+
+    path = tmp_path / "params.yaml"
+    text = ((root / "params.yaml").read_text() if profile is None else profiles.dump(
+        profiles.profile(profiles.default_params(root), root / f"profiles/{profile}.yaml"),
+        f"profiles/{profile}.yaml"))
+    assert profiles.dvc_style(text) == text
+    path.write_text(text)
+    apply_overrides(str(path), ["persian_rug.fig1.seed=7"])
+    before, after = text.splitlines(), path.read_text().splitlines()
+    assert len(before) == len(after)
+    assert [(a, b) for a, b in zip(before, after) if a != b] == [
+        ("    seed: 0", "    seed: 7")]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -94,11 +95,34 @@ def profile_name(path: str | Path = "params.yaml") -> str:
 
 
 def dump(raw: dict, overlay_path: str | Path) -> str:
-    """``raw`` as the text of a params.yaml made from ``overlay_path``, with a header saying so."""
+    """``raw`` as the text of a params.yaml made from ``overlay_path``, with a header saying so,
+    in DVC's style (:func:`dvc_style`)."""
     header = (f"{GENERATED} from the default params.yaml with {overlay_path} over it:\n"
               f"# the comments of both explain the values. `git checkout params.yaml` returns to\n"
               f"# the default.\n")
-    return header + yaml.safe_dump(raw, sort_keys=False, allow_unicode=True, width=100)
+    return dvc_style(header + yaml.safe_dump(raw, sort_keys=False, allow_unicode=True,
+                                             width=100))
+
+
+def dvc_style(text: str) -> str:
+    """Params YAML ``text`` as DVC writes a params file back (``dvc exp run -S``, its ruamel
+    round trip: block style, comments kept), so that a ``-S`` edit changes only the line of its
+    key. Empty lists and mappings stay ``[]`` and ``{}`` (ruamel cannot write them in block
+    style). The values are unchanged."""
+    from dvc.utils.serialize._yaml import _dump, parse_yaml_for_update
+
+    def block(node) -> None:
+        if hasattr(node, "fa") and len(node):
+            node.fa.set_block_style()
+        for child in (node.values() if isinstance(node, dict) else
+                      node if isinstance(node, list) else ()):
+            block(child)
+
+    data = parse_yaml_for_update(text, "params.yaml")
+    block(data)
+    out = io.StringIO()
+    _dump(data, out)
+    return out.getvalue()
 
 
 def main(argv: list[str] | None = None) -> int:
