@@ -5,9 +5,11 @@
 1. ``params.yaml`` is validated once, every section and device, before DVC starts any stage: a
    bad value stops here with the key named (exit status 2), before DVC removes the output of the
    stage it was about to run. Each ``device: auto`` says which device it chose, and why.
-2. ``dvc repro`` runs with this interpreter's folder first on ``PATH``, so the stages' ``python``
-   is this environment's even when it is not activated. Its console output is passed through, but
-   for the hint to ``dvc push`` (the project has no DVC remote).
+2. The outputs and ``dvc.lock`` entries of stages no longer in the pipeline (a profile switch)
+   are removed (tms.pipeline.prune), so that the stages reading their folders come back from
+   DVC's run cache. ``dvc repro`` runs with this interpreter's folder first on ``PATH``, so the
+   stages' ``python`` is this environment's even when it is not activated. Its console output is
+   passed through, but for the hint to ``dvc push`` (the project has no DVC remote).
 3. When every stage is up to date (no arguments given), the checkpoints of interrupted runs
    are removed: none can be resumed any more.
 4. Each stage's wall time this run (from the stages' log, :data:`tms.pipeline.stage.LOG_FILE`),
@@ -27,7 +29,7 @@ from pathlib import Path
 
 from tms.core.io import CHECKPOINTS
 from tms.core.schema import ParamsError
-from tms.pipeline import dvc_state, outcome
+from tms.pipeline import dvc_state, outcome, prune
 from tms.pipeline.params import SECTION
 from tms.pipeline.profiles import profile_name
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
@@ -78,6 +80,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     for line in said:
         print(line)
+    try:
+        gone = prune.prune()
+    except RuntimeError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    if gone:
+        print(f"removed the outputs of {len(gone)} stages no longer in the pipeline (the params "
+              f"changed; DVC's cache keeps them): {', '.join(gone)}")
     start = _log_size()
     env = {**os.environ, "PYTHONUNBUFFERED": "1",
            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])}

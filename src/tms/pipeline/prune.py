@@ -1,0 +1,63 @@
+"""Before ``dvc repro``: the outputs of stages that are no longer in the pipeline, removed.
+
+A params edit or a profile switch can drop items of a matrix stage (``pr_train@16`` after
+``n_s: [16, 32]`` becomes ``[64, 128]``). DVC keeps their entries in ``dvc.lock`` and their files
+in the workspace, and since the stages downstream read whole folders (``data/persian_rug/train``),
+the stale files change those folders' hashes: the downstream stages rerun instead of coming back
+from DVC's run cache. Removing the stale outputs and their ``dvc.lock`` entries leaves the
+workspace as a fresh run of the current params would; their content stays in DVC's cache, so
+switching back restores them.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+
+def current_stages(repo: str | Path = ".") -> set[str]:
+    """The stages of the pipeline as its params make it (``dvc stage list``, matrix items
+    expanded). Raises RuntimeError if DVC cannot list them."""
+    run = subprocess.run([sys.executable, "-m", "dvc", "stage", "list", "--name-only"],
+                         cwd=repo, capture_output=True, text=True)
+    if run.returncode != 0:
+        raise RuntimeError(f"dvc stage list failed: {run.stderr.strip()}")
+    return set(run.stdout.split())
+
+
+def stale(repo: str | Path = ".") -> dict[str, list[str]]:
+    """{stage: its output paths} of the dvc.lock entries whose stage is not in the pipeline."""
+    lock_path = Path(repo) / "dvc.lock"
+    if not lock_path.is_file():
+        return {}
+    lock = yaml.safe_load(lock_path.read_text(encoding="utf-8")) or {}
+    stages = current_stages(repo)
+    return {name: [o["path"] for o in entry.get("outs", [])]
+            for name, entry in (lock.get("stages") or {}).items() if name not in stages}
+
+
+def prune(repo: str | Path = ".") -> list[str]:
+    """Remove the outputs and the dvc.lock entries of :func:`stale` stages; returns their names.
+    An output another current stage also declares is left alone."""
+    from dvc.utils.serialize import modify_yaml
+
+    repo = Path(repo)
+    gone = stale(repo)
+    if not gone:
+        return []
+    with modify_yaml(repo / "dvc.lock") as lock:
+        kept = {o["path"] for name, entry in lock["stages"].items() if name not in gone
+                for o in entry.get("outs", [])}
+        for name in gone:
+            del lock["stages"][name]
+    for path in (p for outs in gone.values() for p in outs if p not in kept):
+        target = repo / path
+        if target.is_dir() and not target.is_symlink():
+            shutil.rmtree(target)
+        elif target.exists() or target.is_symlink():
+            target.unlink()
+    return sorted(gone)
