@@ -201,3 +201,13 @@ def test_a_dvc_set_param_edit_changes_one_line_of_params_yaml(root, tmp_path, pr
     assert len(before) == len(after)
     assert [(a, b) for a, b in zip(before, after) if a != b] == [
         ("    seed: 0", "    seed: 7")]
+
+
+def test_an_unknown_profile_is_named_with_the_profiles_there_are(capsys):
+    from tms.pipeline import forecast, profiles
+
+    for main in (profiles.main, forecast.main):
+        assert main(["papr"]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: no profile profiles/papr.yaml (profiles: cpu-paper, gpu, ")
+        assert "Traceback" not in err

@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         raw = (None if args.profile is None else profiles.profile(
-            profiles.default_params(), profiles.PROFILES / f"{args.profile}.yaml"))
+            profiles.default_params(), profiles.profile_path(args.profile)))
         p = params.SECTION.load() if raw is None else params.SECTION.parse(raw)
         if args.h100:
             _show("Persian Rug, trained grids on one H100 (its measured rates)",

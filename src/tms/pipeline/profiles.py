@@ -125,19 +125,23 @@ def dvc_style(text: str) -> str:
     return out.getvalue()
 
 
+def profile_path(name: str) -> Path:
+    """The overlay file of the profile ``name`` (a name of :data:`PROFILES`, or a path ending in
+    .yaml). Raises ParamsError naming the profiles there are when it does not exist."""
+    path = Path(name) if Path(name).suffix else PROFILES / f"{name}.yaml"
+    if not path.is_file():
+        known = ", ".join(sorted(p.stem for p in PROFILES.glob("*.yaml")))
+        raise ParamsError(f"no profile {path} (profiles: {known})")
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description="Write params.yaml from the default and a profile.")
     ap.add_argument("name", help="a profile of profiles/ (e.g. paper), or the path of an overlay")
     ap.add_argument("--out", default="params.yaml", help="where to write (default: params.yaml)")
     args = ap.parse_args(argv)
-    path = Path(args.name)
-    if not path.suffix:
-        path = PROFILES / f"{args.name}.yaml"
-    if not path.is_file():
-        known = ", ".join(sorted(p.stem for p in PROFILES.glob("*.yaml")))
-        print(f"error: no profile {path} (profiles: {known})", file=sys.stderr)
-        return 2
     try:
+        path = profile_path(args.name)
         raw = profile(default_params(), path)
     except ParamsError as err:
         print(f"error: {err}", file=sys.stderr)
