@@ -60,6 +60,10 @@ def test_snapshot_holds_site_run_files_and_readme(tmp_path):
         (tmp_path / name).write_text(name)
     (tmp_path / "reports/claims").mkdir()
     (tmp_path / "reports/claims/p.json").write_text("{}")
+    for rel in ("data/persian_rug/theory.parquet", "data/persian_rug/train/n64_weights/W.npy",
+                "data/persian_rug/fig3_weights/W.npy", "data/persian_rug/train/n64.parquet"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(rel)
     (tmp_path / "dvc.lock").write_text("dvc.lock")
     (tmp_path / "logs").mkdir()
     (tmp_path / "logs/repro.log").write_text(
@@ -68,8 +72,10 @@ def test_snapshot_holds_site_run_files_and_readme(tmp_path):
     out = snapshot.snapshot(tmp_path / "results/gpu", tmp_path, revision="abc123",
                             where="a test machine", stages=["s2", "s1"])
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
-    assert files == ["README.md", "claim_values.json", "claims.json", "claims/p.json", "dvc.lock",
-                     "params.yaml", "site/figures/a.png", "site/index.html"]
+    assert files == ["README.md", "claim_values.json", "claims.json", "claims/p.json",
+                     "data/persian_rug/fig3_weights/W.npy", "data/persian_rug/theory.parquet",
+                     "data/persian_rug/train/n64.parquet", "dvc.lock", "params.yaml",
+                     "site/figures/a.png", "site/index.html"]          # no grid weights
     text = (out / "README.md").read_text()
     assert "`gpu` profile" in text and "`abc123`" in text and "a test machine" in text
     assert "| s1 | 4.0 |" in text and "| s2 | 2.5 |" in text and "| total | 6.5 |" in text

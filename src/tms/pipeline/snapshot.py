@@ -13,6 +13,9 @@ it. The folder holds:
   files ``dvc metrics show`` reads; ``claims/``: every claims row of the run, as each paper's
   claims stage wrote it (reports/claims/), from which ``results/README.md`` shows every
   snapshot's verdicts side by side (tms.pipeline.verdicts, rewritten by ``make snapshot``);
+- ``data/``: the tables and arrays the claims are judged on (every file of ``data/`` but the
+  trained grids' weights; the fig. 3 models' weights are kept, the off-diagonal claim reads them),
+  so that the tests can perturb a real run's evidence (:func:`evidence_files`);
 - ``README.md``: the profile, the git revision, the machine it was taken on, and each stage's
   last logged time.
 
@@ -74,6 +77,23 @@ def check_clean(repo: str | Path = ".") -> str:
                             "the code of this run; commit them first:\n"
                             + (git.stdout + git.stderr).strip())
     return _run(["git", "rev-parse", "HEAD"], repo).stdout.strip()
+
+
+#: The weights folder a claim reads (fig. 3 of the Persian Rug paper); the others stay out.
+KEPT_WEIGHTS = ("data/persian_rug/fig3_weights",)
+
+
+def evidence_files(repo: str | Path = ".") -> list[Path]:
+    """The files of ``repo``'s ``data/`` a snapshot keeps (repository-relative): all but those in
+    a weights folder (``*_weights``) other than :data:`KEPT_WEIGHTS`."""
+    repo = Path(repo)
+    keep = []
+    for path in sorted((repo / "data").rglob("*")):
+        rel = path.relative_to(repo)
+        weights = [p for p in rel.parents if p.name.endswith("_weights")]
+        if path.is_file() and all(w.as_posix() in KEPT_WEIGHTS for w in weights):
+            keep.append(rel)
+    return keep
 
 
 def stage_deps(repo: str | Path = ".") -> set[str]:
@@ -197,6 +217,9 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
         for name in RUN_FILES:
             shutil.copyfile(repo / name, tmp / Path(name).name)
         shutil.copytree(repo / CLAIMS_DIR, tmp / "claims")
+        for rel in evidence_files(repo):
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(repo / rel, tmp / rel)
         (tmp / "README.md").write_text(text, encoding="utf-8")
     return out
 
