@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
+from tms.core.progress import Progress
 from tms.engine import precision as precisions
 from tms.engine.optim import make_optimizer
 from tms.engine.sampler import generators
@@ -243,13 +243,14 @@ def train(spec: TiedSpec, settings: Sequence[Setting],
     threads = 1 if device.type == "cpu" and W.numel() < SMALL_STACK else None
     with torch_threads(threads):
         with precisions.matmul_precision(precision, device) as dtype:
-            for step in tqdm(range(1, steps + 1), desc=f"tied autoencoders n={n} m={m} "
-                             f"x{len(settings)} instances", unit="step", mininterval=2.0,
-                             leave=False, disable=None):   # no bar when stderr is not a terminal
-                _, grad = loss_and_grad(W, lam, noise() if noise else None, False, dtype)
-                opt.step([W], [grad])
-                if step in at:
-                    recorded.append(record(W))
+            with Progress(f"tied autoencoders n={n} m={m} x{len(settings)} instances",
+                          steps) as bar:               # a bar, or a line every 30 s
+                for step in range(1, steps + 1):
+                    _, grad = loss_and_grad(W, lam, noise() if noise else None, False, dtype)
+                    opt.step([W], [grad])
+                    if step in at:
+                        recorded.append(record(W))
+                    bar.update(1)
         loss, _ = loss_and_grad(W, lam)
     return Trace(W.cpu().numpy(), np.array(marks), torch.stack(recorded, 1).cpu().numpy(),
                  loss.cpu().numpy(), diverged(W, first, loss).cpu().numpy())

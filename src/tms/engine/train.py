@@ -28,8 +28,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
+from tms.core.progress import Progress
 from tms.engine import checkpoint, models, sampler
 from tms.engine import precision as precisions
 from tms.engine.grid import Instance, StackSpec, input_groups, plan_chunks, stack_order, stream
@@ -265,8 +265,7 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
                                     step, stopped, losses[k, :step].copy(), diverged)
         copies.clear()
 
-    bar = tqdm(total=sched.max_steps, desc=desc, unit="step", mininterval=2.0, leave=False,
-               disable=None)               # no bar when stderr is not a terminal
+    bar = Progress(desc, sched.max_steps, bound=True)   # a bar, or a line every 30 s
     step = saved = 0
     generators = {**{f"init {k}": g for k, g in enumerate(gens)},
                   **{f"stream {key[1]}": g for key, g in streams.items() if key[0] == "shared"}}
@@ -305,7 +304,7 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
                 grad = torch.empty_like(model.flat)
                 live = [live[r] for r in keep]
                 steps.regroup(live, model)
-            bar.set_postfix(active=len(live))
+            bar.update(0, active=len(live), loss=float(block[-1].mean()))
             if ckpt and live and ckpt.due(saved, step):
                 collect()
                 ckpt.save(name, checkpoint.pack(step, live, model, opt, losses, results,

@@ -33,6 +33,7 @@ import pandas as pd
 import scipy.linalg
 import torch
 
+from tms.core.progress import Progress
 from tms.engine.sampler import heldout_uniform, sparse_from_uniform
 from tms.persian_rug.readout import fit_scale_bias
 
@@ -289,6 +290,7 @@ def rug_losses(n_s: int, n_ds: Sequence[int], ps: Sequence[float], seed: int,
     buf = torch.empty(min(block, n_fit), n_s, dtype=torch.float64, device=device)
     tmp = torch.empty_like(buf)
     fits: dict[tuple[int, int], tuple[float, float]] = {}
+    bar = Progress(f"rug n_s {n_s}", len(ps) + -(-n_eval // chunk), unit="pass")
     for jp in range(len(ps)):
         x = sparse_from_uniform(v_fit, p_t[jp:jp + 1])[0].to(torch.float64)
         x_np = x.cpu().numpy().ravel()
@@ -302,6 +304,7 @@ def rug_losses(n_s: int, n_ds: Sequence[int], ps: Sequence[float], seed: int,
                 _fwht_into(buf[:r1 - r0], z[r0:r1], tmp[:r1 - r0])
             z.div_(n_d)
             fits[(n_d, jp)] = fit_scale_bias(z.cpu().numpy().ravel(), x_np)
+        bar.update(1)                    # a fit per p, then a pass per held-out chunk
     del v_fit, y, z, buf, tmp, x
 
     # Score on the held-out sample, block by block; H x shared by all n_d at one p.
@@ -326,6 +329,8 @@ def rug_losses(n_s: int, n_ds: Sequence[int], ps: Sequence[float], seed: int,
                     _fwht_into(bb, zb, tb)            # n_d * (W x)
                     zb.mul_(a / n_d).add_(a * b).relu_().sub_(x).square_()
                     sums[jd, jp] += float(zb.sum())
+        bar.update(1)
+    bar.close()
 
     records = []
     for jd, n_d in enumerate(n_ds):

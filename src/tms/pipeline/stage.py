@@ -4,7 +4,8 @@ reported, and its time logged.
 Each script under ``stages/`` ends with ``stage.run(main, __doc__, ..., params=SECTION)``,
 SECTION the params section it reads (its paper's ``params.SECTION``, or the whole file's,
 tms.pipeline.params.SECTION), so that a stage runs, and depends on, its own paper's schema
-alone. ``--help`` prints the script's docstring and arguments and exits before params are read or anything is written.
+alone. ``--help`` prints the script's docstring and arguments and exits before params are read
+or anything is written.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
+from tms.core import progress
 from tms.core.params_file import Section
 from tms.core.schema import ParamsError
 
@@ -47,7 +49,8 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
     as KeyboardInterrupt even if the stage was started with it ignored, so
     temporary files of unfinished outputs (tms.core.io.atomic_path) are removed on the way out;
     training checkpoints (tms.engine.checkpoint) stay for the next run to resume from. The
-    stage's wall time and exit status go to stderr and to :data:`LOG_FILE`.
+    stage's wall time and exit status go to stderr and to :data:`LOG_FILE`, and so do its
+    progress lines when stderr is not a terminal (tms.core.progress).
     """
     parser = argparse.ArgumentParser(description=doc,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -62,6 +65,7 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
     signal.signal(signal.SIGINT, signal.default_int_handler)
     start, status = time.perf_counter(), 1
     _log(f"{name}: started")
+    progress.sink = lambda line: _log(f"{name}: {line}")     # progress lines off a terminal
     try:
         section = params.load(PARAMS_FILE)
         for line in params.check_devices(section):

@@ -21,6 +21,7 @@ import nbformat
 import papermill
 
 from tms.core.io import atomic_path
+from tms.core.progress import heartbeat
 from tms.reporting import page
 
 # The kernel's own log (its start-up notices, e.g. that it talks to this process over local TCP)
@@ -86,7 +87,7 @@ def build(name: str, template: Path, out_dir: Path, parameters: dict | None = No
     with atomic_path(out_dir / "figures" / name, directory=True) as tmp_figures, \
             atomic_path(out_dir / f"{name}.ipynb") as tmp_nb:
         params = {"figures_dir": f"{out_dir}/figures/{tmp_figures.name}", **(parameters or {})}
-        with _kernel_files():
+        with _kernel_files(), heartbeat(f"report {name}"):
             papermill.execute_notebook(str(template), str(tmp_nb), parameters=params,
                                        cwd=str(Path.cwd()), kernel_name="python3",
                                        log_output=False, extra_arguments=_QUIET_KERNEL,

@@ -1,0 +1,114 @@
+"""Progress of a long loop, on a terminal and off it alike.
+
+On a terminal: a tqdm bar on stderr. Off a terminal (``make repro > log``, DVC's output piped,
+CI): one line at most every :data:`EVERY` seconds, on stderr and to :data:`sink` (the stage runner
+points it at ``logs/repro.log``), with the steps done, what the caller adds (models still
+training, the loss) and an estimate of the time left at the rate so far, e.g.
+
+    pr_train@1024: step 3000 of 8000 (38%), active 12, 4m10s elapsed, at most 6m57s left
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from tqdm import tqdm
+
+#: Seconds between two progress lines off a terminal.
+EVERY = 30.0
+#: Where progress lines go besides stderr (the stage runner sets it to its log); None: nowhere.
+sink: Callable[[str], None] | None = None
+
+
+def _clock(seconds: float) -> str:
+    m, s = divmod(int(round(seconds)), 60)
+    h, m = divmod(m, 60)
+    return f"{h}h{m:02d}m" if h else f"{m}m{s:02d}s"
+
+
+class Progress:
+    """Progress of ``total`` ``unit``s named ``desc``; ``bound``: the total is an upper bound
+    (a step cap a stopping rule may undercut), so the time left is "at most". Use as a context
+    manager, or call :meth:`close`."""
+
+    def __init__(self, desc: str, total: int, unit: str = "step", bound: bool = False,
+                 every: float = EVERY, clock: Callable[[], float] = time.monotonic,
+                 terminal: bool | None = None) -> None:
+        self.desc, self.total, self.unit, self.bound, self.every = desc, total, unit, bound, every
+        self.clock, self.done, self.info = clock, 0, ""
+        self.start = self.last = clock()
+        self.terminal = sys.stderr.isatty() if terminal is None else terminal
+        self.bar = (tqdm(total=total, desc=desc, unit=unit, mininterval=2.0, leave=False)
+                    if self.terminal else None)
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    def line(self) -> str:
+        """The progress line as it stands."""
+        elapsed = self.clock() - self.start
+        share = self.done / self.total if self.total else 1.0
+        left = (elapsed / self.done * (self.total - self.done)) if self.done else None
+        return (f"{self.desc}: {self.unit} {self.done} of {self.total} ({share:.0%})"
+                + (f", {self.info}" if self.info else "") + f", {_clock(elapsed)} elapsed"
+                + ("" if left is None else
+                   f", {'at most ' if self.bound else ''}{_clock(left)} left"))
+
+    def update(self, n: int = 1, **info) -> None:
+        """``n`` more done; ``info``: what to show beside the count (e.g. ``active=12``)."""
+        self.done += n
+        if info:
+            self.info = ", ".join(f"{k} {v:.4g}" if isinstance(v, float) else f"{k} {v}"
+                                  for k, v in info.items())
+        if self.bar is not None:
+            self.bar.update(n)
+            if info:
+                self.bar.set_postfix(info, refresh=False)
+        elif self.clock() - self.last >= self.every:
+            self.last = self.clock()
+            self.write(self.line())
+
+    def write(self, message: str) -> None:
+        """A line of its own: above the bar on a terminal, else on stderr and to :data:`sink`."""
+        if self.bar is not None:
+            self.bar.write(message, file=sys.stderr)
+            return
+        print(message, file=sys.stderr, flush=True)
+        if sink is not None:
+            sink(message)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+@contextmanager
+def heartbeat(desc: str, every: float = EVERY, terminal: bool | None = None) -> Iterator[None]:
+    """While the block runs, off a terminal, a line ``desc: still running, 1m30s elapsed`` every
+    ``every`` seconds (on stderr and to :data:`sink`), for work whose own steps cannot be
+    counted from here (a notebook's cells run by papermill). On a terminal: nothing."""
+    if sys.stderr.isatty() if terminal is None else terminal:
+        yield
+        return
+    stop, start = threading.Event(), time.monotonic()
+
+    def beat() -> None:
+        while not stop.wait(every):
+            line = f"{desc}: still running, {_clock(time.monotonic() - start)} elapsed"
+            print(line, file=sys.stderr, flush=True)
+            if sink is not None:
+                sink(line)
+    thread = threading.Thread(target=beat, daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()

@@ -1,0 +1,40 @@
+"""Progress off a terminal: a line at most every 30 s, with the count, what the caller adds and
+the time left, on stderr and to the stage's log (tms.core.progress)."""
+
+from tms.core import progress
+
+
+def test_off_a_terminal_a_line_every_interval_with_the_time_left(capsys, monkeypatch):
+    now = [0.0]
+    logged = []
+    monkeypatch.setattr(progress, "sink", logged.append)
+    with progress.Progress("pr_train@1024", 100, bound=True, clock=lambda: now[0],
+                           terminal=False) as p:
+        for step in range(1, 101):
+            now[0] = step * 1.0                    # a step a second
+            p.update(1, active=101 - step)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 3                          # at 30, 60 and 90 s
+    assert lines[0] == ("pr_train@1024: step 30 of 100 (30%), active 71, 0m30s elapsed, "
+                        "at most 1m10s left")
+    assert logged == lines
+
+
+def test_on_a_terminal_the_bar_takes_the_place_of_the_lines(capsys):
+    with progress.Progress("x", 10, terminal=True) as p:
+        p.update(10)
+    assert "x: step" not in capsys.readouterr().err
+
+
+def test_a_heartbeat_off_a_terminal_says_the_work_goes_on(capsys, monkeypatch):
+    import time
+    logged = []
+    monkeypatch.setattr(progress, "sink", logged.append)
+    with progress.heartbeat("report x", every=0.05, terminal=False):
+        time.sleep(0.18)
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) >= 2 and lines[0] == "report x: still running, 0m00s elapsed"
+    assert logged == lines
+    with progress.heartbeat("report y", every=0.01, terminal=True):
+        time.sleep(0.05)
+    assert capsys.readouterr().err == ""
