@@ -32,9 +32,24 @@ def test_ray_tasks_give_the_results_of_the_local_executor(local_ray):
         assert (a.steps, a.stopped) == (b.steps, b.stopped)
 
 
-def test_an_executor_by_name():
+def test_an_executor_by_name_and_a_cluster_that_does_not_answer(monkeypatch):
     assert executor.named("local", "cpu") is executor.local_map
-    ray_run = executor.named("ray", "cpu", "ray://nowhere:10001")
-    assert callable(ray_run) and ray_run is not executor.local_map
     with pytest.raises(ValueError, match="'dask'"):
         executor.named("dask", "cpu")
+
+    def refuse(address=None, **kwargs):
+        raise ConnectionError(f"Could not find any running Ray instance at {address}.\nmore")
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    monkeypatch.setattr(ray, "init", refuse)
+    ray_run = executor.named("ray", "cpu", "ray://nowhere:10001")
+    with pytest.raises(ConnectionError, match="no Ray cluster answers at 'ray://nowhere:10001' "
+                                              r"\(Could not find any running Ray instance"):
+        list(ray_run(len, [[1]]))
+    # a training stage finds out while it plans, before any work, naming the key
+    from tms.core.schema import Compute, ParamsError
+    from tms.persian_rug import training
+
+    spec = training.GridSpec(16, 0, 1e-2, Schedule(32, 1e-7, 10, 5, 20), 1, 64,
+                             compute=Compute(executor="ray", ray_address="ray://nowhere:10001"))
+    with pytest.raises(ParamsError, match="persian_rug.compute.ray_address"):
+        training.plan_grid(spec, training.expand(16, [0.1], [0.25], 1))

@@ -211,3 +211,25 @@ def test_an_unknown_profile_is_named_with_the_profiles_there_are(capsys):
         err = capsys.readouterr().err
         assert err.startswith("error: no profile profiles/papr.yaml (profiles: cpu-paper, gpu, ")
         assert "Traceback" not in err
+
+
+def test_a_missing_params_file_an_oversized_one_and_a_bad_tms_device_are_named(
+        tmp_path, monkeypatch, capsys):
+    from tms.core import device, params_file
+    from tms.core.schema import ParamsError
+    from tms.pipeline import stage
+    from tms.pipeline.params import SECTION
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as code:
+        stage.run(lambda section: None, "doc", params=SECTION, argv=[])
+    assert code.value.code == 2
+    assert "params.yaml is missing: `git checkout params.yaml`" in capsys.readouterr().err
+    big = tmp_path / "params.yaml"
+    big.write_text("a: 1\n" + "# pasted\n" * (params_file.MAX_BYTES // 9 + 1))
+    with pytest.raises(ParamsError, match="over the 1,000,000 a params file may hold"):
+        params_file.read_yaml(big)
+    monkeypatch.setenv("TMS_DEVICE", "tpu")
+    with pytest.raises(ParamsError, match=r"^TMS_DEVICE \(in the environment, over "
+                                          r"persian_rug.device\) = 'tpu'"):
+        device.resolve_device("cpu", "persian_rug.device")

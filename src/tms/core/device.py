@@ -15,10 +15,12 @@ def resolve_device(name: str, key: str = "device") -> str:
     """The torch device for a params ``device`` value; ``TMS_DEVICE`` in the environment wins.
 
     'auto' means CUDA when available, else CPU. Raises ParamsError (before any work), naming
-    ``key``, if the name is not auto, cpu, cuda or cuda:N, if CUDA is named but absent, or if
-    cuda:N names a GPU this machine does not have.
+    ``key`` (or ``TMS_DEVICE`` when the environment gave the name), if the name is not auto, cpu,
+    cuda or cuda:N, if CUDA is named but absent, or if cuda:N names a GPU this machine does not
+    have.
     """
-    name = os.environ.get("TMS_DEVICE", name)
+    if "TMS_DEVICE" in os.environ:              # the environment's, named as such in errors
+        name, key = os.environ["TMS_DEVICE"], f"TMS_DEVICE (in the environment, over {key})"
     if re.fullmatch(DEVICE_PATTERN, name) is None:
         raise ParamsError(f"{key} = {name!r}: must be 'auto', 'cpu', 'cuda' or 'cuda:N'")
     if name == "cpu":

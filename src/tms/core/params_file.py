@@ -143,10 +143,20 @@ def parse_yaml(text: str, source: str) -> object:
         raise ParamsError(f"{source}: not a valid params file: {err}") from None
 
 
+#: The largest params file read (bytes): the default is 10 kB, a profile of every key a few
+#: times that; a file past this is a mistake (a pasted table), and parsing it would cost every
+#: stage seconds.
+MAX_BYTES = 1_000_000
+
+
 def read_yaml(path: str | os.PathLike) -> object:
     """The content of a params YAML file (or a profile overlay), by :func:`parse_yaml`. Raises
-    ParamsError naming the file for bytes that are not UTF-8 text, or as :func:`parse_yaml`."""
+    ParamsError naming the file for one over :data:`MAX_BYTES` or bytes that are not UTF-8 text,
+    or as :func:`parse_yaml`; FileNotFoundError if there is none."""
     path = Path(path)
+    if (size := path.stat().st_size) > MAX_BYTES:
+        raise ParamsError(f"{path}: {size:,} bytes, over the {MAX_BYTES:,} a params file may "
+                          "hold; the default is about 10 kB: remove what was pasted into it")
     try:
         text = path.read_bytes().decode("utf-8")
     except UnicodeDecodeError as err:

@@ -38,14 +38,30 @@ def ray_map(device: str, address: str | None = None) -> Callable:
     import ray
 
     def run(fn: Callable, chunks: list) -> Iterator:
-        if not ray.is_initialized():
-            ray.init(address=address or os.environ.get("RAY_ADDRESS"))
+        connect(address)
         cuda = torch.device(device).type == "cuda"
         task = ray.remote(num_gpus=1 if cuda else 0, num_cpus=RAY_TASK_CPUS)(_in_task)
         for ref in [task.remote(fn, chunk, RAY_TASK_CPUS) for chunk in chunks]:
             yield ray.get(ref)
 
     return run
+
+
+def connect(address: str | None = None) -> None:
+    """Connect to the Ray cluster at ``address``, else ``RAY_ADDRESS``, else start a local
+    instance (nothing if Ray is initialised already). Raises ConnectionError saying where it
+    looked when no cluster answers there; ImportError when Ray is not installed."""
+    import ray
+
+    if ray.is_initialized():
+        return
+    where = address or os.environ.get("RAY_ADDRESS")
+    try:
+        ray.init(address=where)
+    except (ConnectionError, RuntimeError, ValueError) as err:
+        raise ConnectionError(f"no Ray cluster answers at {where!r} "
+                              f"({str(err).splitlines()[0] if str(err) else type(err).__name__})"
+                              ) from None
 
 
 def named(name: str, device: str, address: str | None = None) -> Callable:

@@ -162,8 +162,9 @@ def plan_grid(spec: GridSpec, points: Sequence[Point], ckpt: Checkpoints | None 
 
     Raises ParamsError if one model does not fit compute.memory_budget_mb, or if the largest
     stack does not fit the device's memory, twice the largest chunk's weights the host's, or the
-    kept weights (with DVC's cache copies and the checkpoints) the disk (tms.core.machine);
-    warns when the grid can take more than an hour.
+    kept weights (with DVC's cache copies and the checkpoints) the disk (tms.core.machine), or
+    if the Ray cluster of executor ray does not answer; warns when the grid can take more than an
+    hour.
     """
     n_s, base_seed, sched, device, compute = (spec.n_s, spec.base_seed, spec.sched, spec.device,
                                               spec.compute)
@@ -192,6 +193,12 @@ def plan_grid(spec: GridSpec, points: Sequence[Point], ckpt: Checkpoints | None 
                        if ckpt else 0)
     machine.warn_if_long(models * grid_flops(n_s, insts, sched), device,
                          f"training {models * len(insts)} models of n_s = {n_s}")
+    if compute.executor == "ray":
+        try:
+            executor.connect(compute.ray_address)
+        except ConnectionError as err:
+            raise ParamsError(f"persian_rug.compute.ray_address (or RAY_ADDRESS): {err}; start "
+                              "the cluster, fix the address, or set executor: local") from None
     return Plan(insts, chunks, frozenset(base_seed + pt.instance for pt in kept), bucketed)
 
 

@@ -67,6 +67,9 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
     _log(f"{name}: started")
     progress.sink = lambda line: _log(f"{name}: {line}")     # progress lines off a terminal
     try:
+        if not Path(PARAMS_FILE).is_file():
+            raise ParamsError(f"{PARAMS_FILE} is missing: `git checkout {PARAMS_FILE}` restores "
+                              "the default, `make profile PROFILE=…` writes a profile")
         section = params.load(PARAMS_FILE)
         for line in params.check_devices(section):
             _log(f"{name}: {line}")
