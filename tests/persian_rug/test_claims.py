@@ -280,3 +280,17 @@ def test_the_rug_against_the_theory_is_decided_from_n_s_1024():
     row = _rows(small)["fig2.rug_theory"]
     assert (row["verdict"], row["direction"]) == ("inconclusive at this scale", "fails")
     assert row["inconclusive"] == "rug n_s 512 < 1024"
+
+
+def test_a_slope_whose_interval_spans_the_untrained_weights_is_undecided():
+    assert (evidence.side(-2, -1, 0), evidence.side(1, 2, 0), evidence.side(-1, 1, 0)) == (
+        True, False, None)
+    i = _inputs()
+    spread = {0.01: 0.4, 0.1: 0.5, 0.5: 0.6}                # slopes −1.32, −1.00, −0.74
+    i = _set(i, "stats", diag_var=lambda t: t.diag_var * np.where(
+        t.n_s == 2048, t.p.map(spread) / 0.5, 1.0))
+    row = _rows(replace(i, baseline=_stats({1024: 0.2, 2048: 0.1})))["sym.diag_var"]   # −1
+    assert (row["verdict"], row["direction"]) == ("inconclusive at this scale", "fails")
+    assert "contains the untrained weights' -1.00" in row["inconclusive"]
+    faster = _rows(replace(i, baseline=_stats({1024: 0.2, 2048: 0.18})))["sym.diag_var"]
+    assert faster["verdict"] == "reproduced"                 # untrained −0.15: all below it

@@ -193,24 +193,33 @@ def falling(cells: pd.Series) -> tuple[pd.Series, float, int, float]:
 
 def ladder_slope(cells: pd.Series, log: bool = True) -> tuple[float, float, float, int]:
     """How one statistic changes along an n_s ladder, with its uncertainty. cells: values
-    indexed (n_s, ratio_target, p) (e.g. a column of tms.persian_rug.stats.cell_means). Per
-    cell present at every n_s of ``cells`` (and positive, where ``log``), the least-squares
-    slope of log(value) (or the value) on log(n_s); returns the median slope over those cells,
-    the 2.5% and 97.5% quantiles of that median over :data:`N_BOOT` bootstrap resamples of the
-    cells (seed :data:`BOOT_SEED`), and the number of cells. NaN slopes with fewer than two n_s
-    or no cell."""
-    wide = cells.unstack("n_s").dropna()
-    if log:
-        wide = wide[(wide > 0).all(axis=1)]
-    if wide.shape[1] < 2 or not len(wide):
-        return float("nan"), float("nan"), float("nan"), len(wide)
-    x = np.log(wide.columns.to_numpy(dtype=float))
-    y = np.log(wide.to_numpy()) if log else wide.to_numpy()
-    slopes = ((y - y.mean(axis=1, keepdims=True)) @ (x - x.mean())) / ((x - x.mean()) ** 2).sum()
+    indexed (n_s, ratio_target, p) (e.g. a column of tms.persian_rug.stats.cell_means, the
+    converged cells). Per cell present at two n_s or more (positive values, where ``log``), the
+    least-squares slope of log(value) (or the value) on log(n_s) over the n_s it has; returns the
+    median slope over those cells, the 2.5% and 97.5% quantiles of that median over
+    :data:`N_BOOT` bootstrap resamples of the cells (seed :data:`BOOT_SEED`), and the number of
+    cells. NaN slopes without such a cell."""
+    wide = cells.unstack("n_s")
+    x_all = np.log(wide.columns.to_numpy(dtype=float))
+    slopes = []
+    for row in wide.to_numpy():
+        keep = np.isfinite(row) & ((row > 0) if log else True)
+        if keep.sum() < 2:
+            continue
+        x, y = x_all[keep], (np.log(row[keep]) if log else row[keep])
+        slopes.append(float(((y - y.mean()) @ (x - x.mean())) / ((x - x.mean()) ** 2).sum()))
+    if not slopes:
+        return float("nan"), float("nan"), float("nan"), 0
     boot = np.median(np.random.default_rng(BOOT_SEED).choice(
         slopes, (N_BOOT, len(slopes)), replace=True), axis=1)
     return (float(np.median(slopes)), float(np.quantile(boot, 0.025)),
             float(np.quantile(boot, 0.975)), len(slopes))
+
+
+def side(lo: float, hi: float, threshold: float) -> bool | None:
+    """Where an interval [lo, hi] lies against ``threshold``: True wholly below it, False wholly
+    at or above it, None across it (the data cannot tell)."""
+    return True if hi < threshold else False if lo >= threshold else None
 
 
 def exponent(fits: pd.DataFrame, source: str, law: str, term: str) -> pd.Series:
