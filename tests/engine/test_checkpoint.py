@@ -54,7 +54,7 @@ def test_resumed_training_gives_the_same_bytes(tmp_path, monkeypatch, capsys, ki
     assert len(list(ckpt.directory.glob("stack-*.pt"))) >= 1
     resumed = train_grid(StackSpec(12, SCHED), INSTS, memory_budget_mb=budget, ckpt=ckpt)
     if not saves[-1]:                                  # killed mid-stack: it resumed there
-        assert "resuming from the checkpoint at step" in capsys.readouterr().out
+        assert "resuming from the checkpoint at step" in capsys.readouterr().err
     _same_bytes(resumed, reference)
 
 
