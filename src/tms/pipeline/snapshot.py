@@ -44,6 +44,7 @@ from tms.pipeline.profiles import profile_name
 from tms.pipeline.repro import stage_times
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
 from tms.reporting.publish import copy_site
+from tms.reporting.site import WRITTEN
 
 #: The files of the run copied beside the site, from the repository root.
 RUN_FILES = (str(PARAMS_FILE), "dvc.lock", "reports/claims.json", "reports/claim_values.json")
@@ -62,16 +63,16 @@ def _run(args: list[str], repo: Path) -> subprocess.CompletedProcess:
 def check_clean(repo: str | Path = ".") -> str:
     """The git revision (HEAD) of ``repo`` when its run can be snapshotted. Raises SnapshotError
     naming what stands in the way: a stage that is not up to date (``dvc status``), a tracked
-    file other than params.yaml, dvc.lock, the snapshots (results/) and the README (whose answer
-    table a snapshot rewrites) that differs from HEAD, or a file that git does not ignore and
-    HEAD lacks."""
+    file other than params.yaml, the files a run writes (tms.reporting.site.WRITTEN: dvc.lock,
+    the metrics, the plots, the snapshots) and the README (whose answer table a snapshot
+    rewrites) that differs from HEAD, or a file that git does not ignore and HEAD lacks."""
     repo = Path(repo)
     dvc = _run([sys.executable, "-m", "dvc", "status"], repo)
     if dvc.returncode != 0 or "up to date" not in dvc.stdout:
         raise SnapshotError("the pipeline is not up to date (run `make repro` first):\n"
                             + (dvc.stdout + dvc.stderr).strip())
-    git = _run(["git", "status", "--porcelain", "--", ".", f":!{PARAMS_FILE}", ":!dvc.lock",
-                ":!results", ":!README.md"], repo)
+    git = _run(["git", "status", "--porcelain", "--", ".", f":!{PARAMS_FILE}", ":!README.md",
+                *(f":!{p}" for p in WRITTEN)], repo)
     if git.returncode != 0 or git.stdout.strip():
         raise SnapshotError("files differ from the commit, or are not in it, so no revision names "
                             "the code of this run; commit them first:\n"

@@ -89,7 +89,7 @@ def claim_values(papers: list[dict]) -> dict:
 
 
 # Tracked files the pipeline itself rewrites, and the snapshots: not uncommitted work of the checkout.
-_WRITTEN = ("dvc.lock", "reports/claims.json", "reports/claim_values.json", "reports/plots",
+WRITTEN = ("dvc.lock", "reports/claims.json", "reports/claim_values.json", "reports/plots",
             "results")
 
 
@@ -101,7 +101,7 @@ def git_revision(repo: str | Path = ".") -> str:
     if head.returncode != 0:
         return "not a git checkout"
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "."]
-                            + [f":(exclude){p}" for p in _WRITTEN], cwd=repo,
+                            + [f":(exclude){p}" for p in WRITTEN], cwd=repo,
                             capture_output=True, text=True, check=True)
     changed = sorted(line[3:] for line in status.stdout.splitlines())
     return head.stdout.strip() + (f" + uncommitted changes to {', '.join(changed)}"
