@@ -277,7 +277,7 @@ def test_git_revision_names_the_commit_and_uncommitted_inputs(tmp_path):
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
     assert site.git_revision(tmp_path) == "not a git checkout"
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    for name in ("dvc.lock", "params.yaml"):
+    for name in ("dvc.lock", "params.yaml", "code.py"):
         (tmp_path / name).write_text("a\n")
     subprocess.run(git + ["add", "-A"], cwd=tmp_path, check=True)
     subprocess.run(git + ["commit", "-qm", "c"], cwd=tmp_path, check=True)
@@ -285,8 +285,10 @@ def test_git_revision_names_the_commit_and_uncommitted_inputs(tmp_path):
                           text=True, check=True).stdout.strip()
     (tmp_path / "dvc.lock").write_text("b\n")              # written by the pipeline itself
     assert site.git_revision(tmp_path) == head
-    (tmp_path / "params.yaml").write_text("b\n")
-    assert site.git_revision(tmp_path) == f"{head} + uncommitted changes to params.yaml"
+    (tmp_path / "params.yaml").write_text("b\n")          # a profile: the page shows it whole
+    assert site.git_revision(tmp_path) == head
+    (tmp_path / "code.py").write_text("b\n")
+    assert site.git_revision(tmp_path) == f"{head} + uncommitted changes to code.py"
 
 
 def test_browser_check_reports_broken_images_links_and_script_errors(tmp_path):

@@ -88,20 +88,21 @@ def claim_values(papers: list[dict]) -> dict:
             for paper in papers}
 
 
-# Tracked files the pipeline itself rewrites, and the snapshots: not uncommitted work of the checkout.
+#: Tracked files a run writes (the lock, the metrics, the plots, the snapshots): not uncommitted
+#: work of the checkout.
 WRITTEN = ("dvc.lock", "reports/claims.json", "reports/claim_values.json", "reports/plots",
-            "results")
+           "results")
 
 
 def git_revision(repo: str | Path = ".") -> str:
     """The commit checked out in ``repo`` at the time of the call, followed by the tracked files
-    that differ from it (other than those the pipeline writes: dvc.lock, the metrics and the
-    plots), or a note when ``repo`` is not a git checkout."""
+    that differ from it (other than :data:`WRITTEN` and params.yaml, a profile that the page
+    shows whole), or a note when ``repo`` is not a git checkout."""
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True)
     if head.returncode != 0:
         return "not a git checkout"
     status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "."]
-                            + [f":(exclude){p}" for p in WRITTEN], cwd=repo,
+                            + [f":(exclude){p}" for p in (*WRITTEN, "params.yaml")], cwd=repo,
                             capture_output=True, text=True, check=True)
     changed = sorted(line[3:] for line in status.stdout.splitlines())
     return head.stdout.strip() + (f" + uncommitted changes to {', '.join(changed)}"
