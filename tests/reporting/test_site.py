@@ -349,3 +349,14 @@ def test_central_claims_are_marked_in_their_rows_and_must_be_declared():
     claims.central = ("a.main", "a.gone")
     with pytest.raises(ValueError, match="a.gone"):
         claims.rows(None)
+
+
+def test_maths_in_claims_values_and_errata_is_mathml():
+    stages = [{"name": "b", "cmd": "python x", "deps": [], "params": [], "outs": []}]
+    papers = [_paper("paper_a", "reproduced")]
+    papers[0]["claims"][0].update(claim=r"a < b, $\sum_{j \neq i} W_{ij}^2$", paper=r"$x^2$")
+    html = site.render(papers, "", "abc", 'flowchart TD\n\tnode1["b"]', stages)
+    row = html[html.index('id="row-paper_a-fig0.claim"'):].split("</tr>")[0]
+    assert row.count("<math") == 2 and "a &lt; b" in row and "$" not in row
+    errata_table = html[html.index('id="errata-table"'):].split("</table>")[0]
+    assert "<math" in errata_table and r"\sum" not in errata_table     # the errata's TeX too

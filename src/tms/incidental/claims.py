@@ -247,12 +247,15 @@ def _printed_row(claim: Claim, o: Outputs, check: str, printed: float, printed_n
         value=r.estimate, uncertainty=r.se)
 
 
-@CLAIMS.claim("appc.six_sigma", "E(W_i·ξ)⁴ = Σ_j W_ij⁴μ₄ + 6Σ_{j≠j'} W_ij²W_ij'²σ⁴", "app. C",
+@CLAIMS.claim("appc.six_sigma", r"$E(W_i \cdot \xi)^4 = \sum_j W_{ij}^4 \mu_4 + 6 \sum_{j \neq j'} "
+              r"W_{ij}^2 W_{ij'}^2 \sigma^4$", "app. C",
               "6 over ordered pairs j ≠ j'", "—", None, _CHECK, "erratum")
 def _six_sigma(claim: Claim, o: Outputs) -> dict:
     return _printed_row(claim, o, "E(w·ξ)⁴, bipolar noise",
                         o.by_check.loc[theory.PRINTED_FOURTH_MOMENT].closed_form,
-                        "the printed 6Σ_{j≠j'}", "3σ⁴‖w‖⁴ + ‖w‖₄⁴(μ₄ − 3σ⁴), i.e. 3Σ_{j≠j'}")
+                        r"the printed $6 \sum_{j \neq j'}$",
+                        r"$3\sigma^4 \|w\|^4 + \|w\|_4^4 (\mu_4 - 3\sigma^4)$, "
+                        r"i.e. $3 \sum_{j \neq j'}$")
 
 
 @CLAIMS.claim("appc.coefficient_bipolar", "η² coefficient of ‖W_i‖₄⁴ in the next-step loss, "

@@ -98,9 +98,11 @@ def _trained(check: Check) -> Check:
     return guarded
 
 
-@CLAIMS.claim("prop1.trained_minimum", "trained x ↦ ABx reaches L = tr Σ − Σ_{i≤d} λ_i",
-              "Prop. 1, Cor. 2", "minimum tr Σ − Σ_{i≤d} λ_i", "—", "linear_convergence", _LIN,
-              "sanity check")
+@CLAIMS.claim("prop1.trained_minimum",
+              r"trained x ↦ ABx reaches $L = \mathrm{tr}\,\Sigma - \sum_{i \le d} \lambda_i$",
+              "Prop. 1, Cor. 2",
+              r"minimum $\mathrm{tr}\,\Sigma - \sum_{i \le d} \lambda_i$", "—",
+              "linear_convergence", _LIN, "sanity check")
 @_trained
 def _trained_minimum(claim: Claim, out: Outputs) -> dict:
     final, first = out.linear_final, out.linear_first
@@ -164,7 +166,8 @@ def _unique(claim: Claim, out: Outputs) -> dict:
 
 
 @CLAIMS.claim("prop1.critical_points", "every (A, B) = (U_I C, C⁻¹U_Iᵀ) is critical with "
-              "L = tr Σ − Σ_{i∈I} λ_i", "Prop. 1, (⋆)", "critical, L = Σ_{i∉I} λ_i", "—",
+              r"$L = \mathrm{tr}\,\Sigma - \sum_{i \in I} \lambda_i$", "Prop. 1, (⋆)",
+              r"critical, $L = \sum_{i \notin I} \lambda_i$", "—",
               "saddle", _SADDLE, "sanity check")
 def _critical_points(claim: Claim, out: Outputs) -> dict:
     critical = out.critical
@@ -262,20 +265,24 @@ def _energy_decreases(claim: Claim, out: Outputs) -> dict:
         f"{len(out.energy)} times", value=rise)
 
 
-@CLAIMS.claim("eq28.energy_printed", "E = ¼Σλ(1 − |w_i|²)² + ½Σ_{i≠j}λ⟨w_i, w_j⟩²",
+@CLAIMS.claim("eq28.energy_printed",
+              r"$E = \frac{1}{4} \sum \lambda (1 - |w_i|^2)^2 + "
+              r"\frac{1}{2} \sum_{i \neq j} \lambda \langle w_i, w_j \rangle^2$",
               "eq. 28 (energy)", "as printed", "—", "energy", _FLOW, "erratum")
 def _energy_printed(claim: Claim, out: Outputs) -> dict:
     printed_rise = float(out.energy_moving.dE_ordered_dt.max())
     return claim.row(
         printed_rise > RISE_TOL, "summed over ordered pairs the cross term is doubled: the flow is "
-        "−∇E only with ½Σ_{i<j} (or ¼Σ_{i≠j}); the printed E rises along the flow by up to "
+        r"−∇E only with $\frac{1}{2} \sum_{i<j}$ (or $\frac{1}{4} \sum_{i \neq j}$); the printed E "
+        "rises along the flow by up to "
         f"{printed_rise:.2g} per unit time", f"a rise > {RISE_TOL:g} (above round-off) "
         "shows the printed E is not the flow's energy", f"{len(out.energy)} times",
         value=printed_rise)
 
 
-@CLAIMS.claim("sec31.skeleton_mass", "μ(Q_l) = C(D, l)(1 − S)^l S^(D−l); μ(∪_{l≥2} Q_l) = 1 − S^D "
-              "− D(1 − S)S^(D−1)", "sec. 3.1", "binomial", "—", "skeletons", _DATA,
+@CLAIMS.claim("sec31.skeleton_mass", r"$\mu(Q_l) = C(D, l)(1 - S)^l S^{D-l}$; "
+              r"$\mu(\bigcup_{l \ge 2} Q_l) = "
+              r"1 - S^D - D(1 - S) S^{D-1}$", "sec. 3.1", "binomial", "—", "skeletons", _DATA,
               "sanity check")
 def _skeleton_mass(claim: Claim, out: Outputs) -> dict:
     sk = out.skeletons
@@ -285,7 +292,7 @@ def _skeleton_mass(claim: Claim, out: Outputs) -> dict:
 
 
 @CLAIMS.claim("sec31.ignore_ge2", "inputs with ≥ 2 active features can be ignored when "
-              "μ(∪_{l≥2} Q_l) is small (an open question of the notes)", "sec. 3.1",
+              r"$\mu(\bigcup_{l \ge 2} Q_l)$ is small (an open question of the notes)", "sec. 3.1",
               "open question", "—", "relu_share", ("notes_relu",), "finding")
 def _ignore_ge2(claim: Claim, out: Outputs) -> dict:
     relu = out.relu

@@ -4,7 +4,6 @@ figure with its caption, anchor and data, and show the claims table with an anch
 
 from __future__ import annotations
 
-import html
 import os
 import textwrap
 from pathlib import Path
@@ -15,7 +14,7 @@ from IPython.display import HTML, Image, Markdown, display
 
 from tms.core import divergence, io, savefig
 from tms.core.claim_rows import EMPIRICAL, MATHEMATICS, label, tally
-from tms.reporting import anchors
+from tms.reporting import anchors, tex
 
 
 def kept(table: pd.DataFrame, what: str) -> pd.DataFrame:
@@ -77,8 +76,8 @@ def _claims_html(rows: list[dict]) -> str:
         cells = [r["claim"], r["source"], r["paper"], r["paper_scale"], r["ours"], r["scale"],
                  r["tolerance"], label(r) + (f": {r['inconclusive']}"
                                              if r.get("inconclusive") else "")]
-        body.append(f'<tr id="{anchors.claim(r["id"])}">'
-                    + "".join(f"<td>{html.escape(str(c))}</td>" for c in cells) + "</tr>")
+        body.append(f'<tr id="{anchors.claim(r["id"])}">'            # maths as MathML
+                    + "".join(f"<td>{tex.html_with_math(str(c))}</td>" for c in cells) + "</tr>")
     head = "".join(f"<th>{h}</th>" for h in _HEAD)
     return (f'<table class="claims"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}'
             "</tbody></table>")

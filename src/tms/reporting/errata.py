@@ -50,7 +50,8 @@ ERRATA: tuple[Erratum, ...] = (
             "Var(ν_i) sums W_ij² over j ≠ i (text)", "the code includes the diagonal j = i",
             ("sym.dvar_nu",)),
     Erratum("persian_rug", "fig. 7 (authors' code)",
-            "Λ = max_i Σ_{j≠i}|W_ij|³ / (Σ_{j≠i} W_ij²)^{3/2} (text)",
+            r"$\Lambda = \max_i \sum_{j \neq i} |W_{ij}|^3 / "
+            r"(\sum_{j \neq i} W_{ij}^2)^{3/2}$ (text)",
             "the code omits the 3/2 power", ("sym.lyapunov",)),
     Erratum("incidental_polysemanticity", "figs. 4–5", "a random unit vector has ‖w‖₄⁴ = 3/m",
             "3/m is the limit; the expectation is exactly 3/(m + 2)", ("figs45.random_fourth",)),
@@ -58,11 +59,14 @@ ERRATA: tuple[Erratum, ...] = (
             "E[X²] − E[X]² = Var[X], as the lines after it use", (),
             "a typo: nothing downstream uses the square"),
     Erratum("incidental_polysemanticity", "app. C",
-            "E[(W_i·ξ)⁴] = Σ_j W_ij⁴μ₄ + 6Σ_{j≠j'} W_ij²W_ij'²σ⁴",
+            r"$E[(W_i \cdot \xi)^4] = \sum_j W_{ij}^4 \mu_4 + "
+            r"6 \sum_{j \neq j'} W_{ij}^2 W_{ij'}^2 \sigma^4$",
             "over ordered pairs j ≠ j' the coefficient is 3: E[(W_i·ξ)⁴] = 3σ⁴‖W_i‖⁴ + "
             "‖W_i‖₄⁴(μ₄ − 3σ⁴); section 3's conclusion survives", ("appc.six_sigma",)),
-    Erratum("autoencoding_notes", "sec. 3.1", "C = ⋃_{l=0}^{n} Q_l, Q_l defined for l = 1, …, D",
-            "⋃_{l=0}^{D} Q_l with Q_0 = {0} (n is not defined there)", ("sec31.skeleton_mass",)),
+    Erratum("autoencoding_notes", "sec. 3.1",
+            r"$C = \bigcup_{l=0}^{n} Q_l$, $Q_l$ defined for l = 1, …, D",
+            r"$\bigcup_{l=0}^{D} Q_l$ with $Q_0 = \{0\}$ (n is not defined there)",
+            ("sec31.skeleton_mass",)),
     Erratum("autoencoding_notes", "eqs. 28", "two equations numbered (28): the flow of w̄_j and "
             "the energy E", "number them apart; the claims call the second 'eq. 28 (energy)'", (),
             "a numbering slip"),

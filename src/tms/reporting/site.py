@@ -5,7 +5,8 @@ that the report notebooks write (tms.core.claim_rows), the stages those of ``dvc
 is self-contained (nothing loaded from the network): the DAG is drawn to inline SVG
 (tms.reporting.dag), and a small inline script sorts and filters the claims table. Each claim
 links to the place in its report that shows it (tms.reporting.anchors): its figure's caption,
-else its row of the report's claims table; each figure links to the CSV of its data written beside its PNG.
+else its row of the report's claims table; each figure links to the CSV of its data written
+beside its PNG. Maths in claims, values and errata (``$tex$``) is MathML (tms.reporting.tex).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 import jinja2
+import markupsafe
 
 from tms.core.claim_rows import (
     BASES,
@@ -28,8 +30,7 @@ from tms.core.claim_rows import (
     label,
     tally,
 )
-from tms.reporting import anchors, dag, errata
-
+from tms.reporting import anchors, dag, errata, tex
 
 #: The papers in the order the README and the site show them; others after, by key.
 PAPERS = ("persian_rug", "incidental_polysemanticity", "autoencoding_notes")
@@ -139,7 +140,10 @@ def _anchor(name: str) -> str:
     return "stage-" + re.sub(r"[^A-Za-z0-9_-]", "-", name.split("@")[0])
 
 
-_TEMPLATE = jinja2.Template("""<!DOCTYPE html>
+_ENV = jinja2.Environment(autoescape=True, trim_blocks=False)
+#: Claims, values and errata with their ``$tex$`` spans as MathML (tms.reporting.tex).
+_ENV.filters["math"] = lambda text: markupsafe.Markup(tex.html_with_math(str(text)))
+_TEMPLATE = _ENV.from_string("""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>tms-repro: reproduction of three papers on toy models of superposition</title>
 <style>
@@ -176,9 +180,9 @@ pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 {% for p in papers if p.central %}<h3>{{ p.title }}</h3>
 <table class="answer"><colgroup><col class="claim"><col class="verdict"><col class="ours"><col><col class="figure"></colgroup>
 <thead><tr><th>claim (the paper's scale)</th><th>verdict</th><th>ours</th><th>our scale</th><th>figure</th></tr></thead><tbody>
-{% for r in p.central %}<tr id="answer-{{ r.paper_key }}-{{ r.id }}"><td><a href="{{ r.claim_href }}">{{ r.claim }}</a> ({{ r.paper_scale }})</td>
+{% for r in p.central %}<tr id="answer-{{ r.paper_key }}-{{ r.id }}"><td><a href="{{ r.claim_href }}">{{ r.claim|math }}</a> ({{ r.paper_scale }})</td>
 <td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.label }}{% if r.inconclusive %}: {{ r.inconclusive }}{% endif %}</td>
-<td>{{ r.ours }}</td><td>{{ r.scale }}</td>
+<td>{{ r.ours|math }}</td><td>{{ r.scale }}</td>
 <td>{% if r.figure_href %}<a href="{{ r.claim_href }}"><img class="thumb" src="{{ r.figure_href }}" alt="{{ r.source }}"></a>{% else %}—{% endif %}</td></tr>
 {% endfor %}</tbody></table>
 {% endfor %}
@@ -212,8 +216,8 @@ section of the report and to the data it draws (CSV). Click a column's heading t
 <th>paper's value (scale)</th><th>ours (± uncertainty)</th><th>our scale</th>
 <th>tolerance</th><th>verdict</th><th>figure</th><th>stages</th></tr></thead><tbody>
 {% for r in rows %}<tr id="row-{{ r.paper_key }}-{{ r.id }}" data-paper="{{ r.paper_key }}" data-verdict="{{ r.label }}">
-<td><a href="{{ r.report_href }}">{{ r.paper_key }}</a></td><td><a class="claim-link" href="{{ r.claim_href }}">{{ r.claim }}</a></td><td>{{ r.source }}</td>
-<td>{{ r.paper }} ({{ r.paper_scale }})</td><td>{{ r.ours }}</td><td>{{ r.scale }}</td><td>{{ r.tolerance }}</td>
+<td><a href="{{ r.report_href }}">{{ r.paper_key }}</a></td><td><a class="claim-link" href="{{ r.claim_href }}">{{ r.claim|math }}</a></td><td>{{ r.source }}</td>
+<td>{{ r.paper|math }} ({{ r.paper_scale }})</td><td>{{ r.ours|math }}</td><td>{{ r.scale }}</td><td>{{ r.tolerance|math }}</td>
 <td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.label }}{% if r.inconclusive %}: {{ r.inconclusive }}{% endif %}</td>
 <td>{% if r.figure_href and r.first_of_figure %}<a href="{{ r.claim_href }}"><img class="thumb" src="{{ r.figure_href }}" alt="{{ r.source }}"></a>
 <a class="data-link" href="{{ r.data_href }}">data (CSV)</a>{% elif r.figure_href %}<a href="{{ r.claim_href }}">figure</a>{% else %}—{% endif %}</td>
@@ -233,12 +237,12 @@ check (a theorem or a construction) that fails reads not reproduced.</p>
 leave out), with the claims rows that bear on it; then the errata our checks found beyond it.</p>
 <table id="errata-table"><thead><tr><th>paper</th><th>where</th><th>printed or coded</th>
 <th>what holds</th><th>our evidence</th></tr></thead><tbody>
-{% for e in errata %}<tr><td>{{ e.paper }}</td><td>{{ e.where }}</td><td>{{ e.printed }}</td>
-<td>{{ e.correct }}</td><td>{% for r in e.rows %}<p>{{ r.source }}, {{ r.verdict }}: {{ r.ours }}
+{% for e in errata %}<tr><td>{{ e.paper }}</td><td>{{ e.where }}</td><td>{{ e.printed|math }}</td>
+<td>{{ e.correct|math }}</td><td>{% for r in e.rows %}<p>{{ r.source }}, {{ r.verdict }}: {{ r.ours|math }}
 (<a href="{{ r.claim_href }}">{% if r.figure_href %}figure{% else %}report{% endif %}</a>)</p>{% else %}
 <p>no claims row{% if e.note %}; {{ e.note }}{% else %}: not checked by the pipeline yet{% endif %}</p>{% endfor %}</td></tr>
 {% endfor %}{% for r in other_errata %}<tr><td>{{ r.paper_key }}</td><td>{{ r.source }}</td>
-<td>{{ r.claim }}</td><td>{{ r.ours }}</td><td>found by our check
+<td>{{ r.claim|math }}</td><td>{{ r.ours|math }}</td><td>found by our check
 (<a href="{{ r.claim_href }}">{% if r.figure_href %}figure{% else %}report{% endif %}</a>)</td></tr>
 {% endfor %}</tbody></table>
 
@@ -289,7 +293,7 @@ leave out), with the claims rows that bear on it; then the errata our checks fou
 })();
 </script>
 </body></html>
-""", autoescape=True, trim_blocks=False)
+""")
 
 
 def _href(path: str | None, base: Path) -> str | None:

@@ -7,6 +7,7 @@ depends on the TeX alone, so the HTML stays byte-stable.
 
 from __future__ import annotations
 
+import html
 import re
 
 from latex2mathml.converter import convert
@@ -32,4 +33,16 @@ def to_mathml(markdown: str) -> str:
         out += [_MATH.sub(_mathml, markdown[last:code.start()]), code.group(0)]
         last = code.end()
     out.append(_MATH.sub(_mathml, markdown[last:]))
+    return "".join(out)
+
+
+def html_with_math(text: str) -> str:
+    """Plain ``text`` (a claim, a value, an erratum) as HTML: escaped, but every ``$tex$`` span
+    a ``<math>`` element (:func:`to_mathml`), so that claims and errata show their maths
+    rendered on the site and in the reports' claims tables. Raises as :func:`to_mathml`."""
+    out, last = [], 0
+    for match in _MATH.finditer(text):
+        out += [html.escape(text[last:match.start()]), _mathml(match)]
+        last = match.end()
+    out.append(html.escape(text[last:]))
     return "".join(out)
