@@ -75,9 +75,10 @@ def main(argv: list[str] | None = None) -> int:
         "seconds": [*(60 * pr.minutes_median), *(60 * ip.minutes), *(60 * notes.minutes)]}
     ).assign(params=params_digest(p))
     io.write_csv(seconds, FORECAST_FILE)
-    print(f"\ntraining stages: {seconds.seconds.sum() / 60:.1f} min predicted (the Persian Rug "
-          f"grids at the median stopping step; {pr.minutes_cap.sum():.1f} min if every model "
-          f"ran to its cap); written to {FORECAST_FILE}")
+    print(f"\ntraining stages: {seconds.seconds.sum() / 60:.1f} min predicted, the Persian Rug "
+          f"models {pr.minutes_median.sum():.1f} min of it at the median stopping step "
+          f"({pr.minutes_cap.sum():.1f} min if every model ran to its cap); written to "
+          f"{FORECAST_FILE}")
     return 0
 
 
