@@ -13,14 +13,13 @@ import pandas as pd
 import pytest
 import yaml
 from dvc.repo import Repo
-from markupsafe import escape
 
 from tms.core import claim_rows
 from tms.incidental.claims import CLAIMS as IP_CLAIMS
 from tms.notes.claims import CLAIMS as NOTES_CLAIMS
 from tms.persian_rug.claims import CLAIMS as PR_CLAIMS
 from tms.pipeline import stage, verify
-from tms.reporting import browser, errata
+from tms.reporting import browser, errata, tex
 
 ROOT = Path(__file__).resolve().parents[2]
 REGISTRIES = {"autoencoding_notes": NOTES_CLAIMS, "incidental_polysemanticity": IP_CLAIMS,
@@ -107,7 +106,8 @@ def test_site_shows_every_claim_with_links_and_metrics(smoke_repo):
         data = json.loads((repo / f"reports/claims/{paper}.json").read_text())
         assert len(data["claims"]) >= 5 and metrics[paper]["claims_total"] == len(data["claims"])
         for row in data["claims"]:
-            assert escape(row["claim"]) in html and escape(row["ours"]) in html
+            assert tex.html_with_math(row["claim"]) in html                # maths as MathML
+            assert tex.html_with_math(row["ours"]) in html
             assert row["verdict"] in claim_rows.VERDICTS
             assert row["scale"] and row["paper_scale"]                 # every row its scale
             assert row["figure"] is None or (repo / row["figure"]).is_file()
@@ -119,7 +119,7 @@ def test_site_shows_every_claim_with_links_and_metrics(smoke_repo):
     assert diag["value"] == pytest.approx(f3.diag_mean.mean(), abs=5e-4)
     assert diag["uncertainty"] == pytest.approx(f3.diag_std.mean(), abs=5e-4)
     for erratum in errata.ERRATA:
-        assert escape(erratum.printed) in html
+        assert tex.html_with_math(erratum.printed) in html
     assert "flowchart TD" in html and "<svg" in html and "pr_train@16" in html
     assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)   # nothing remote
 
