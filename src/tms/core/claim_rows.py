@@ -283,7 +283,7 @@ def tally(rows: Iterable[Mapping], basis: str) -> list[tuple[str, int]]:
     order = {v: k for k, v in enumerate(VERDICTS)}
     counts: dict[str, int] = {}
     for r in rows:
-        if r.get("basis", MATHEMATICS if r["kind"] == SANITY else EMPIRICAL) == basis:
+        if r["basis"] == basis:
             counts[label(r)] = counts.get(label(r), 0) + 1
     return sorted(counts.items(), key=lambda kv: (-kv[1], order.get(kv[0].split(" (")[0], 99),
                                                   kv[0]))
