@@ -1,6 +1,6 @@
 """Stage: execute a paper's report notebook with papermill and render it to HTML.
 
-    python stages/reporting/report.py persian_rug
+    python stages/run.py stages/reporting/report.py persian_rug
 
 runs reports/templates/persian_rug.ipynb (figures land in reports/figures/persian_rug/),
 writes the executed notebook reports/persian_rug.ipynb and reports/persian_rug.html.

@@ -1,0 +1,63 @@
+"""stages/run.py, the command of every stage: a `python` that cannot import the package (DVC
+started as `.venv/bin/dvc repro` without activating .venv) restarts under .venv's python, or
+says what to do with exit status 2."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+LAUNCHER = "stages/run.py"
+VENV_PYTHON = ROOT / ".venv" / "bin" / "python"
+
+
+@pytest.fixture
+def bare_python(tmp_path):
+    """A PATH whose `python` is the interpreter behind this one without its environment: what
+    DVC's shell finds when .venv is not activated."""
+    base = Path(os.path.realpath(sys.executable))
+    probe = subprocess.run([base, "-c", "import tms"], capture_output=True)
+    if probe.returncode == 0:
+        pytest.skip(f"{base} imports tms: no interpreter without the package here")
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "python").symlink_to(base)
+    return {**os.environ, "PATH": f"{tmp_path / 'bin'}:/usr/bin:/bin"}
+
+
+def test_every_stage_runs_through_the_launcher():
+    stages = yaml.safe_load((ROOT / "dvc.yaml").read_text())["stages"]
+    commands = {name: s["cmd"].split() for name, s in stages.items()}
+    assert {name: c[:2] for name, c in commands.items()} == {
+        name: ["python", LAUNCHER] for name in stages}
+    assert all(c[2].startswith("stages/") and c[2].endswith(".py") for c in commands.values())
+
+
+@pytest.mark.skipif(not VENV_PYTHON.is_file(), reason="no .venv in this checkout")
+def test_a_bare_python_restarts_under_the_venv(bare_python, tmp_path):
+    script = tmp_path / "where.py"
+    script.write_text("import sys\nimport tms\nprint(sys.executable, sys.argv[1:])\n")
+    run = subprocess.run(["sh", "-c", f"python {LAUNCHER} {script} --n-s 8"], cwd=ROOT,
+                         env=bare_python, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.split() == [str(VENV_PYTHON), "['--n-s',", "'8']"]
+
+
+def test_without_a_venv_it_says_what_to_do(bare_python):
+    env = {**bare_python, "TMS_STAGE_RESTARTED": "1"}      # as if the restart had not helped
+    run = subprocess.run(["sh", "-c", f"python {LAUNCHER} stages/persian_rug/pr_theory.py"],
+                         cwd=ROOT, env=env, capture_output=True, text=True)
+    assert run.returncode == 2
+    assert "cannot import the tms package" in run.stderr
+    assert "make repro" in run.stderr and ". .venv/bin/activate" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_the_stage_sees_its_own_arguments():
+    run = subprocess.run([sys.executable, LAUNCHER, "stages/persian_rug/pr_train.py", "--help"],
+                         cwd=ROOT, capture_output=True, text=True)
+    assert run.returncode == 0
+    assert run.stdout.startswith("usage: pr_train.py [-h] --n-s N_S")
