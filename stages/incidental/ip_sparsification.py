@@ -17,10 +17,10 @@ from tms.pipeline import stage
 
 def main(ip):
     cfg = ip.sparsification
+    euler = sparsification.euler_comparison(cfg.euler.m, cfg.euler.lam, cfg.init_std, cfg.seed,
+                                            cfg.euler.dt)     # its size checked first
     table = pd.concat([sparsification.trajectory(m, cfg.lam, cfg.init_std, cfg.seed, cfg.n_times)
                        for m in cfg.m], ignore_index=True)
-    euler = sparsification.euler_comparison(cfg.euler.m, cfg.euler.lam, cfg.init_std, cfg.seed,
-                                            cfg.euler.dt)
     io.write_parquet(euler, artefacts.EULER)
     io.write_parquet(table, artefacts.SPARSIFICATION)
 

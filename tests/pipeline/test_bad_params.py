@@ -97,7 +97,7 @@ BAD = [
     (f"{AN}.device", "cuda:x", "'cuda:x'", "auto|cpu|cuda"),
     # sizes that would hang a stage or exhaust memory
     (f"{PR}.grid.ratio", {"start": 0.1, "stop": 0.8, "num": 10**10}, "10000000000",
-     "less than or equal to 10000"),
+     "less than or equal to 1000"),
     (f"{PR}.rug.n_s", 2**30, "1073741824", "power of two from 2 to 32768"),
     (f"{PR}.fig1.n_s", 2**20, "1048576", "power of two from 2 to 8192"),
     (f"{PR}.eval.n_vectors", 10**12, "1000000000000", "less than or equal to 16777216"),
@@ -165,7 +165,7 @@ BAD = [
     (f"{AN}.flows.lr", float("inf"), "inf", "finite number"),
     (f"{AN}.flows.lr", 1e3, "1000.0", "gradient steps; from 1 to 1e6"),
     (f"{AN}.saddle.epsilon", {"start": 1e-3, "stop": 100.0, "num": 10**10}, "10000000000",
-     "less than or equal to 10000"),
+     "less than or equal to 1000"),
     (f"{AN}.moments.n_vectors", 10**12, "1000000000000", "less than or equal to 100000000"),
     (f"{AN}.moments.n_vectors", 10**8, "100000000", "n_vectors · max(D)"),
     (f"{AN}.relu.D", 10**7, "10000000", "less than or equal to 4096"),
@@ -173,6 +173,37 @@ BAD = [
     (f"{AN}.relu.train.adam_eps", float("inf"), "inf", "finite number"),
     (f"{AN}.eval.n_vectors", 10**9, "1000000000", "less than or equal to 16777216"),
     (f"{AN}.linear.steps", [100, 10**9], "1000000000", "less than or equal to 10000000"),
+    # lists of any length, and products of sizes, that once ran for minutes or hours silently
+    (f"{PR}.theory.ratio", [k / 1001 for k in range(1, 1002)], "(1001 values)",
+     "ratio grid has 1001 values; at most 1000"),
+    (f"{PR}.theory.ratio", {"start": 1e-5, "stop": 1.0, "num": 10**5}, "100000",
+     "less than or equal to 1000"),
+    (f"{PR}.scaling.theory_p", [k / 5001 for k in range(1, 5001)], "(5000 values)",
+     "at most 1000 items"),
+    (f"{AN}.moments.S", [k / 20001 for k in range(20000)], "(20000 values)",
+     "at most 1000 items"),
+    (f"{IP}.collisions.m", list(range(2, 2002)), "(2000 values)", "at most 1000 items"),
+    (f"{IP}.checks.m", 65536, "65536", "samples · m = 1.311e+10; at most 1.074e+09"),
+    (f"{PR}.grid.by_n_s", [{"n_s": 64, "p": [0.1]}] * 1001, "(1001 values)",
+     "at most 1000 items"),
+]
+
+# Products of sizes over more than one key: (the edits, the key reported, what the message says)
+TOO_MUCH = [
+    ({f"{AN}.flows.T": 10**7, f"{AN}.flows.D": 4096}, f"{AN}.flows.T = 10000000",
+     "T · D = 4.096e+10; at most 2.684e+08"),
+    ({f"{PR}.fig2.p": [k / 501 for k in range(1, 501)],
+      f"{PR}.theory.ratio": {"start": 0.001, "stop": 1.0, "num": 1000}}, f"{PR} = {{...}}",
+     "fig2.p × theory.ratio = 5e+05; at most 1e+05"),
+    ({f"{PR}.scaling.theory_p": [k / 501 for k in range(1, 501)],
+      f"{PR}.scaling.theory_ratio": {"start": 0.001, "stop": 1.0, "num": 1000}},
+     f"{PR}.scaling = {{...}}", "theory_p × theory_ratio = 5e+05; at most 1e+05"),
+    ({f"{PR}.rug.n_s": 32768, f"{PR}.rug.n_fit": 4096,
+      f"{PR}.rug.ratio": {"start": 0.001, "stop": 1.0, "num": 1000}}, f"{PR} = {{...}}",
+     "× rug.n_s = 1.369e+13; at most 1.1e+12"),
+    ({f"{AN}.moments.S": [k / 100 for k in range(100)], f"{AN}.moments.n_vectors": 10**6,
+      f"{AN}.moments.D": [2, 8, 32, 128, 256]}, f"{AN}.moments.n_vectors = 1000000",
+     "S × n_vectors · sum(D) = 4.26e+10; at most 1.718e+10"),
 ]
 
 
@@ -188,6 +219,17 @@ def test_bad_params_name_key_value_and_rule(load_profile, key, value, shown, all
     assert any(allowed in line for line in lines), msg   # what is allowed
     if shown is not None:
         assert any(shown in line for line in lines), msg  # the bad value
+
+
+@pytest.mark.parametrize("edits, shown, says", TOO_MUCH, ids=[s for _, s, _ in TOO_MUCH])
+def test_products_of_sizes_are_bounded_before_any_work(load_profile, edits, shown, says):
+    raw = load_profile("default")
+    for key, value in edits.items():
+        _with_value(raw, key, value)
+    with pytest.raises(ParamsError) as err:
+        params.SECTION.parse(raw, "params.yaml")
+    (line,) = str(err.value).splitlines()[1:]
+    assert line.strip().startswith(shown) and says in line, line
 
 
 @pytest.mark.parametrize("count, name, allowed", [
@@ -266,6 +308,11 @@ def _snapshot(root: Path) -> dict[str, tuple[str, int]]:
     (["stages/incidental/ip_checks.py"], f"{IP}.checks.samples", 10**12,
      f"{IP}.checks.samples = 1000000000000"),
     (["stages/notes/notes_flows.py"], f"{AN}.flows.lr", float("inf"), f"{AN}.flows.lr = inf"),
+    (["stages/incidental/ip_checks.py"], f"{IP}.checks",
+     {"n": 8, "m": 65536, "sigma": 0.1, "samples": 200000, "seed": 0, "m_exact": 4},
+     f"{IP}.checks.m = 65536: samples · m"),
+    (["stages/incidental/ip_sparsification.py"], f"{IP}.sparsification.euler.dt", [0.5, 1e-6],
+     f"{IP}.sparsification.euler.dt = [0.5, 1e-06]: the Euler steps"),
 ])
 def test_a_stage_with_bad_params_exits_2_and_touches_nothing(tmp_path, root, load_profile, argv,
                                                              key, value, shown):

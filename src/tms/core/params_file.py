@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import os
 import re
+import reprlib
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,16 +47,34 @@ def _section_keys(model: type[BaseModel], loc: list[str]) -> list[str]:
     return list(model.model_fields)
 
 
-def _offending_key(key: str, value: object, msg: str) -> tuple[str, object]:
+def _offending_key(key: str, value: object, msg: str) -> tuple[str, object, str]:
     """A rule checked on a whole section whose message starts ``name = ...`` (name a dotted key
-    of that section) is reported at that key, with its value; else ``(key, value)``."""
+    of that section) is reported at that key, with its value, and without the message's own
+    ``name = value: `` where it starts so; else ``(key, value, msg)``."""
     match = re.match(r"([\w.]+) = ", msg)
     node = value
     for part in match.group(1).split(".") if match else []:
         if not isinstance(node, dict) or part not in node:
-            return key, value
+            return key, value, msg
         node = node[part]
-    return (f"{key}.{match.group(1)}", node) if match else (key, value)
+    if not match:
+        return key, value, msg
+    return f"{key}.{match.group(1)}", node, msg.removeprefix(f"{match.group(0)}{node}: ")
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlist, _REPR.maxdict, _REPR.maxlevel, _REPR.maxstring = 6, 4, 3, 60
+
+
+def _shown(value: object) -> str:
+    """``value`` as a message shows it: its repr, long lists and sections cut short (with the
+    count of a long list's values)."""
+    if isinstance(value, dict):
+        return repr(value) if len(repr(value)) <= 80 else "{...}"
+    text = _REPR.repr(value)
+    if isinstance(value, list) and len(value) > _REPR.maxlist:
+        text += f" ({len(value)} values)"
+    return text
 
 
 def _format(err: ValidationError, source: str, model: type[BaseModel], prefix: list[str]) -> str:
@@ -69,14 +88,14 @@ def _format(err: ValidationError, source: str, model: type[BaseModel], prefix: l
             allowed = _section_keys(model, inner)
             close = difflib.get_close_matches(loc[-1], allowed, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            lines.append(f"  {key}: unknown key (value {e['input']!r}); {hint}allowed keys here: "
-                         f"{', '.join(allowed)}")
+            lines.append(f"  {key}: unknown key (value {_shown(e['input'])}); {hint}allowed "
+                         f"keys here: {', '.join(allowed)}")
         elif e["type"] == "missing":
             lines.append(f"  {key}: missing; this key is required")
         else:
             msg = e["msg"].removeprefix("Value error, ")
-            key, value = _offending_key(key, e["input"], msg)
-            lines.append(f"  {key} = {value!r}: {msg}")
+            key, value, msg = _offending_key(key, e["input"], msg)
+            lines.append(f"  {key} = {_shown(value)}: {msg}")
     return "\n".join(lines)
 
 

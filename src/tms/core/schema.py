@@ -50,8 +50,27 @@ Steps = Annotated[int, Field(ge=1, le=10**7)]
 Count = Annotated[int, Field(ge=1, le=10**4)]
 #: A minibatch.
 Batch = Annotated[int, Field(ge=1, le=2**16)]
+#: Values one list of params may hold (a grid axis, a list of settings): far above every profile
+#: (the authors' longest has 200), far below what would hang a stage.
+MAX_VALUES = 1000
 #: Points of a linspace / geomspace grid.
-GridSize = Annotated[int, Field(ge=1, le=10**4)]
+GridSize = Annotated[int, Field(ge=1, le=MAX_VALUES)]
+
+
+def listed(min_length: int = 1):
+    """The length bounds of a list of params: ``min_length`` to :data:`MAX_VALUES` values (as
+    ``Annotated[list[...], listed(), ...]``)."""
+    return Field(min_length=min_length, max_length=MAX_VALUES)
+
+
+def at_most(what: str, amount: float, cap: float, why: str, blame: str = "") -> None:
+    """The bound on one product of sizes, checked with the rest of the params before any work:
+    raise ValueError saying ``what`` (the keys multiplied), its ``amount``, the ``cap`` and
+    ``why`` the cap (what the product costs), when ``amount`` > ``cap``. ``blame``: ``"key =
+    value"`` of the key the message is reported at (its section's, without)."""
+    if amount > cap:
+        raise ValueError(f"{blame + ': ' if blame else ''}{what} = {amount:.4g}; at most "
+                         f"{cap:.4g} ({why})")
 
 
 class Linspace(Strict):
@@ -73,6 +92,8 @@ def check_unit_interval(name: str, grid: list[float] | Linspace) -> list[float] 
     values = expand(grid)
     if not values:
         raise ValueError(f"{name} grid is empty; give at least one value in (0, 1]")
+    if len(values) > MAX_VALUES:
+        raise ValueError(f"{name} grid has {len(values)} values; at most {MAX_VALUES}")
     bad = [v for v in values if not (0.0 < v <= 1.0)]
     if bad:
         raise ValueError(f"every {name} must be in (0, 1], got {bad[0]!r}")

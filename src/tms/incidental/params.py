@@ -9,7 +9,17 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from tms.core.params_file import Section
-from tms.core.schema import Arithmetic, Count, DeviceName, Seed, Steps, Strict, Unique
+from tms.core.schema import (
+    Arithmetic,
+    Count,
+    DeviceName,
+    Seed,
+    Steps,
+    Strict,
+    Unique,
+    at_most,
+    listed,
+)
 
 #: This paper's section of params.yaml.
 KEY = "incidental_polysemanticity"
@@ -58,7 +68,7 @@ class IpEuler(Strict):
 
     m: Annotated[int, Field(ge=2, le=10**6)]
     lam: PositiveFloat
-    dt: Annotated[list[PositiveFloat], Field(min_length=2)]
+    dt: Annotated[list[PositiveFloat], listed(2)]
 
     @model_validator(mode="after")
     def _lam_not_degenerate(self):
@@ -78,7 +88,7 @@ class IpSparsification(Strict):
     """Figs. 2 and 7: one encoding of m weights, interference off (paper: m 1e5, λ 1e-5,
     W_ik(0) = |N(0, (0.9/√m)²)|)."""
 
-    m: Annotated[list[Annotated[int, Field(ge=2, le=10**7)]], Field(min_length=1), Unique]
+    m: Annotated[list[Annotated[int, Field(ge=2, le=10**7)]], listed(), Unique]
     lam: PositiveFloat
     init_std: PositiveFloat
     seed: Seed
@@ -96,7 +106,7 @@ class IpCollisions(Strict):
     m 256…4096, 16 instances, λ 1e-3, AdamW lr 1e-3, 7500 steps)."""
 
     n: IpFeatures
-    m: Annotated[list[Neurons], Field(min_length=2), Unique]
+    m: Annotated[list[Neurons], listed(2), Unique]
     instances: Count
     lam: NonNegative
     optimizer: IpOptimizer
@@ -119,8 +129,8 @@ class IpNoise(Strict):
     n: IpFeatures
     m: Neurons
     instances: Count
-    noise: Annotated[list[NoiseKind], Field(min_length=1), Unique]
-    sigma: Annotated[list[NonNegative], Field(min_length=1), Unique]
+    noise: Annotated[list[NoiseKind], listed(), Unique]
+    sigma: Annotated[list[NonNegative], listed(), Unique]
     optimizer: IpOptimizer
     steps: Steps
     record_every: Steps
@@ -139,8 +149,8 @@ class IpSweep(Strict):
     n: IpFeatures
     m: Neurons
     instances: Count
-    lam: Annotated[list[PositiveFloat], Field(min_length=2), Unique]
-    sigma: Annotated[list[PositiveFloat], Field(min_length=2), Unique]
+    lam: Annotated[list[PositiveFloat], listed(2), Unique]
+    sigma: Annotated[list[PositiveFloat], listed(2), Unique]
     noise: NoiseKind
     optimizer: IpOptimizer
     steps: Steps
@@ -177,6 +187,13 @@ class IpChecks(Strict):
     samples: Annotated[int, Field(ge=1000, le=10**8)]
     seed: Seed
     m_exact: Annotated[int, Field(ge=2, le=6)]
+
+    @model_validator(mode="after")
+    def _in_reach(self):
+        at_most("samples · m", self.samples * self.m, 2**30, "Gaussian values per Monte Carlo "
+                "check, several checks: minutes on a CPU; the paper's settings draw 3.2e7",
+                f"m = {self.m}")
+        return self
 
 
 class Incidental(Strict):

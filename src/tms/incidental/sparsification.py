@@ -35,6 +35,8 @@ import pandas as pd
 from scipy.integrate import solve_ivp
 from scipy.special import ndtri
 
+from tms.core.schema import ParamsError
+
 #: Columns of the trajectory table of :func:`trajectory`.
 TRAJECTORY_COLUMNS = {
     "m": "number of neurons m (length of the encoding)",
@@ -219,17 +221,30 @@ def euler(w0: np.ndarray, lam: float, dt: float, times: np.ndarray) -> pd.DataFr
     return pd.DataFrame(rows, columns=["t", "m_prime", "l1", "l2sq"])
 
 
+#: Most weight updates of the Euler reference, Σ over dt of its steps × max(m, 1000) (a step
+#: costs about that many weight updates' time even at small m): the default's are 2.5e8.
+MAX_EULER_WORK = 10**10
+_EULER_KEY = "incidental_polysemanticity.sparsification.euler"
+
+
 def euler_comparison(m: int, lam: float, init_std: float, seed: int, dts: list[float],
                      n_times: int = 200) -> pd.DataFrame:
     """The Euler reference against the affine-map solution on the same initial weights.
 
     Times: ``n_times`` multiples of max(dts), evenly spread over [0, 0.99·t_end]. Returns one row
     per (dt, time): dt, t, m_prime, l1, l2sq (Euler) and exact_m_prime, exact_l1, exact_l2sq.
+    Raises ParamsError, before any Euler step, if the steps exceed :data:`MAX_EULER_WORK`.
     """
     w0 = initial_weights(m, init_std, seed)
     sol = integrate(SortedWeights(w0), lam)
     coarse = max(dts)
     times = np.unique(np.round(np.linspace(0.0, 0.99 * sol.t_end, n_times) / coarse) * coarse)
+    work = sum(times[-1] / dt for dt in dts) * max(m, 1000)
+    if work > MAX_EULER_WORK:
+        raise ParamsError(f"{_EULER_KEY}.dt = {list(dts)}: the Euler steps to t = "
+                          f"{times[-1]:.4g} times max(m, 1000) = {work:.3g} weight updates; at "
+                          f"most {MAX_EULER_WORK:.3g} (minutes of Euler steps): give a larger "
+                          f"smallest dt or a smaller {_EULER_KEY}.m")
     exact = sol.table(times).add_prefix("exact_").drop(columns="exact_t")
     return pd.concat([euler(w0, lam, dt, times).join(exact).assign(dt=dt) for dt in dts],
                      ignore_index=True)[["dt", "t", "m_prime", "l1", "l2sq", "exact_m_prime",

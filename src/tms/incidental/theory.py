@@ -29,7 +29,10 @@ def _mean_se(x: np.ndarray) -> tuple[float, float]:
     return float(x.mean()), float(x.std(ddof=1) / np.sqrt(len(x)))
 
 
-def _chunks(total: int, size: int = 1 << 14):
+def _chunks(total: int, width: int):
+    """Sizes of the draws of ``total`` samples of ``width`` values each, at most 2^14 samples and
+    2^22 values (32 MiB of float64) a draw, whatever the width."""
+    size = max(1, min(1 << 14, (1 << 22) // width))
     for start in range(0, total, size):
         yield min(size, total - start)
 
@@ -46,7 +49,7 @@ def collision_probability(m: int) -> float:
 def collision_probability_mc(m: int, samples: int, seed: int) -> tuple[float, float]:
     """Monte Carlo of :func:`collision_probability`: ``samples`` pairs of Gaussian encodings."""
     rng, hits = _rng(seed), 0
-    for size in _chunks(samples):
+    for size in _chunks(samples, 2 * m):
         w = rng.standard_normal((size, 2, m))
         top = np.abs(w).argmax(-1)
         same = top[:, 0] == top[:, 1]
@@ -68,7 +71,7 @@ def interference_at_init_mc(n: int, m: int, samples: int, seed: int) -> tuple[fl
     """Monte Carlo of :func:`interference_at_init`: ``samples`` matrices W (n × m), each giving the
     mean over i of Σ_{j≠i} ReLU(W_i·W_j)²."""
     rng, vals = _rng(seed), []
-    for size in _chunks(samples, max(1, (1 << 20) // (n * m))):
+    for size in _chunks(samples, n * m):
         W = rng.standard_normal((size, n, m)) / np.sqrt(m)
         G = np.maximum(W @ W.transpose(0, 2, 1), 0.0) ** 2
         off = G.sum((1, 2)) - np.trace(G, axis1=1, axis2=2)
@@ -169,7 +172,7 @@ def projected_fourth_moment_mc(w: np.ndarray, sigma: float, noise: str, samples:
                                seed: int) -> tuple[float, float]:
     """Monte Carlo of :func:`projected_fourth_moment` over ``samples`` noise vectors."""
     rng, vals = _rng(seed), []
-    for size in _chunks(samples):
+    for size in _chunks(samples, len(w)):
         vals.append((_noise(rng, (size, len(w)), sigma, noise) @ w) ** 4)
     return _mean_se(np.concatenate(vals))
 
@@ -182,7 +185,7 @@ def random_unit_fourth_norm(m: int) -> float:
 def random_unit_fourth_norm_mc(m: int, samples: int, seed: int) -> tuple[float, float]:
     """Monte Carlo of :func:`random_unit_fourth_norm`: u = g/‖g‖ for Gaussian g."""
     rng, vals = _rng(seed), []
-    for size in _chunks(samples):
+    for size in _chunks(samples, m):
         g = rng.standard_normal((size, m))
         vals.append(((g * g).sum(1) ** -2) * (g ** 4).sum(1))
     return _mean_se(np.concatenate(vals))

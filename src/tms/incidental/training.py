@@ -81,23 +81,25 @@ def optim(o: IpOptimizer) -> Optim:
     return Optim(o.name, o.lr, o.weight_decay)
 
 
-def _check_fits(key: str, n: int, m: int, instances: int, steps: int, record_every: int,
+def _check_fits(key: str, n: int, ms: list[int], instances: int, steps: int, record_every: int,
                 device: str) -> None:
     """Raise ParamsError, naming the params section ``key``, if a stack of ``instances`` tied
-    models (fourth norms of the n encodings recorded) does not fit this machine; warn if it
-    can take more than an hour."""
-    what = f"training {key} ({instances} models of n = {n}, m = {m})"
-    machine.check_fits(stack_bytes(n, m, instances, steps, record_every, n), device, what,
-                       f"make {key} smaller")
-    machine.warn_if_long(stack_flops(n, m, instances, steps), device, what)
+    models (fourth norms of the n encodings recorded) at any m of ``ms`` does not fit this
+    machine; warn if the stacks of all of ``ms`` together can take more than an hour."""
+    for m in ms:
+        machine.check_fits(stack_bytes(n, m, instances, steps, record_every, n), device,
+                           f"training {key} ({instances} models of n = {n}, m = {m})",
+                           f"make {key} smaller")
+    machine.warn_if_long(sum(stack_flops(n, m, instances, steps) for m in ms), device,
+                         f"training {key} ({instances} models of n = {n} at m = "
+                         f"{', '.join(map(str, ms))})")
 
 
 def collisions(cfg: IpCollisions, device: str = "cpu", precision: str = "fp32") -> pd.DataFrame:
     """Fig. 3: for every m, ``instances`` models with l1 (no noise) trained for ``steps``; the
     table has :data:`COLLISION_COLUMNS`. One stack per m."""
-    for m in cfg.m:                          # every stack, before any training
-        _check_fits(f"{SECTION}.collisions", cfg.n, m, cfg.instances, cfg.steps, cfg.steps,
-                    device)
+    _check_fits(f"{SECTION}.collisions", cfg.n, cfg.m, cfg.instances, cfg.steps, cfg.steps,
+                device)                          # every stack, before any training
     rows = []
     for j, m in enumerate(cfg.m):
         index = range(j * cfg.instances, (j + 1) * cfg.instances)
@@ -123,7 +125,7 @@ def noise_runs(cfg: IpNoise, device: str = "cpu", precision: str = "fp32"
     features of ‖W_i‖₄⁴ at the recorded steps."""
     grid = list(itertools.product(cfg.noise, cfg.sigma, range(cfg.instances)))
     settings = [Setting(cfg.seed + k, sigma=s, noise=kind) for k, (kind, s, _) in enumerate(grid)]
-    _check_fits(f"{SECTION}.noise", cfg.n, cfg.m, len(settings), cfg.steps, cfg.record_every,
+    _check_fits(f"{SECTION}.noise", cfg.n, [cfg.m], len(settings), cfg.steps, cfg.record_every,
                 device)
     trace = train(TiedSpec(cfg.n, cfg.m, optim(cfg.optimizer), cfg.steps, cfg.record_every,
                            device, precision), settings, fourth_norms)
@@ -143,7 +145,7 @@ def sweep(cfg: IpSweep, device: str = "cpu", precision: str = "fp32") -> pd.Data
             + [("noise", 0.0, s) for s in cfg.sigma for _ in reps])
     settings = [Setting(cfg.seed + k, lam=lam, sigma=s, noise=cfg.noise)
                 for k, (_, lam, s) in enumerate(grid)]
-    _check_fits(f"{SECTION}.sweep", cfg.n, cfg.m, len(settings), cfg.steps, cfg.steps, device)
+    _check_fits(f"{SECTION}.sweep", cfg.n, [cfg.m], len(settings), cfg.steps, cfg.steps, device)
     trace = train(TiedSpec(cfg.n, cfg.m, optim(cfg.optimizer), cfg.steps, cfg.steps,
                            device, precision), settings, fourth_norms)
     fourth = fourth_norms(trace.W).mean(-1)
@@ -162,7 +164,7 @@ def single(cfg: IpSingle, device: str = "cpu", key: str = f"{SECTION}.single",
     norms, ``W`` (C, n, m) final, ``diverged`` (C,) bool."""
     settings = [Setting(cfg.seed + k, sigma=cfg.sigma, noise=cfg.noise)
                 for k in range(cfg.candidates)]
-    _check_fits(key, cfg.n, cfg.m, len(settings), cfg.steps, cfg.record_every,
+    _check_fits(key, cfg.n, [cfg.m], len(settings), cfg.steps, cfg.record_every,
                 device)
     trace = train(TiedSpec(cfg.n, cfg.m, optim(cfg.optimizer), cfg.steps, cfg.record_every,
                            device, precision), settings, fourth_norms)

@@ -21,6 +21,8 @@ from tms.core.schema import (
     Steps,
     Strict,
     Unique,
+    at_most,
+    listed,
 )
 
 #: This paper's section of params.yaml.
@@ -45,17 +47,18 @@ def _hidden_below_features(D: int, d_values: list[int]) -> None:
 class NotesSampling(Strict):
     """Monte Carlo on the grid S × D; grid point k draws with seed + k."""
 
-    S: Annotated[list[Sparsity], Field(min_length=1), Unique]
-    D: Annotated[list[Features], Field(min_length=1), Unique]
+    S: Annotated[list[Sparsity], listed(), Unique]
+    D: Annotated[list[Features], listed(), Unique]
     n_vectors: Annotated[int, Field(ge=1000, le=10**8)]
     seed: Seed
 
     @model_validator(mode="after")
     def _fits(self):
-        floats = self.n_vectors * max(self.D)
-        if floats > 2**28:
-            raise ValueError(f"n_vectors = {self.n_vectors}: n_vectors · max(D) = {floats:.3g} "
-                             f"values drawn at once; at most 2^28 (1 GiB of float32)")
+        blame = f"n_vectors = {self.n_vectors}"
+        at_most("n_vectors · max(D)", self.n_vectors * max(self.D), 2**28,
+                "values drawn at once: 1 GiB of float32", blame)
+        at_most("S × n_vectors · sum(D)", len(self.S) * self.n_vectors * sum(self.D), 2**34,
+                "values drawn in all: minutes on a CPU; the paper's skeletons draw 1.2e9", blame)
         return self
 
 
@@ -77,9 +80,9 @@ class NotesLinear(Strict):
     on the sparse data and on it scaled by distinct factors; one run per step cap in ``steps``."""
 
     D: Features
-    d: Annotated[list[PositiveInt], Field(min_length=1), Unique]
-    S: Annotated[list[Sparsity], Field(min_length=1), Unique]
-    steps: Annotated[list[Steps], Field(min_length=1)]
+    d: Annotated[list[PositiveInt], listed(), Unique]
+    S: Annotated[list[Sparsity], listed(), Unique]
+    steps: Annotated[list[Steps], listed()]
     train: NotesTrain
 
     _s = field_validator("steps")(lambda v: _increasing("steps", v))
@@ -97,7 +100,7 @@ class NotesSaddle(Strict):
     D: Features
     d: PositiveInt
     S: Sparsity
-    I: Annotated[list[PositiveInt], Field(min_length=1)]
+    I: Annotated[list[PositiveInt], listed()]
     epsilon: Geomspace
     seed: Seed
 
@@ -132,6 +135,8 @@ class NotesFlows(Strict):
     @model_validator(mode="after")
     def _fits(self):
         _hidden_below_features(self.D, [self.d])
+        at_most("T · D", self.T * self.D, 2**28, "data values held at once, several copies "
+                "with their gradients: 1 GiB of float32 each", f"T = {self.T}")
         steps = self.t_max / (4 * self.lr)
         if not 1 <= steps <= 1e6:
             raise ValueError(f"lr = {self.lr}: t_max / (4 lr) = {steps:.3g} gradient steps; from 1 "
@@ -145,7 +150,7 @@ class NotesRelu(Strict):
 
     D: Features
     d: PositiveInt
-    S: Annotated[list[Sparsity], Field(min_length=1), Unique]
+    S: Annotated[list[Sparsity], listed(), Unique]
     seeds: Count
     max_steps: Steps
     train: NotesTrain

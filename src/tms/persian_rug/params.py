@@ -22,8 +22,10 @@ from tms.core.schema import (
     Steps,
     Strict,
     Unique,
+    at_most,
     check_unit_interval,
     expand,
+    listed,
     power_of_two,
 )
 
@@ -65,7 +67,12 @@ class GridPoint(Strict):
 
 
 #: Which trained weights a grid keeps on disk: all, none, or those of the named points.
-KeepWeights = Literal["all", "none"] | list[GridPoint]
+KeepWeights = Literal["all", "none"] | Annotated[list[GridPoint], listed()]
+#: Most (p, ratio) points of a theory curve (fig2.p × theory.ratio; scaling.theory_p ×
+#: scaling.theory_ratio): about 2 ms each on a CPU core.
+MAX_THEORY_POINTS = 10**5
+#: Most values the rug stage samples (n_d values × p values × (n_fit + n_vectors) × n_s).
+MAX_RUG_WORK = 2**40
 #: Most models one trained grid of one n_s may hold.
 MAX_GRID_MODELS = 10**5
 
@@ -130,13 +137,13 @@ class Grid(Strict):
     stage. ``by_n_s``: per-n_s changes of p, ratio, seeds or keep_weights (:class:`GridAt`),
     e.g. a smaller grid at the largest n_s."""
 
-    n_s: Annotated[list[Annotated[int, Field(ge=2, le=2**16)]], Field(min_length=1), Unique]
+    n_s: Annotated[list[Annotated[int, Field(ge=2, le=2**16)]], listed(), Unique]
     p: list[float] | Linspace
     ratio: list[float] | Linspace
     seeds: Count
-    models: Annotated[list[Literal["relu", "linear"]], Field(min_length=1), Unique]
+    models: Annotated[list[Literal["relu", "linear"]], listed(), Unique]
     keep_weights: KeepWeights = "all"
-    by_n_s: list[GridAt] = []
+    by_n_s: Annotated[list[GridAt], listed(0)] = []
 
     _p = field_validator("p")(lambda v: check_unit_interval("p", v))
     _r = field_validator("ratio")(lambda v: check_unit_interval("ratio", v))
@@ -221,7 +228,7 @@ class Fig2(Strict):
     (for trained models, the nearest grid p is used)."""
 
     n_s: Annotated[int, Field(ge=2)]
-    p: Annotated[list[Probability], Field(min_length=1), Unique]
+    p: Annotated[list[Probability], listed(), Unique]
 
 
 class Fig3(Strict):
@@ -288,12 +295,19 @@ class Scaling(Strict):
 
     max_p_over_r: Annotated[float, Field(gt=0.0, le=1.0)]
     small_r: Annotated[float, Field(gt=0.0, le=1.0)]
-    theory_p: Annotated[list[Annotated[float, Field(gt=0.0, lt=1.0)]], Field(min_length=2), Unique]
+    theory_p: Annotated[list[Annotated[float, Field(gt=0.0, lt=1.0)]], listed(2), Unique]
     theory_ratio: list[float] | Linspace
     n_boot: Annotated[int, Field(ge=100, le=10**5)]
     seed: Seed
 
     _r = field_validator("theory_ratio")(lambda v: check_unit_interval("ratio", v))
+
+    @model_validator(mode="after")
+    def _in_reach(self):
+        at_most("theory_p × theory_ratio", len(self.theory_p) * len(self.ratio_values()),
+                MAX_THEORY_POINTS, "points, each an optimisation of the bounds; the paper's grid "
+                "has 792")
+        return self
 
     def ratio_values(self) -> list[float]:
         return expand(self.theory_ratio)
@@ -319,6 +333,18 @@ class PersianRug(Strict):
         if self.fig2.n_s not in self.grid.n_s:
             raise ValueError(f"fig2.n_s = {self.fig2.n_s} must be one of grid.n_s = "
                              f"{self.grid.n_s}")
+        return self
+
+    @model_validator(mode="after")
+    def _theory_and_rug_in_reach(self):
+        at_most("fig2.p × theory.ratio", len(self.fig2.p) * len(self.theory.ratio_values()),
+                MAX_THEORY_POINTS, "points, each a quadrature and an optimisation; the paper's "
+                "grid has 1,200")
+        n_ds = {n_d_of(self.rug.n_s, r) for r in self.rug.ratio_values()}
+        at_most("n_d of rug.ratio × fig2.p × (rug.n_fit + eval.n_vectors) × rug.n_s",
+                len(n_ds) * len(self.fig2.p) * (self.rug.n_fit + self.eval.n_vectors)
+                * self.rug.n_s, MAX_RUG_WORK, "values sampled to fit and score the rugs; the "
+                "paper's 7.3e10 take about 10 minutes on two CPU cores")
         return self
 
     @model_validator(mode="after")
