@@ -45,14 +45,14 @@ def test_the_bound_is_the_zero_outputs_loss_when_the_first_minibatch_is_empty():
     # against it, any later loss would read as divergence (factor × 0 = 0)
     first = np.zeros(3, dtype=np.float32)
     p = np.array([1e-4, 1e-4, 0.3])
-    reference = loss_scale(first, p, None)
+    reference = loss_scale(first, p, None, 10**9)
     np.testing.assert_allclose(reference, p / 3, rtol=1e-6)
     assert reference.dtype == np.float32
     block = np.array([[0.0, 2e-3, 5.0]], dtype=np.float32)      # a later active feature; a blow-up
     assert diverged(block, reference, 100.0).tolist() == [False, False, False]
     assert diverged(block, first, 100.0).tolist() == [False, True, True]   # the old rule
-    assert loss_scale(np.array([0.5], dtype=np.float32), [0.3], None)[0] == 0.5
-    np.testing.assert_allclose(loss_scale(first[:1], [0.3], [1.0, 3.0]), [0.1 * 5.0])
+    assert loss_scale(np.array([0.5], dtype=np.float32), [0.3], None, 10**9)[0] == 0.5
+    np.testing.assert_allclose(loss_scale(first[:1], [0.3], [1.0, 3.0], 10**9), [0.1 * 5.0])
     sched = Schedule(batch_size=8, adam_eps=1e-7, window=20, check_every=5, max_steps=60,
                      diverge_factor=100.0)
     # bias-free linear models (the notes' kind) on nearly empty data: an empty first minibatch
@@ -61,4 +61,23 @@ def test_the_bound_is_the_zero_outputs_loss_when_the_first_minibatch_is_empty():
                          [Instance(2e-3, 2, k, 1e-2, 0) for k in range(4)])
     first = np.array([r.train_losses[0] for r in results])
     assert (first == 0).all() and all(r.train_losses.max() > 0 for r in results)
+    assert not any(r.diverged for r in results)
+
+
+def test_a_minibatch_holding_one_active_feature_is_not_divergence():
+    # p 1e-4, D 6, batch 64 (384 values a minibatch): most minibatches hold no active feature,
+    # some one, whose zero-output loss x²/384 is up to 78 times E x² = p/3: against p/3 alone a
+    # model's loss on such a minibatch (a random init's, twice the zero output's) read as
+    # divergence; the bound counts one active feature at its largest, max(s²)/384
+    reference = loss_scale(np.zeros(2, dtype=np.float32), [1e-4, 1e-4], [1.0] * 5 + [2.0], 384)
+    np.testing.assert_allclose(reference, 4.0 / 384, rtol=1e-6)
+    block = np.array([[2 * (2 * 0.9) ** 2 / 384, 5.0]], dtype=np.float32)  # one feature; blow-up
+    assert diverged(block, reference, 100.0).tolist() == [False, True]
+    assert diverged(block, np.float32(1e-4 / 3 * 1.5) * np.ones(2, np.float32),
+                    100.0).tolist() == [True, True]                   # against E x² alone
+    sched = Schedule(batch_size=64, adam_eps=1e-7, window=20, check_every=5, max_steps=200,
+                     diverge_factor=100.0)
+    results = train_grid(StackSpec(6, sched, relu=False, bias=False),
+                         [Instance(1e-4, 2, k, 1e-2, k) for k in range(8)])
+    assert any(r.train_losses[0] == 0 and r.train_losses.max() > 0 for r in results)
     assert not any(r.diverged for r in results)

@@ -1,12 +1,20 @@
 """End to end: the smoke profile with learning rates that make models diverge in every paper.
 Every report still builds, says which models diverged and what it could not draw, and its
-claims without models read 'not computed'."""
+claims without models read 'not computed'.
+
+And the other way: a model whose first minibatch has no active feature (loss exactly 0) is not
+flagged as diverged by the later minibatches that have one; the divergence bound is
+diverge_factor times the larger of the first loss and the zero output's
+(tms.engine.train.loss_scale), not times a first loss of 0."""
 
 import json
+import runpy
 
 import numpy as np
 import pandas as pd
 import pytest
+
+from tms.notes import artefacts, params, training
 
 PAPERS = ["autoencoding_notes", "incidental_polysemanticity", "persian_rug"]
 
@@ -53,3 +61,37 @@ def test_diverged_models_are_flagged_in_every_papers_tables(diverged_repo):
         assert pd.read_parquet(data / table).diverged.all(), table
     assert np.load(data / "incidental_polysemanticity/single/diverged.npy").all()
     assert len(pd.read_parquet(data / "incidental_polysemanticity/single_stuck.parquet")) == 0
+
+
+def test_a_first_minibatch_loss_of_zero_is_not_divergence(tmp_path, root, pipeline_copy,
+                                                          load_profile, dvc_repro, monkeypatch):
+    # notes_linear, the cheapest trained stage: bias-free linear models, so a minibatch with no
+    # active feature has loss exactly 0; at p = 1e-4 (S = 0.9999), 64 × 6 draws, most first
+    # minibatches have none, and the later ones some
+    raw = load_profile("smoke")
+    raw["autoencoding_notes"]["linear"].update(S=[0.9999], steps=[200])
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    dvc_repro(repo, pipeline_copy(repo, raw), "notes_linear")
+    table = pd.read_parquet(repo / artefacts.LINEAR)
+    assert len(table) == 4                          # d × S × spectra × step caps
+    assert not table.diverged.any(), table[table.diverged]
+
+    # the same training in this process (the stage's own main, same params), its minibatch
+    # losses recorded: the stage's table again, with models whose first loss is 0 and a later
+    # one positive, which a bound of diverge_factor × first loss would flag
+    trained = []
+
+    def recording(*args, **kwargs):
+        trained.extend(results := train_grid(*args, **kwargs))
+        return results
+
+    train_grid = training.train_grid
+    monkeypatch.setattr(training, "train_grid", recording)
+    monkeypatch.delenv("TMS_DEVICE", raising=False)
+    monkeypatch.chdir(tmp_path)
+    runpy.run_path(str(root / "stages/notes/notes_linear.py"))["main"](
+        params.SECTION.parse(raw))
+    pd.testing.assert_frame_equal(pd.read_parquet(tmp_path / artefacts.LINEAR), table)
+    assert len(trained) == len(table)
+    assert any(r.train_losses[0] == 0 and r.train_losses.max() > 0 for r in trained)

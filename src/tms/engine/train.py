@@ -83,14 +83,19 @@ def diverged(block: np.ndarray, reference: np.ndarray, factor: float) -> np.ndar
             | (block.max(axis=0, initial=-np.inf) > factor * reference))
 
 
-def loss_scale(first: np.ndarray, p: np.ndarray, scale: Sequence[float] | None) -> np.ndarray:
+def loss_scale(first: np.ndarray, p: np.ndarray, scale: Sequence[float] | None,
+               values: int) -> np.ndarray:
     """The loss an instance's divergence is measured against (:func:`diverged`), shape (I,):
-    the larger of its first minibatch loss ``first`` (I,) and the loss of the zero output,
-    E x² = (p/3)·mean(s²) per feature (x = (v/p)·[v < p], times the factors s of ``scale``). A
-    first minibatch with no active feature has loss 0: the zero output's loss keeps the bound
-    above it, so such a model is not flagged for any later loss."""
-    mean_s2 = 1.0 if scale is None else float(np.mean(np.square(scale)))
-    return np.maximum(first, (np.asarray(p, dtype=np.float64) / 3 * mean_s2).astype(first.dtype))
+    the largest of its first minibatch loss ``first`` (I,), the loss of the zero output,
+    E x² = (p/3)·mean(s²) per feature (x = (v/p)·[v < p], times the factors s of ``scale``),
+    and the zero output's loss on a minibatch of ``values`` feature values (batch × n_s) with
+    one of them active, at most max(s²)/values. A first minibatch with no active feature has
+    loss 0, and where p · values ≪ 1 most minibatches hold none or one active feature, whose
+    loss is far above E x²: the last two keep the bound above both, so such a model is not
+    flagged for the loss of a minibatch that happens to hold a feature."""
+    s2 = np.ones(1) if scale is None else np.square(np.asarray(scale, dtype=np.float64))
+    zero = np.maximum(np.asarray(p, dtype=np.float64) / 3 * s2.mean(), s2.max() / values)
+    return np.maximum(first, zero.astype(first.dtype))
 
 
 def _as_scale(scale: Sequence[float] | torch.Tensor | None, n_s: int, device
@@ -288,7 +293,7 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
             pending.clear()
             losses[live, step - len(block):step] = block.T   # live instances share the step
             bad = np.flatnonzero(diverged(block, loss_scale(losses[live, 0], p_of[live],
-                                                            spec.scale),
+                                                            spec.scale, sched.batch_size * n_s),
                                           sched.diverge_factor)).tolist()
             finish(bad, step, False, diverged=True)
             stop = [r for r, k in enumerate(live)
