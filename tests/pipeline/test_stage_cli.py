@@ -1,6 +1,7 @@
 """Every stage script's command line: --help without side effects, bad arguments refused, and
 each run's time in the console and the log."""
 
+import errno
 import subprocess
 import sys
 from pathlib import Path
@@ -8,6 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tms.core import machine
+from tms.core.schema import ParamsError
 from tms.persian_rug import params as pr_params
 from tms.pipeline import params, stage
 
@@ -76,3 +79,51 @@ def test_each_run_logs_its_time_and_status(tmp_path, monkeypatch, capsys, load_p
     assert [line.split(" in ")[0] for line in log] == [
         "pr_train@16: started", "pr_train@16: done", "site: started",
         "warning: a run that is likely not meant", "site: failed (exit status 1)"]
+
+
+def _free(monkeypatch, gib: float) -> None:
+    usage = type("Usage", (), {"free": int(gib * 2**30)})
+    monkeypatch.setattr(machine.shutil, "disk_usage", lambda path: usage)
+
+
+def test_the_disk_check_counts_every_output_the_stage_last_wrote(tmp_path, monkeypatch):
+    # a stage whose outputs took 9 GiB last time (a folder of weights, a table, a notebook):
+    # with 9.1 GiB free it stops before any work, naming the numbers; with 9.5 GiB it runs
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".dvc").mkdir()
+    (tmp_path / ".dvc/config").write_text("[cache]\n    type = hardlink,symlink\n")
+    outs = [{"path": "w", "size": 8 * 2**30}, {"path": "t.parquet", "size": 2**29},
+            {"path": "r.ipynb", "size": 2**29}]
+    (tmp_path / "dvc.lock").write_text(yaml.safe_dump({"stages": {"big": {"outs": outs}}}))
+    _free(monkeypatch, 9.1)
+    with pytest.raises(ParamsError, match=r"stage big \(its outputs as last written\) needs "
+                                          r"about 9.25 GiB of disk \(with a margin of 256 "
+                                          r"MiB\), and .* has 9.1 GiB free: free disk space"):
+        stage.check_disk("big")
+    stage.check_disk("other")                      # never run: the margin alone
+    _free(monkeypatch, 9.5)
+    stage.check_disk("big")
+    (tmp_path / ".dvc/config").write_text("[cache]\n    type = reflink,copy\n")
+    with pytest.raises(ParamsError, match="18.2 GiB"):   # DVC's cache holds a second copy
+        stage.check_disk("big")
+
+
+def test_a_disk_that_fills_during_a_stage_ends_in_a_message(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "params.yaml").write_text((ROOT / "params.yaml").read_text())
+
+    def main(section):
+        raise OSError(errno.ENOSPC, "No space left on device", "data/x.parquet.tmp")
+
+    with pytest.raises(SystemExit) as exit_:
+        stage.run(main, "doc", params=params.SECTION, argv=[])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert "error: the disk filled while writing (data/x.parquet.tmp): free space" in err
+    assert "Traceback" not in err
+
+    def other(section):                            # any other OSError is not disguised
+        raise OSError(errno.EACCES, "Permission denied", "data")
+
+    with pytest.raises(PermissionError):
+        stage.run(other, "doc", params=params.SECTION, argv=[])

@@ -80,16 +80,16 @@ def disk_copies(repo: str | Path = ".") -> int:
 
 
 def check_disk(need: int, what: str, remedy: str, repo: str | Path = ".",
-               scratch: int = 0) -> None:
+               scratch: int = 0, scratch_is: str = "the checkpoints") -> None:
     """Raise ParamsError if ``need`` bytes (one copy of the outputs ``what`` writes) times
-    :func:`disk_copies`, plus ``scratch`` bytes the run needs while it lasts (its checkpoints),
-    exceed the free space of the disk of ``repo``; the message gives both numbers and the
-    ``remedy``, and, where DVC's cache copies, how to make it link."""
+    :func:`disk_copies`, plus ``scratch`` bytes the run needs while it lasts (``scratch_is``:
+    its checkpoints, say), exceed the free space of the disk of ``repo``; the message gives both
+    numbers and the ``remedy``, and, where DVC's cache copies, how to make it link."""
     copies = disk_copies(repo)
     total = need * copies + scratch
     free = shutil.disk_usage(repo).free
     if total > free:
-        parts = ["DVC's cache copy"] * (copies > 1) + ["the checkpoints"] * bool(scratch)
+        parts = ["DVC's cache copy"] * (copies > 1) + [scratch_is] * bool(scratch)
         if copies > 1:
             remedy += ("; or let DVC link outputs to its cache instead of copying them, as this "
                        "project's .dvc/config does (`dvc config cache.type "

@@ -11,6 +11,7 @@ or anything is written.
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from tms.core import progress
+from tms.core import machine, progress
 from tms.core.params_file import Section
 from tms.core.schema import ParamsError
 
@@ -73,11 +74,18 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
         section = params.load(PARAMS_FILE)
         for line in params.check_devices(section):
             _log(f"{name}: {line}")
+        check_disk(os.environ.get("DVC_STAGE"))
         main(section, **args)
         status = 0
-    except ParamsError as err:
-        print(f"error: {err}", file=sys.stderr)
-        _log(f"{name}: error: {err}")
+    except (ParamsError, OSError) as err:
+        if isinstance(err, OSError) and err.errno != errno.ENOSPC:
+            raise
+        message = str(err) if isinstance(err, ParamsError) else (
+            f"the disk filled while writing ({err.filename or 'an output'}): free space and "
+            f"run again; no output was left half-written (each is written under a temporary "
+            f"name, removed on the way out), and checkpoints resume the training")
+        print(f"error: {message}", file=sys.stderr)
+        _log(f"{name}: error: {message}")
         status = 2
         sys.exit(2)
     except SystemExit as exit_:
@@ -90,6 +98,29 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
         seconds = time.perf_counter() - start
         ended = "done" if status == 0 else f"failed (exit status {status})"
         _say(f"{name}: {ended} in {seconds:.1f} s")
+
+
+#: Free disk a stage keeps beyond its outputs' last sizes (their sizes can grow with the params,
+#: and its temporary files, logs and DVC's own files need room).
+DISK_MARGIN = 256 * 2**20
+
+
+def check_disk(stage_name: str | None, lock: str | Path = "dvc.lock") -> None:
+    """Raise ParamsError before any work if the disk lacks room for every output of the DVC
+    stage ``stage_name`` (tables, weights, figures, notebooks): their sizes at its last run, as
+    ``lock`` records them, times the copies DVC keeps (tms.core.machine.check_disk), plus
+    :data:`DISK_MARGIN`. A stage never run counts the margin alone; ``stage_name`` None (the
+    script run outside DVC) checks the margin."""
+    need = 0
+    if stage_name and Path(lock).is_file():
+        import yaml
+
+        entry = (yaml.load(Path(lock).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
+                 .get("stages", {}).get(stage_name, {}))
+        need = sum(out.get("size", 0) for out in entry.get("outs", []))
+    machine.check_disk(need, f"stage {stage_name or 'outputs'} (its outputs as last written)",
+                       "free disk space", scratch=DISK_MARGIN,
+                       scratch_is=f"a margin of {DISK_MARGIN // 2**20} MiB")
 
 
 def warn(messages: list[str]) -> None:
