@@ -1,15 +1,27 @@
 """A training stage killed mid-run (SIGTERM, SIGKILL) leaves nothing DVC could cache as complete,
-and the next `dvc repro` resumes from its checkpoint and gives the uninterrupted run's bytes."""
+and the next `dvc repro` resumes from its checkpoint and gives the uninterrupted run's bytes.
+
+A stage killed inside the write of an output (tms.core.io.atomic_path: written under a hidden
+temporary name, renamed when complete) leaves the output as it was before: absent, or the
+previous complete file, never a half-written one; after SIGTERM no temporary file is left, after
+SIGKILL only hidden temporaries DVC ignores, which the next write of that output removes."""
 
 import hashlib
 import os
+import select
+import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+import pandas as pd
 import pytest
+import yaml
+
+from tms.core import io
+from tms.persian_rug import artefacts
 
 STAGE = "pr_train@16"
 OUTS = ["data/persian_rug/train/n16.parquet", "data/persian_rug/train/n16_weights"]
@@ -76,3 +88,71 @@ def test_killed_training_resumes_to_the_same_outputs(tmp_path, uninterrupted, pi
     assert _outputs(tmp_path) == uninterrupted
     assert not (tmp_path / ".checkpoints").exists()     # removed after success
     assert STAGE in lock.read_text()
+
+
+#: Runs the stage pr_theory as DVC does (stages/run.py), its Parquet writer replaced by one that
+#: writes the first half of the real bytes to the path it is given, says that path on the file
+#: descriptor $READY_FD, and then blocks until the process is killed: a kill mid-write, at a
+#: moment the test controls.
+_MID_WRITE = """
+import io, os, runpy, sys, time
+import pandas as pd
+
+def half_then_block(df, path, *args, **kwargs):
+    whole = io.BytesIO()
+    written(df, whole, *args, **kwargs)
+    data = whole.getvalue()
+    with open(path, "wb") as f:
+        f.write(data[:len(data) // 2])
+        f.flush()
+        os.fsync(f.fileno())
+        os.write(int(os.environ["READY_FD"]), str(path).encode() + b"\\n")
+        while True:
+            time.sleep(1)
+
+written, pd.DataFrame.to_parquet = pd.DataFrame.to_parquet, half_then_block
+sys.argv = ["stages/run.py", "stages/persian_rug/pr_theory.py"]
+runpy.run_path("stages/run.py", run_name="__main__")
+"""
+
+
+@pytest.mark.parametrize("earlier", [False, True], ids=["no earlier output", "earlier output"])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_stage_killed_mid_write_leaves_no_partial_output(tmp_path, root, load_profile, sig,
+                                                           earlier):
+    shutil.copytree(root / "stages", tmp_path / "stages",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(load_profile("smoke")))
+    out = tmp_path / artefacts.THEORY
+    previous = None
+    if earlier:                                        # a complete output of an earlier run
+        io.write_parquet(pd.DataFrame({"p": [0.5], "loss": [1.0]}), out)
+        previous = out.read_bytes()
+    env = {k: v for k, v in os.environ.items() if k != "TMS_DEVICE"}
+    read, write = os.pipe()
+    env["READY_FD"] = str(write)
+    job = subprocess.Popen([sys.executable, "-c", _MID_WRITE], cwd=tmp_path, env=env,
+                           pass_fds=[write], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    os.close(write)
+    try:
+        assert select.select([read], [], [], 120)[0], "the stage never reached its write"
+        writing = tmp_path / os.read(read, 4096).decode().strip()   # relative to the stage
+        assert writing.is_file() and writing.stat().st_size > 0    # some bytes are written
+    finally:
+        os.close(read)
+        job.send_signal(sig)                           # mid-write
+        stderr = job.communicate(timeout=60)[1].decode()
+    assert job.returncode == (128 + sig if sig == signal.SIGTERM else -sig), stderr
+    assert "Traceback" not in stderr
+
+    if previous is None:
+        assert not out.exists()                        # no output at all
+    else:
+        assert out.read_bytes() == previous            # the earlier output, whole
+    left = sorted(f.name for f in out.parent.iterdir() if f != out)
+    if sig == signal.SIGTERM:                          # the stage removed its temporary file
+        assert left == []
+    else:                                              # hidden, ignored by DVC (.dvcignore)
+        assert left and all(name.startswith(f".{out.name}.tmp.") for name in left), left
+        io.write_parquet(pd.DataFrame({"p": [0.1]}), out)   # the next write removes them
+        assert sorted(f.name for f in out.parent.iterdir()) == [out.name]

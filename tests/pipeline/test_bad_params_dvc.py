@@ -1,0 +1,81 @@
+"""A bad value in params.yaml, met under DVC, costs nothing that was there: the stage refuses it
+naming the dotted key and the value (exit status 2, no traceback), DVC records nothing (dvc.lock
+and its cache stay as they were), and once the value is put back `dvc checkout` restores the
+previous output's bytes. Through `make repro` (tms.pipeline.repro) the whole file is validated
+before DVC starts, so no stage runs at all and the output is not even removed.
+
+tests/pipeline/test_bad_params.py runs the stage scripts directly; this runs them as DVC does."""
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from tms.persian_rug import artefacts
+from tms.pipeline import stage
+
+STAGE = "pr_theory"                     # the cheapest stage; it reads persian_rug.theory
+KEY, BAD = "persian_rug.theory.ratio", {"start": 0.1, "stop": 2.0, "num": 5}
+SHOWN = f"{KEY} = {BAD!r}"              # the dotted key and the value, as the message gives them
+DVC = [sys.executable, "-m", "dvc"]
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _files(folder: Path) -> dict[str, str]:
+    return {str(f.relative_to(folder)): _sha(f) for f in sorted(folder.rglob("*")) if f.is_file()}
+
+
+def _run(repo: Path, env: dict, *argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run(list(argv), cwd=repo, env=env, capture_output=True, text=True,
+                          timeout=300)
+
+
+def test_a_bad_value_under_dvc_is_refused_and_changes_nothing_dvc_keeps(
+        tmp_path, pipeline_copy, load_profile, dvc_repro):
+    good = load_profile("smoke")
+    env = pipeline_copy(tmp_path, good)
+    dvc_repro(tmp_path, env, STAGE)
+    out, lock, cache = tmp_path / artefacts.THEORY, tmp_path / "dvc.lock", tmp_path / ".dvc/cache"
+    log = tmp_path / stage.LOG_FILE
+    before = {"out": _sha(out), "lock": lock.read_text(), "cache": _files(cache)}
+    assert STAGE in before["lock"] and before["cache"]
+
+    bad = load_profile("smoke")
+    bad["persian_rug"]["theory"]["ratio"] = BAD
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(bad, sort_keys=False))
+
+    # `make repro`: the whole file is checked before DVC starts; no stage runs
+    logged = log.read_text()
+    run = _run(tmp_path, env, sys.executable, "-m", "tms.pipeline.repro", STAGE)
+    said = run.stdout + run.stderr
+    assert run.returncode == 2, said
+    assert SHOWN in said and "nothing was run" in said, said
+    assert "Traceback" not in said
+    assert log.read_text() == logged                    # no stage started
+    assert _sha(out) == before["out"]                   # the output is untouched
+    assert lock.read_text() == before["lock"] and _files(cache) == before["cache"]
+
+    # plain `dvc repro`: DVC starts the stage, which refuses the value before any work
+    run = _run(tmp_path, env, *DVC, "repro", STAGE)
+    said = run.stdout + run.stderr
+    assert run.returncode != 0, said
+    assert SHOWN in said, said
+    assert f"{STAGE}: failed (exit status 2)" in said, said     # the stage's own refusal
+    assert "Traceback" not in said
+    assert SHOWN in log.read_text()[len(logged):]
+    assert lock.read_text() == before["lock"]           # nothing recorded as complete
+    assert _files(cache) == before["cache"]             # nothing new in DVC's cache
+
+    # the good value back: DVC restores the previous output from its cache
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(good, sort_keys=False))
+    run = _run(tmp_path, env, *DVC, "checkout", STAGE)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert _sha(out) == before["out"]
+    run = _run(tmp_path, env, *DVC, "status", STAGE)
+    assert run.returncode == 0 and "up to date" in run.stdout, run.stdout + run.stderr
+    assert lock.read_text() == before["lock"] and _files(cache) == before["cache"]
