@@ -207,6 +207,86 @@ TOO_MUCH = [
 ]
 
 
+# Devices: (CUDA devices there are, the device named, what the message says)
+DEVICE_BAD = [
+    (0, "cuda", "CUDA is not available"),
+    (0, "cuda:3", "CUDA is not available"),
+    (1, "cuda:3", "1 CUDA device(s), cuda:0 to cuda:0"),
+    (1, "tpu", "'auto', 'cpu', 'cuda' or 'cuda:N'"),
+]
+
+# A real stage given a bad value: (its command, key, value, what its message says)
+STAGE_BAD = [
+    (["stages/persian_rug/pr_theory.py"], f"{PR}.rug.n_s", 48, f"{PR}.rug.n_s = 48"),
+    (["stages/persian_rug/pr_train.py", "--n-s", "16"], f"{PR}.device", "cuda:3",
+     f"{PR}.device = 'cuda:3'"),
+    (["stages/notes/notes_relu.py"], f"{AN}.relu.train.lr", 0.0, f"{AN}.relu.train.lr = 0.0"),
+    (["stages/incidental/ip_sweep.py"], f"{IP}.sweep.sigmas", [0.1],
+     f"{IP}.sweep.sigmas: unknown key"),
+    # inputs that once ran for more than a minute without a word
+    (["stages/persian_rug/pr_rug.py"], f"{PR}.eval.n_vectors", 10**12,
+     f"{PR}.eval.n_vectors = 1000000000000"),
+    (["stages/persian_rug/pr_rug.py"], f"{PR}.rug.n_fit", 10**12,
+     f"{PR}.rug.n_fit = 1000000000000"),
+    (["stages/incidental/ip_checks.py"], f"{IP}.checks.samples", 10**12,
+     f"{IP}.checks.samples = 1000000000000"),
+    (["stages/notes/notes_flows.py"], f"{AN}.flows.lr", float("inf"), f"{AN}.flows.lr = inf"),
+    (["stages/incidental/ip_checks.py"], f"{IP}.checks",
+     {"n": 8, "m": 65536, "sigma": 0.1, "samples": 200000, "seed": 0, "m_exact": 4},
+     f"{IP}.checks.m = 65536: samples · m"),
+    (["stages/incidental/ip_sparsification.py"], f"{IP}.sparsification.euler.dt", [0.5, 1e-6],
+     f"{IP}.sparsification.euler.dt = [0.5, 1e-06]: the Euler steps"),
+]
+
+# The incidental polysemanticity section: (key within it, value, what the message says)
+IP_BAD = [
+    ("noise.sigma", [0.1, -0.1], "greater than or equal to 0"),
+    ("sweep.sigma", [0.0, 0.1], "greater than 0"),
+    ("sweep.lam", [-1e-3, 0.1], "greater than 0"),
+    ("collisions.lam", -1e-3, "greater than or equal to 0"),
+    ("collisions.optimizer.lr", 0.0, "greater than 0"),
+    ("collisions.optimizer.name", "rmsprop", "'adam', 'adamw' or 'sgd'"),
+    ("noise.optimizer.weight_decay", 0.01, "adamw only"),
+    ("noise.noise", ["uniform"], "'bipolar' or 'normal'"),
+    ("single.noise", "laplace", "'bipolar' or 'normal'"),
+    ("collisions.m", [16, 64], "must be >= n = 32"),
+    ("collisions.level", 1.0, "less than 1"),
+    ("sparsification.lam", 0.1, "1/sqrt(m)"),
+    ("sparsification.euler.dt", [0.5, 0.3], "multiple of the next"),
+    ("sparsification.euler.lam", 0.5, "1/sqrt(m)"),
+    ("single.stuck_below", 0.0, "greater than 0"),
+    ("checks.m_exact", 9, "less than or equal to 6"),
+    ("noise.record_every", 0, "greater than or equal to 1"),
+    ("device", "tpu", "pattern"),
+    ("noise.sigmas", [0.1], "unknown key"),
+    ("sweep", None, "missing"),
+]
+
+# The notes' section: (key, value, what the message says)
+AN_BAD = [
+    ("autoencoding_notes.linear.d", [1, 16], "d = 16 must be < D = 16"),
+    ("autoencoding_notes.moments.S", [0.5, 1.0], "less than 1"),
+    ("autoencoding_notes.scale_min", 1.0, "less than 1"),
+    ("autoencoding_notes.saddle.I", [1, 2, 3], "top index set"),
+    ("autoencoding_notes.saddle.I", [1, 2, 9], "distinct indices in 1..8"),
+    ("autoencoding_notes.saddle.epsilon", {"start": 0.0, "stop": 1.0, "num": 3}, "greater than 0"),
+    ("autoencoding_notes.linear.steps", [300, 100], "strictly increasing"),
+    ("autoencoding_notes.flows.lr", 1e-6, "gradient steps"),
+    ("autoencoding_notes.relu.n_per_stratum", 10, "greater than or equal to 100"),
+    ("autoencoding_notes.relu.trian", {}, "unknown key"),
+]
+
+# Params files YAML cannot hold safely: (text, what the message says, the case)
+FILE_BAD = [
+    ("a: &x [1, 2]\nb: &y [*x, *x]\nc: [*y, *y]\n", "aliases (*name) are not allowed",
+     "alias bomb"),
+    ("persian_rug:\n  device: cpu\n  device: cuda\n", "key 'device' is given twice",
+     "duplicated key"),
+    ("persian_rug: [1, 2\n", "not a valid params file", "invalid YAML"),
+    ("? [a, b]\n: 1\n", "a key must be a plain name", "unhashable key"),
+]
+
+
 @pytest.mark.parametrize("key, value, shown, allowed", BAD,
                          ids=[f"{k}={v!r}"[:60] for k, v, *_ in BAD])
 def test_bad_params_name_key_value_and_rule(load_profile, key, value, shown, allowed):
@@ -232,12 +312,7 @@ def test_products_of_sizes_are_bounded_before_any_work(load_profile, edits, show
     assert line.strip().startswith(shown) and says in line, line
 
 
-@pytest.mark.parametrize("count, name, allowed", [
-    (0, "cuda", "CUDA is not available"),
-    (0, "cuda:3", "CUDA is not available"),
-    (1, "cuda:3", "1 CUDA device(s), cuda:0 to cuda:0"),
-    (1, "tpu", "'auto', 'cpu', 'cuda' or 'cuda:N'"),
-])
+@pytest.mark.parametrize("count, name, allowed", DEVICE_BAD)
 def test_missing_device_is_a_params_error(monkeypatch, count, name, allowed):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: count > 0)
     monkeypatch.setattr(torch.cuda, "device_count", lambda: count)
@@ -293,27 +368,7 @@ def _snapshot(root: Path) -> dict[str, tuple[str, int]]:
             for f in sorted(root.rglob("*")) if f.is_file()}
 
 
-@pytest.mark.parametrize("argv, key, value, shown", [
-    (["stages/persian_rug/pr_theory.py"], f"{PR}.rug.n_s", 48, f"{PR}.rug.n_s = 48"),
-    (["stages/persian_rug/pr_train.py", "--n-s", "16"], f"{PR}.device", "cuda:3",
-     f"{PR}.device = 'cuda:3'"),
-    (["stages/notes/notes_relu.py"], f"{AN}.relu.train.lr", 0.0, f"{AN}.relu.train.lr = 0.0"),
-    (["stages/incidental/ip_sweep.py"], f"{IP}.sweep.sigmas", [0.1],
-     f"{IP}.sweep.sigmas: unknown key"),
-    # inputs that once ran for more than a minute without a word
-    (["stages/persian_rug/pr_rug.py"], f"{PR}.eval.n_vectors", 10**12,
-     f"{PR}.eval.n_vectors = 1000000000000"),
-    (["stages/persian_rug/pr_rug.py"], f"{PR}.rug.n_fit", 10**12,
-     f"{PR}.rug.n_fit = 1000000000000"),
-    (["stages/incidental/ip_checks.py"], f"{IP}.checks.samples", 10**12,
-     f"{IP}.checks.samples = 1000000000000"),
-    (["stages/notes/notes_flows.py"], f"{AN}.flows.lr", float("inf"), f"{AN}.flows.lr = inf"),
-    (["stages/incidental/ip_checks.py"], f"{IP}.checks",
-     {"n": 8, "m": 65536, "sigma": 0.1, "samples": 200000, "seed": 0, "m_exact": 4},
-     f"{IP}.checks.m = 65536: samples · m"),
-    (["stages/incidental/ip_sparsification.py"], f"{IP}.sparsification.euler.dt", [0.5, 1e-6],
-     f"{IP}.sparsification.euler.dt = [0.5, 1e-06]: the Euler steps"),
-])
+@pytest.mark.parametrize("argv, key, value, shown", STAGE_BAD)
 def test_a_stage_with_bad_params_exits_2_and_touches_nothing(tmp_path, root, load_profile, argv,
                                                              key, value, shown):
     if value == "cuda:3" and torch.cuda.device_count() > 3:
@@ -341,28 +396,7 @@ def test_a_stage_with_bad_params_exits_2_and_touches_nothing(tmp_path, root, loa
 SECTION = IP
 
 
-@pytest.mark.parametrize("path, value, expected", [
-    ("noise.sigma", [0.1, -0.1], "greater than or equal to 0"),
-    ("sweep.sigma", [0.0, 0.1], "greater than 0"),
-    ("sweep.lam", [-1e-3, 0.1], "greater than 0"),
-    ("collisions.lam", -1e-3, "greater than or equal to 0"),
-    ("collisions.optimizer.lr", 0.0, "greater than 0"),
-    ("collisions.optimizer.name", "rmsprop", "'adam', 'adamw' or 'sgd'"),
-    ("noise.optimizer.weight_decay", 0.01, "adamw only"),
-    ("noise.noise", ["uniform"], "'bipolar' or 'normal'"),
-    ("single.noise", "laplace", "'bipolar' or 'normal'"),
-    ("collisions.m", [16, 64], "must be >= n = 32"),
-    ("collisions.level", 1.0, "less than 1"),
-    ("sparsification.lam", 0.1, "1/sqrt(m)"),
-    ("sparsification.euler.dt", [0.5, 0.3], "multiple of the next"),
-    ("sparsification.euler.lam", 0.5, "1/sqrt(m)"),
-    ("single.stuck_below", 0.0, "greater than 0"),
-    ("checks.m_exact", 9, "less than or equal to 6"),
-    ("noise.record_every", 0, "greater than or equal to 1"),
-    ("device", "tpu", "pattern"),
-    ("noise.sigmas", [0.1], "unknown key"),
-    ("sweep", None, "missing"),
-])
+@pytest.mark.parametrize("path, value, expected", IP_BAD)
 def test_bad_incidental_params_name_key_value_and_rule(load_profile, path, value, expected):
     raw = _with_value(load_profile("default"), f"{SECTION}.{path}",
                       DELETE if value is None else value)
@@ -379,18 +413,7 @@ def test_the_incidental_section_is_required(load_profile):
 
 
 # The notes section
-@pytest.mark.parametrize("path, value, expected", [
-    ("autoencoding_notes.linear.d", [1, 16], "d = 16 must be < D = 16"),
-    ("autoencoding_notes.moments.S", [0.5, 1.0], "less than 1"),
-    ("autoencoding_notes.scale_min", 1.0, "less than 1"),
-    ("autoencoding_notes.saddle.I", [1, 2, 3], "top index set"),
-    ("autoencoding_notes.saddle.I", [1, 2, 9], "distinct indices in 1..8"),
-    ("autoencoding_notes.saddle.epsilon", {"start": 0.0, "stop": 1.0, "num": 3}, "greater than 0"),
-    ("autoencoding_notes.linear.steps", [300, 100], "strictly increasing"),
-    ("autoencoding_notes.flows.lr", 1e-6, "gradient steps"),
-    ("autoencoding_notes.relu.n_per_stratum", 10, "greater than or equal to 100"),
-    ("autoencoding_notes.relu.trian", {}, "unknown key"),
-])
+@pytest.mark.parametrize("path, value, expected", AN_BAD)
 def test_bad_notes_params_name_the_key(load_profile, path, value, expected):
     raw = _with_value(load_profile("default"), path, value)
     with pytest.raises(ParamsError) as err:
@@ -410,12 +433,8 @@ def test_a_bad_value_stops_a_notes_stage_before_any_output(tmp_path, root, load_
 
 # The file itself
 
-@pytest.mark.parametrize("text, shown", [
-    ("a: &x [1, 2]\nb: &y [*x, *x]\nc: [*y, *y]\n", "aliases (*name) are not allowed"),
-    ("persian_rug:\n  device: cpu\n  device: cuda\n", "key 'device' is given twice"),
-    ("persian_rug: [1, 2\n", "not a valid params file"),
-    ("? [a, b]\n: 1\n", "a key must be a plain name"),
-], ids=["alias bomb", "duplicated key", "invalid YAML", "unhashable key"])
+@pytest.mark.parametrize("text, shown", [r[:2] for r in FILE_BAD],
+                         ids=[r[2] for r in FILE_BAD])
 def test_a_file_yaml_cannot_hold_safely_is_refused_naming_the_line(tmp_path, text, shown):
     path = tmp_path / "params.yaml"
     path.write_text(text)
