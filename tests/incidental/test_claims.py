@@ -77,7 +77,8 @@ def _inputs(first_order=True, fit=(0.24, 0.2, 0.3), bipolar_final=0.8):
                           "lam": [0, 1e-5, 1e-2, 1.0, 0, 0, 0],
                           "sigma": [0, 0, 0, 0, 0.01, 0.1, 0.5],
                           "fourth": [0.16, 0.2, 0.9, 0.4, 0.17, 0.8, 0.1],
-                          "l2sq": [1, 1, 1, 0.5, 1, 1, 0.7]})
+                          "l2sq": [1, 1, 1, 0.5, 1, 1, 0.7],
+                          "shape": [0.16, 0.2, 0.9, 0.8, 0.17, 0.8, 0.2]})
     stuck = pd.DataFrame({"instance": [1], "feature": [3], "fourth": [0.13], "coords": [7],
                           "owned_by_others": [7], "opposite_sign": [7], "others_fourth": [0.9]})
     dense = pd.DataFrame({"instance": [0, 2], "feature": [1, 4], "fourth": [0.12, 0.15],
@@ -157,7 +158,8 @@ PERTURB = {
     "fig5.small_l1": lambda i: _sweep_at(i, "l1", "lam", 1e-5, fourth=0.5),
     "fig5.large_l1": lambda i: _sweep_at(i, "l1", "lam", 1.0, l2sq=1.0),
     "fig5.small_noise": lambda i: _sweep_at(i, "noise", "sigma", 0.01, fourth=0.5),
-    "fig5.large_noise": lambda i: _sweep_at(i, "noise", "sigma", 0.5, fourth=0.2, l2sq=0.5),
+    "fig5.large_noise": lambda i: _sweep_at(i, "noise", "sigma", 0.5, fourth=0.2, l2sq=0.5,
+                                            shape=0.8),
     "fig5.sigma_stronger": lambda i: _with(       # σ's rise spread over as many decades as λ's
         i, "sweep", fourth=lambda t: np.where(t.kind == "noise", t.sigma.map(
             {0.01: 0.3, 0.1: 0.5, 0.5: 0.8}), t.fourth)),

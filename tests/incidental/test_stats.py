@@ -129,3 +129,16 @@ def test_m_exponent_interval_covers_at_the_nominal_rate_and_rejects_bad_input():
     for counts, ms in (([1, 2], [16, 16]), ([0, 0], [16, 32]), ([-1, 2], [16, 32])):
         with pytest.raises(ValueError):
             stats.m_exponent(counts, ms)
+
+
+def test_encoding_shape_is_a_mean_of_per_encoding_ratios():
+    # one weight (1), four equal weights (1/4), a zero encoding left out
+    W = np.zeros((3, 3, 4))
+    W[0, 0, 0], W[0, 1] = 0.5, 0.5
+    # two one-weight encodings of unequal length: 1 each, where the ratio of the means,
+    # mean ‖W_i‖₄⁴ / (mean ‖W_i‖²)² = 0.50005 / 0.505², is 1.96
+    W[2, 0, 0], W[2, 1, 1] = 1.0, 0.1
+    np.testing.assert_allclose(stats.encoding_shape(W), [0.625, np.nan, 1.0])
+    # random directions of R^m: E‖u‖₄⁴ = 3/(m + 2) (tms.incidental.theory.random_unit_fourth_norm)
+    g = np.random.default_rng(0).standard_normal((1, 20000, 16))
+    assert stats.encoding_shape(g)[0] == pytest.approx(3 / 18, rel=0.01)

@@ -104,8 +104,10 @@ class Outputs:
 
     @cached_property
     def sweep_curves(self) -> dict[str, pd.DataFrame]:
-        """Fig. 5: per swept kind ('l1', 'noise') the mean fourth norm and ‖W_i‖² by λ or σ."""
-        return {kind: self.sweep[self.sweep.kind == kind].groupby(col)[["fourth", "l2sq"]].mean()
+        """Fig. 5: per swept kind ('l1', 'noise') the mean fourth norm, ‖W_i‖² and
+        ‖W_i‖₄⁴/‖W_i‖₂⁴ (``shape``, tms.incidental.stats.encoding_shape) by λ or σ."""
+        return {kind: self.sweep[self.sweep.kind == kind].groupby(col)[["fourth", "l2sq",
+                                                                          "shape"]].mean()
                 for kind, (col, _) in SWEPT.items()}
 
     @cached_property

@@ -33,6 +33,19 @@ def fourth_norms(W):
     return (W ** 4).sum(-1)
 
 
+def encoding_shape(W: np.ndarray) -> np.ndarray:
+    """Mean over the encodings W_i ≠ 0 of ‖W_i‖₄⁴ / ‖W_i‖₂⁴, shape (…,) for W (…, n, m): how
+    concentrated the encodings are whatever their length (1: one nonzero weight; about 3/m: a
+    random direction); NaN where every W_i = 0. Unlike mean ‖W_i‖₄⁴ / (mean ‖W_i‖²)², a ratio
+    of means, it never exceeds 1 (fig. 5's "the encodings stay sparse" as they shrink)."""
+    W = np.asarray(W, dtype=np.float64)
+    fourth, norm2 = fourth_norms(W), (W ** 2).sum(-1)
+    live = norm2 > 0
+    ratio = np.divide(fourth, norm2 ** 2, out=np.zeros_like(fourth), where=live)
+    count = live.sum(-1)
+    return np.divide(ratio.sum(-1), count, out=np.full(count.shape, np.nan), where=count > 0)
+
+
 def polysemantic_neurons(W: np.ndarray, band: tuple[float, float] = BAND) -> np.ndarray:
     """Number of polysemantic neurons, shape (…,) for W (…, n, m): neurons k (columns) on which
     at least two features i have band[0] <= |W_ik| <= band[1] (docs/paper-gaps.md; fig. 3)."""

@@ -21,6 +21,7 @@ from tms.incidental.params import IpCollisions, IpNoise, IpOptimizer, IpSingle, 
 from tms.incidental.stats import (
     BAND,
     benign_pairs,
+    encoding_shape,
     fourth_norms,
     polysemantic_from_init,
     polysemantic_neurons,
@@ -66,6 +67,8 @@ SWEEP_COLUMNS = {
     "seed": "torch seed (init and noise)",
     "fourth": "mean over features of the final ‖W_i‖₄⁴",
     "l2sq": "mean over features of the final ‖W_i‖²",
+    "shape": "mean over the features with W_i ≠ 0 of the final ‖W_i‖₄⁴ / ‖W_i‖₂⁴ (at most 1, one "
+             "nonzero weight; about 3/m, a random direction; NaN if every W_i = 0)",
     "loss": "final loss without noise",
     "diverged": "True if training diverged (tms.engine.tied.diverged): left out of fits, claims "
                 "and figures",
@@ -150,8 +153,9 @@ def sweep(cfg: IpSweep, device: str = "cpu", precision: str = "fp32") -> pd.Data
                            device, precision), settings, fourth_norms)
     fourth = fourth_norms(trace.W).mean(-1)
     l2sq = (trace.W ** 2).sum(-1).mean(-1)
+    shape = encoding_shape(trace.W)
     return pd.DataFrame([[k, kind, lam, s, settings[k].seed, float(fourth[k]), float(l2sq[k]),
-                          float(trace.loss[k]), bool(trace.diverged[k])]
+                          float(shape[k]), float(trace.loss[k]), bool(trace.diverged[k])]
                          for k, (kind, lam, s) in enumerate(grid)], columns=list(SWEEP_COLUMNS))
 
 
