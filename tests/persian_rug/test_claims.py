@@ -120,6 +120,23 @@ def _beats(i):
     return _set(i, "stats", loss=lambda t: t.loss * np.where(t.p == 0.01, 0.5, 1.0))
 
 
+def _below(i, p, n_s):
+    """i with the trained models at ``p`` and ``n_s`` at a fifth of their loss: below appendix
+    D's bound."""
+    return _set(i, "stats", loss=lambda t: t.loss * np.where((t.p == p) & (t.n_s == n_s),
+                                                             0.2, 1.0))
+
+
+def test_trained_models_below_the_bound_are_a_finding_only_with_few_active_features():
+    base = _inputs()
+    assert _rows(base)["finding.below_bound"]["verdict"] == "inconclusive at this scale"
+    few = _rows(_below(base, 0.01, 1024))["finding.below_bound"]        # p·n_s 10.24
+    assert few["verdict"] == "finding" and "p·n_s 10.24" in few["ours"], few["ours"]
+    for many in (_below(base, 0.01, 2048), _below(base, 0.1, 1024)):  # p·n_s 20.48, 102.4
+        row = _rows(many)["finding.below_bound"]                       # the bound itself fails
+        assert row["verdict"] == "inconclusive at this scale" and row["value"] < 1
+
+
 def _antipodal_at_p(i, p=0.01, share=0.8):
     return _set(i, "stats", antipodal=lambda t: np.where(t.p == p, share, 0.0))
 
@@ -145,7 +162,9 @@ PERTURB = {
     "sym.rug_attains_bound": lambda i: _set(i, "rug", bound_ratio=1.01),
     "scaling.initial_loss": lambda i: _set(i, "theory_grid", L0=lambda t: t.p),
     "scaling.bounds_ordered": lambda i: _set(i, "theory_grid", lower=lambda t: t.loss * 2),
-    "scaling.constant_factor": lambda i: _set(i, "theory_grid", lower=lambda t: t.loss / 20),
+    "scaling.constant_factor": lambda i: _set(                     # grows as log(1/p)^2.7
+        i, "theory_grid", lower=lambda t: t.lower / np.log(1 / t.p) ** 2),
+    "finding.below_bound": lambda i: _below(i, 0.01, 1024),
     "scaling.beta_prime": lambda i: _fit(i, "theory", "n_s/n_d − 1", 1.3),
     "scaling.beta": lambda i: _fit(i, "theory", "r", -2.0),
     "scaling.alpha": lambda i: _fit(i, "theory", "p", 1.5),
