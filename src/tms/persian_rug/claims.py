@@ -40,9 +40,9 @@ RUG_DECISIVE_N_S = 1024
 #: The central claim: the median trained/theory over the converged cells at the largest n_s
 #: within this of 1 (the paper: the trained loss "precisely matches" the rug's).
 CENTRAL_TOL = 0.02
-#: The "constant factor" of the abstract, "up to logarithmic factors" in sec. 4.3.3: the theory's
-#: loss over the lower bound of any elementwise activation, at its largest per p in the fits'
-#: regime, may grow at most as this power of log(1/p) (0: a constant).
+#: The "constant factor" of the abstract, "up to logarithmic factors" in sec. 4.3.3: at every fixed
+#: ratio, the theory's loss over the lower bound of any elementwise activation may grow at most as
+#: this power of log(1/p) as p falls in the fits' regime (0: a constant).
 MAX_LOG_POWER = 1.0
 _GRID = "n_s 128, 1024, 8192; p and ratio linspace(0.002, 0.8, 20); one model per point"
 _FIG3 = ("n_s 512, n_d 130, p 0.044; one model", "fig3", ("pr_fig3",))
@@ -358,48 +358,60 @@ def _bounds_ordered(claim: Claim, o: Outputs) -> dict:
 @CLAIMS.claim("scaling.constant_factor", "no elementwise or filtering change of the activation "
               "can improve the loss by more than a constant factor (abstract), up to "
               "logarithmic factors (sec. 4.3.3): the theory's loss against the lower bound of "
-              "any such model", "abstract, sec. 4.3.3, app. D", "a constant factor", *_THEORY)
+              "any such model", "abstract, sec. 4.3.3, app. D",
+              "a constant factor (abstract); up to logarithmic factors (sec. 4.3.3)", *_THEORY)
 def _constant_factor(claim: Claim, o: Outputs) -> dict:
+    """At each ratio with three p or more in the fits' regime, the power of log(1/p) that the
+    ratio optimal symmetric loss / lower bound follows as p falls (a least-squares slope of its
+    log against log log(1/p)); reproduced where the largest is at most MAX_LOG_POWER."""
     regime = o.theory_grid[o.theory_grid.p / o.theory_grid.ratio <= o.max_p_over_r]
-    worst = (regime.loss / regime.lower).groupby(regime.p).max()
-    if len(worst) < 2:
-        return claim.not_computed("fewer than two p in the fits' regime", o.theory_scale())
-    power = float(np.polyfit(np.log(np.log(1 / worst.index.to_numpy())),
-                             np.log(worst.to_numpy()), 1)[0])
+    factor = regime.loss / regime.lower
+    power = {r: float(np.polyfit(np.log(np.log(1 / g.p)), np.log(factor[g.index]), 1)[0])
+             for r, g in regime.groupby("ratio") if g.p.nunique() >= 3}
+    if not power:
+        return claim.not_computed("no ratio with three p or more in the fits' regime",
+                                  o.theory_scale())
+    top = max(power, key=power.get)
     return claim.row(
-        power <= MAX_LOG_POWER,
-        f"optimal symmetric loss / lower bound, its largest at each p: {worst.iloc[-1]:.2f} at p "
-        f"{worst.index[-1]:g} to {worst.iloc[0]:.2f} at p {worst.index[0]:g}, growing as "
-        f"log(1/p)^{power:.2f}: not a constant (a power of 0), within a logarithmic factor; the "
-        f"bound leaves out the loss on the features that are off, so part of the growth may be "
-        f"the bound's", f"grows at most as log(1/p)^{MAX_LOG_POWER:g}, the 'logarithmic "
-        f"factors' of sec. 4.3.3 (a faster growth breaks it)", o.theory_scale(), value=power)
+        power[top] <= MAX_LOG_POWER,
+        f"optimal symmetric loss / lower bound between {factor.min():.2f} and {factor.max():.2f} "
+        f"over {len(factor)} points; at a fixed ratio it follows log(1/p) to a power from "
+        f"{min(power.values()):.2f} to {power[top]:.2f} (ratio {top:.2f}; median "
+        f"{float(np.median(list(power.values()))):.2f}) over {len(power)} ratios: a constant "
+        f"within a slowly growing logarithmic factor. The bound leaves out the loss on the "
+        f"features that are off, so part of the growth may be the bound's",
+        f"a power of log(1/p) at most {MAX_LOG_POWER:g} at every ratio, the 'logarithmic "
+        f"factors' of sec. 4.3.3 (a faster growth breaks it)", o.theory_scale(),
+        value=power[top])
 
 
-@CLAIMS.claim("finding.below_bound", "at small n_s trained models fall below appendix D's lower "
-              "bound on any elementwise model: the bound takes the interference to be Gaussian of "
-              "the symmetric variance σ², which a few active features (p·n_s below the theory's "
-              f"{compare.MIN_ACTIVE}) do not give; it bounds the theory, not finite trained models "
-              "(ours, beyond the paper)", "sec. 4.3.3, app. D", "—", "—", "bounds", _VS, "finding")
+@CLAIMS.claim("finding.below_bound", "trained models fall below appendix D's lower bound on any "
+              "elementwise model only outside the theory's regime (few active features, p·n_s "
+              f"below {compare.MIN_ACTIVE}): the bound takes the interference to be Gaussian of "
+              "the symmetric variance σ², likely what a few active features do not give; a "
+              "converged cell below it inside the regime would contradict it (ours, beyond the "
+              "paper)",
+              "sec. 4.3.3, app. D", "—", "—", "bounds", _VS, "finding")
 def _below_bound(claim: Claim, o: Outputs) -> dict:
-    """Holds where some converged cell's trained loss is below bounds.lower_bound at its p and
-    realised ratio, and every such cell has p·n_s < compare.MIN_ACTIVE; a cell below it in the
-    theory's regime would mean the bound itself is wrong."""
+    """Holds where some converged cell's trained loss (mean over seeds) is below
+    bounds.lower_bound at its p and realised ratio, and none of the cells in the theory's regime
+    (compare.trained_vs_theory's in_regime: ratio ≥ MIN_RATIO, p·n_s ≥ MIN_ACTIVE) is."""
     cells = o.converged_cells
     if not len(cells):
         return claim.not_computed(_UNCONVERGED, o.grid_scale)
     share = cells.loss / np.array([bounds.lower_bound(p, r) for p, r in zip(cells.p, cells.ratio)])
-    below, many = share < 1, cells.p * cells.n_s >= compare.MIN_ACTIVE
-    lowest = f"lowest {share[many].min():.2f}× the bound" if many.any() else "none"
+    below, inside = share < 1, cells.in_regime.astype(bool)
+    lowest = f"lowest {share[inside].min():.2f}× the bound" if inside.any() else "none"
     return claim.row(
-        bool(below.any() and not (below & many).any()),
+        bool(below.any() and not (below & inside).any()),
         f"{int(below.sum())} of {len(cells)} converged cells below the bound" + (
             f", down to {share.min():.2f}× (p·n_s {span(cells.p[below] * cells.n_s[below])}, "
             f"ratio {span(cells.ratio[below].round(2))})" if below.any() else "")
-        + f"; {int(below[many].sum())} of the {int(many.sum())} with p·n_s ≥ "
-        f"{compare.MIN_ACTIVE} ({lowest})",
-        f"some converged cell below the bound, none with p·n_s ≥ {compare.MIN_ACTIVE} (one there "
-        "would break the bound itself)", o.grid_scale, value=float(share.min()))
+        + f"; {int(below[inside].sum())} of the {int(inside.sum())} in the theory's regime "
+        f"({lowest})" + ("; the cells in the regime below it contradict the bound"
+                         if (below & inside).any() else ""),
+        "some converged cell below the bound, none in the theory's regime", o.grid_scale,
+        value=float(share.min()))
 
 
 #: The law fitted with the exact σ², and its term β′ (tms.persian_rug.scaling):
