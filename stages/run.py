@@ -22,9 +22,9 @@ RESTARTED = "TMS_STAGE_RESTARTED"
 
 
 def main(argv: list[str]) -> int:
-    if not argv or not argv[0].endswith(".py"):
-        print("usage: python stages/run.py stages/<paper>/<stage>.py [arguments]",
-              file=sys.stderr)
+    if not argv or not argv[0].endswith(".py") or not (ROOT / argv[0]).is_file():
+        print("usage: python stages/run.py stages/<paper>/<stage>.py [arguments] (the script's "
+              "path from the repository root)", file=sys.stderr)
         return 2
     if importlib.util.find_spec("tms") is None:
         if VENV_PYTHON.is_file() and not os.environ.get(RESTARTED):
@@ -37,6 +37,7 @@ def main(argv: list[str]) -> int:
               "  Outputs DVC removed before the stage are in its cache: `dvc checkout` "
               "restores them.", file=sys.stderr)
         return 2
+    os.environ.pop(RESTARTED, None)          # not inherited by what the stage starts
     script = ROOT / argv[0]
     sys.argv = [str(script), *argv[1:]]
     sys.path.insert(0, str(script.parent))

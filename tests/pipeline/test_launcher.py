@@ -39,11 +39,12 @@ def test_every_stage_runs_through_the_launcher():
 @pytest.mark.skipif(not VENV_PYTHON.is_file(), reason="no .venv in this checkout")
 def test_a_bare_python_restarts_under_the_venv(bare_python, tmp_path):
     script = tmp_path / "where.py"
-    script.write_text("import sys\nimport tms\nprint(sys.executable, sys.argv[1:])\n")
+    script.write_text("import os, sys\nimport tms\nprint(sys.executable, sys.argv[1:], "
+                      "os.environ.get('TMS_STAGE_RESTARTED'))\n")
     run = subprocess.run(["sh", "-c", f"python {LAUNCHER} {script} --n-s 8"], cwd=ROOT,
                          env=bare_python, capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == [str(VENV_PYTHON), "['--n-s',", "'8']"]
+    assert run.stdout.split() == [str(VENV_PYTHON), "['--n-s',", "'8']", "None"]
 
 
 def test_without_a_venv_it_says_what_to_do(bare_python):
@@ -61,3 +62,10 @@ def test_the_stage_sees_its_own_arguments():
                          cwd=ROOT, capture_output=True, text=True)
     assert run.returncode == 0
     assert run.stdout.startswith("usage: pr_train.py [-h] --n-s N_S")
+
+
+@pytest.mark.parametrize("argv", [[], ["stages/persian_rug/pr_theroy.py"], ["params.yaml"]])
+def test_a_script_that_is_not_there_gets_the_usage(argv):
+    run = subprocess.run([sys.executable, LAUNCHER, *argv], cwd=ROOT, capture_output=True,
+                         text=True)
+    assert run.returncode == 2 and run.stderr.startswith("usage: python stages/run.py")

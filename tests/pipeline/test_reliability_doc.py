@@ -18,16 +18,13 @@ END = "<!-- /bad inputs -->"
 sys.path.insert(0, str(Path(__file__).parent))
 import test_bad_params as bad  # noqa: E402
 
+from tms.core import params_file  # noqa: E402
 
-def _short(value, width: int = 48) -> str:
-    """``value`` as the table shows it: its repr, cut to ``width`` characters (a long list with
-    its count of values)."""
-    if value is bad.DELETE:
-        return "(removed)"
-    text = repr(value)
-    if len(text) > width:
-        count = f" ({len(value)} values)" if isinstance(value, list) else ""
-        text = text[:width - len(count) - 1] + "…" + count
+
+def _short(value) -> str:
+    """``value`` as the table shows it: as a params error shows it (tms.core.params_file.shown),
+    escaped for a Markdown table."""
+    text = "(removed)" if value is bad.DELETE else params_file.shown(value)
     return text.replace("|", "\\|").replace("\n", "\\n")
 
 
@@ -39,10 +36,10 @@ def rows() -> list[tuple[str, str, str]]:
              "test_bad_incidental_params_name_key_value_and_rule") for k, v, e in bad.IP_BAD]
     out += [(f"`{k} = {_short(v)}`", f"refused, naming the key: “{e}”",
              "test_bad_notes_params_name_the_key") for k, v, e in bad.AN_BAD]
-    out += [("`" + "`, `".join(f"{k} = {_short(v, 30)}" for k, v in edits.items()) + "`",
+    out += [("`" + "`, `".join(f"{k} = {_short(v)}" for k, v in edits.items()) + "`",
              f"refused before any work: “{says}”", "test_products_of_sizes_are_bounded_before_"
              "any_work") for edits, _, says in bad.TOO_MUCH]
-    out += [(f"`{k} = {_short(v, 40)}` for `{' '.join(argv)}`",
+    out += [(f"`{k} = {_short(v)}` for `{' '.join(argv)}`",
              f"the stage exits 2 and writes nothing: “{shown}”",
              "test_a_stage_with_bad_params_exits_2_and_touches_nothing")
             for argv, k, v, shown in bad.STAGE_BAD]

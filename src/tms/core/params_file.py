@@ -66,7 +66,7 @@ _REPR = reprlib.Repr()
 _REPR.maxlist, _REPR.maxdict, _REPR.maxlevel, _REPR.maxstring = 6, 4, 3, 60
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
     """``value`` as a message shows it: its repr, long lists and sections cut short (with the
     count of a long list's values)."""
     if isinstance(value, dict):
@@ -88,14 +88,14 @@ def _format(err: ValidationError, source: str, model: type[BaseModel], prefix: l
             allowed = _section_keys(model, inner)
             close = difflib.get_close_matches(loc[-1], allowed, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            lines.append(f"  {key}: unknown key (value {_shown(e['input'])}); {hint}allowed "
+            lines.append(f"  {key}: unknown key (value {shown(e['input'])}); {hint}allowed "
                          f"keys here: {', '.join(allowed)}")
         elif e["type"] == "missing":
             lines.append(f"  {key}: missing; this key is required")
         else:
             msg = e["msg"].removeprefix("Value error, ")
             key, value, msg = _offending_key(key, e["input"], msg)
-            lines.append(f"  {key} = {_shown(value)}: {msg}")
+            lines.append(f"  {key} = {shown(value)}: {msg}")
     return "\n".join(lines)
 
 

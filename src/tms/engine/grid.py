@@ -32,9 +32,9 @@ class Instance:
 @dataclass(frozen=True)
 class Schedule:
     """Batch size, Adam eps, stopping-rule window and check interval, step cap, and the
-    divergence bound: a minibatch loss above ``diverge_factor`` times the larger of the
-    instance's first one and the loss of the zero output (tms.engine.train.loss_scale; inf: only
-    non-finite losses count as divergence)."""
+    divergence bound: a minibatch loss above ``diverge_factor`` times the instance's loss scale,
+    the largest of its first minibatch loss and the zero output's losses
+    (tms.engine.train.loss_scale; inf: only non-finite losses count as divergence)."""
 
     batch_size: int
     adam_eps: float

@@ -7,7 +7,8 @@ W_in x is one matmul over their concatenated W_in; the Persian Rug grids give ev
 point of one seed index the same stream (common random numbers across p and ratio).
 The stopping rule (:func:`window_says_stop`) is checked per instance every
 ``check_every`` steps; a stopped instance is dropped from the stack. So is a diverged one
-(:func:`diverged`: a non-finite minibatch loss, or one above ``diverge_factor`` times its first),
+(:func:`diverged`: a non-finite minibatch loss, or one above ``diverge_factor`` times its
+:func:`loss_scale`),
 flagged ``Result.diverged``; the other instances of the stack train on unaffected. With
 ``ckpt`` the stack's whole state is saved every ``ckpt.every`` steps and a rerun resumes from
 it (tms.engine.checkpoint). Every final model is

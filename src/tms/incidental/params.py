@@ -190,9 +190,14 @@ class IpChecks(Strict):
 
     @model_validator(mode="after")
     def _in_reach(self):
+        if self.samples < 2 * self.n:
+            raise ValueError(f"samples = {self.samples} must be >= 2n = {2 * self.n} (the "
+                             f"interference check draws samples // n matrices, at least two)")
         at_most("samples · m", self.samples * self.m, 2**30, "Gaussian values per Monte Carlo "
                 "check, several checks: minutes on a CPU; the paper's settings draw 3.2e7",
                 f"m = {self.m}")
+        at_most("n · m", self.n * self.m, 2**22, "values of one random W of the interference "
+                "check, drawn at once: 32 MiB of float64", f"m = {self.m}")
         return self
 
 

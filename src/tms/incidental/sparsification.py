@@ -222,7 +222,7 @@ def euler(w0: np.ndarray, lam: float, dt: float, times: np.ndarray) -> pd.DataFr
 
 
 #: Most weight updates of the Euler reference, Σ over dt of its steps × max(m, 1000) (a step
-#: costs about that many weight updates' time even at small m): the default's are 2.5e8.
+#: costs about that many weight updates' time even at small m): the default's are 6.3e7.
 MAX_EULER_WORK = 10**10
 _EULER_KEY = "incidental_polysemanticity.sparsification.euler"
 
@@ -244,7 +244,8 @@ def euler_comparison(m: int, lam: float, init_std: float, seed: int, dts: list[f
         raise ParamsError(f"{_EULER_KEY}.dt = {list(dts)}: the Euler steps to t = "
                           f"{times[-1]:.4g} times max(m, 1000) = {work:.3g} weight updates; at "
                           f"most {MAX_EULER_WORK:.3g} (minutes of Euler steps): give a larger "
-                          f"smallest dt or a smaller {_EULER_KEY}.m")
+                          f"smallest dt, a smaller {_EULER_KEY}.m or a larger {_EULER_KEY}.lam "
+                          f"(t ends near 1/λ)")
     exact = sol.table(times).add_prefix("exact_").drop(columns="exact_t")
     return pd.concat([euler(w0, lam, dt, times).join(exact).assign(dt=dt) for dt in dts],
                      ignore_index=True)[["dt", "t", "m_prime", "l1", "l2sq", "exact_m_prime",

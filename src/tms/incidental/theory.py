@@ -30,8 +30,9 @@ def _mean_se(x: np.ndarray) -> tuple[float, float]:
 
 
 def _chunks(total: int, width: int):
-    """Sizes of the draws of ``total`` samples of ``width`` values each, at most 2^14 samples and
-    2^22 values (32 MiB of float64) a draw, whatever the width."""
+    """Sizes of the draws of ``total`` samples of ``width`` values each: at most 2^14 samples and
+    2^22 values (32 MiB of float64) a draw, and one sample where ``width`` alone exceeds that
+    (the params bound it: incidental_polysemanticity.checks)."""
     size = max(1, min(1 << 14, (1 << 22) // width))
     for start in range(0, total, size):
         yield min(size, total - start)

@@ -39,8 +39,10 @@ class Train(Strict):
 
     ``checkpoint_every``: steps between checkpoints of each training stack (tms.engine.checkpoint),
     0 = off; a killed stage resumes from its last checkpoint with identical results.
-    ``diverge_factor``: a model whose minibatch loss exceeds this factor times its first one
-    (or is NaN/inf) is flagged diverged and leaves its stack (tms.engine.train.diverged)."""
+    ``diverge_factor``: a model whose minibatch loss exceeds this factor times its loss scale
+    (the largest of its first minibatch loss and the zero output's losses,
+    tms.engine.train.loss_scale), or is NaN/inf, is flagged diverged and leaves its stack
+    (tms.engine.train.diverged)."""
 
     seed: Seed
     batch_size: Batch

@@ -44,9 +44,11 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
     for ``argparse.ArgumentParser.add_argument`` (e.g. :data:`N_S`); their parsed values are
     passed to ``main`` as keyword arguments. ``--help`` exits 0 before anything is read or written.
 
-    An invalid params file, or a ``device`` this machine lacks, stops the stage with exit
-    status 2 and the message of :class:`ParamsError` (key, value, what is allowed) before
-    anything is written. SIGTERM ends the stage like an exception (exit status 143), and SIGINT
+    An invalid params file, a ``device`` this machine lacks, or a disk without room for the
+    stage's outputs (:func:`check_disk`) stops the stage with exit status 2 and the message of
+    :class:`ParamsError` (key, value, what is allowed; or both numbers) before anything is
+    written; a disk that fills during the stage (ENOSPC, EDQUOT) ends it with exit status 2 and
+    one line. SIGTERM ends the stage like an exception (exit status 143), and SIGINT
     as KeyboardInterrupt even if the stage was started with it ignored, so
     temporary files of unfinished outputs (tms.core.io.atomic_path) are removed on the way out;
     training checkpoints (tms.engine.checkpoint) stay for the next run to resume from. The
@@ -78,7 +80,7 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
         main(section, **args)
         status = 0
     except (ParamsError, OSError) as err:
-        if isinstance(err, OSError) and err.errno != errno.ENOSPC:
+        if isinstance(err, OSError) and err.errno not in (errno.ENOSPC, errno.EDQUOT):
             raise
         message = str(err) if isinstance(err, ParamsError) else (
             f"the disk filled while writing ({err.filename or 'an output'}): free space and "
@@ -115,11 +117,16 @@ def check_disk(stage_name: str | None, lock: str | Path = "dvc.lock") -> None:
     if stage_name and Path(lock).is_file():
         import yaml
 
-        entry = (yaml.load(Path(lock).read_text(encoding="utf-8"), Loader=yaml.CSafeLoader)
-                 .get("stages", {}).get(stage_name, {}))
+        try:
+            recorded = yaml.load(Path(lock).read_text(encoding="utf-8"),
+                                 Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
+        except yaml.YAMLError:
+            recorded = {}                  # DVC itself names a damaged lock file
+        entry = recorded.get("stages", {}).get(stage_name, {})
         need = sum(out.get("size", 0) for out in entry.get("outs", []))
     machine.check_disk(need, f"stage {stage_name or 'outputs'} (its outputs as last written)",
-                       "free disk space", scratch=DISK_MARGIN,
+                       "free disk space (the outputs' sizes are those of the stage's last run, "
+                       "as dvc.lock records them, whatever profile it ran)", scratch=DISK_MARGIN,
                        scratch_is=f"a margin of {DISK_MARGIN // 2**20} MiB")
 
 
