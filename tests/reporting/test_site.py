@@ -122,6 +122,24 @@ def test_claims_are_checked_in_order_each_by_the_check_beside_its_declaration():
         confused.rows({})
 
 
+def test_a_part_kept_in_its_own_module_is_taken_in_at_its_place():
+    def declare(claims, id):
+        claims.claim(id, "c", "s", "v", "—", None, ("train",))(
+            lambda claim, o: claim.row(True, "", "", ""))
+
+    whole, part = claim_rows.Claims(empirical=("train",)), claim_rows.Claims(empirical=("train",))
+    declare(whole, "a.first")
+    declare(part, "b.middle")
+    whole.include(part)
+    declare(whole, "c.last")
+    assert list(whole) == ["a.first", "b.middle", "c.last"]
+    assert [r["basis"] for r in whole.rows({})] == ["empirical"] * 3
+    with pytest.raises(ValueError, match="declared twice"):
+        whole.include(part)
+    with pytest.raises(ValueError, match="training stages"):
+        whole.include(claim_rows.Claims())
+
+
 def test_export_checks_the_registry_and_the_site_links_the_figures_drawn(tmp_path):
     figs = tmp_path / "reports/figures/p"
     figs.mkdir(parents=True)

@@ -183,6 +183,19 @@ class Claims(Mapping):
             return check
         return register
 
+    def include(self, part: "Claims") -> None:
+        """Declare here, after those declared so far and in their order, the claims of ``part``
+        (a share of this paper's claims kept in a module of its own), with their checks.
+        Raises ValueError on an id declared twice or a ``part`` whose training stages
+        (``empirical``) differ from these, which would count its claims' bases otherwise."""
+        if part.empirical != self.empirical:
+            raise ValueError(f"the part's training stages {sorted(part.empirical)} are not "
+                             f"{sorted(self.empirical)}")
+        if twice := [id for id in part._claims if id in self._claims]:
+            raise ValueError(f"claims declared twice: {twice}")
+        self._claims.update(part._claims)
+        self._checks.update(part._checks)
+
     def __getitem__(self, id: str) -> Claim:
         return self._claims[id]
 

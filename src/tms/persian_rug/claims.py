@@ -1,8 +1,8 @@
 """Checkable claims of the Persian Rug paper (:data:`CLAIMS`), each declared beside its check
 (tms.core.claim_rows.Claims), in the report's order: figs. 1–3 (rug and trained models against the
 theory, errata; :func:`_spread`), figs. 4–7 and eq. 6 (symmetry as n_s grows, :func:`_falls`;
-the variance bound), section 4.3 and appendix D (limits, bounds, scalings; the fits judged by
-tms.persian_rug.evidence) and our findings. The checks read
+the variance bound), section 4.3 and appendix D (limits, bounds, scalings: declared in
+tms.persian_rug.scaling_claims, taken in at their place) and our findings. The checks read
 tms.persian_rug.evidence.Outputs (its ``load``).
 
 A trained-grid claim is judged on the converged cells only (every model stopped by the stopping
@@ -16,16 +16,20 @@ bootstrap interval (tms.persian_rug.evidence.ladder_slope).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 import pandas as pd
 import scipy.stats
 
 from tms.core.claim_rows import Claim, Claims, span
-from tms.persian_rug import bounds, compare
-from tms.persian_rug.evidence import Outputs, exponent, falling, interval, ladder_slope, side
-from tms.persian_rug.scaling import MIN_POINTS, trained_source
+from tms.persian_rug import compare, scaling_claims
+from tms.persian_rug.evidence import (
+    PAPER_GRID,
+    UNCONVERGED,
+    Outputs,
+    falling,
+    ladder_slope,
+    side,
+)
 
 #: The paper's title, as the site shows it.
 TITLE = "The Persian Rug: solving toy models of superposition using large-scale symmetries"
@@ -40,18 +44,11 @@ RUG_DECISIVE_N_S = 1024
 #: The central claim: the median trained/theory over the converged cells at the largest n_s
 #: within this of 1 (the paper: the trained loss "precisely matches" the rug's).
 CENTRAL_TOL = 0.02
-#: The "constant factor" of the abstract, "up to logarithmic factors" in sec. 4.3.3: at every fixed
-#: ratio, the theory's loss over the lower bound of any elementwise activation may grow at most as
-#: this power of log(1/p) as p falls in the fits' regime (0: a constant).
-MAX_LOG_POWER = 1.0
-_GRID = "n_s 128, 1024, 8192; p and ratio linspace(0.002, 0.8, 20); one model per point"
 _FIG3 = ("n_s 512, n_d 130, p 0.044; one model", "fig3", ("pr_fig3",))
 _TRAIN, _VS = ("pr_train", "pr_baseline"), ("pr_train", "pr_theory")
 _FALL = (" falls as n_s grows at every grid location, as training makes the model symmetric "
          "(faster than for untrained weights)", "falls with n_s at all locations")
-_THEORY = ("the theory (n_s → ∞)", "bounds", ("pr_scaling",))
 _DIVERGED, _FIG3_DIVERGED = "every trained model diverged", "every fig. 3 model diverged"
-_UNCONVERGED = "no trained cell converged (stopped by the stopping rule, no worse than linear)"
 
 
 CLAIMS = Claims(empirical=("pr_train", "pr_fig3"),
@@ -123,8 +120,8 @@ def _rug_gap(o: Outputs) -> str:
 
 
 @CLAIMS.claim("fig2.trained_theory", "trained models reach the Persian rug's (the theory's) loss",
-              "fig. 2, abstract", "trained on the rug/theory curve ('precisely matches')", _GRID,
-              "fig2", (*_VS, "pr_fig3"))
+              "fig. 2, abstract", "trained on the rug/theory curve ('precisely matches')",
+              PAPER_GRID, "fig2", (*_VS, "pr_fig3"))
 def _trained_theory(claim: Claim, o: Outputs) -> dict:
     """Every trained model of the run at the paper's cells: the grids and the fig. 3 models;
     judged on the median over the converged in-regime cells at the largest n_s."""
@@ -150,7 +147,7 @@ def _trained_theory(claim: Claim, o: Outputs) -> dict:
 
 
 @CLAIMS.claim("fig2.trained_trend", "trained/theory → 1 as n_s grows (p·n_s ≥ 20)",
-              "fig. 2, sec. 4", "approach with n_s", _GRID, "fig2", _VS)
+              "fig. 2, sec. 4", "approach with n_s", PAPER_GRID, "fig2", _VS)
 def _trained_trend(claim: Claim, o: Outputs) -> dict:
     if isinstance(reg := _in_regime(claim, o), dict):
         return reg
@@ -242,7 +239,7 @@ def _falls(claim: Claim, o: Outputs, col: str) -> dict:
     if not len(o.stats):
         return claim.not_computed(_DIVERGED)
     if not len(o.means[0]):
-        return claim.not_computed(_UNCONVERGED, o.grid_scale)
+        return claim.not_computed(UNCONVERGED, o.grid_scale)
     (med, share, cells, _), (random_med, random_share, _, _) = (falling(m[col]) for m in o.means)
     slope, lo, hi, k = ladder_slope(o.means[0][col])
     random_slope, rlo, rhi, _ = ladder_slope(o.means[1][col])
@@ -265,23 +262,23 @@ def _falls(claim: Claim, o: Outputs, col: str) -> dict:
         inconclusive=o.too_small(med.index) or undecided)
 
 
-@CLAIMS.claim("sym.diag_var", "Var of diag(W)" + _FALL[0], "fig. 4", _FALL[1], _GRID, "fig4",
+@CLAIMS.claim("sym.diag_var", "Var of diag(W)" + _FALL[0], "fig. 4", _FALL[1], PAPER_GRID, "fig4",
               _TRAIN)
 def _diag_var(claim: Claim, o: Outputs) -> dict:
     return _falls(claim, o, "diag_var")
 
 
-@CLAIMS.claim("sym.bias_var", "Var of b" + _FALL[0], "fig. 5", _FALL[1], _GRID, "fig5", _TRAIN)
+@CLAIMS.claim("sym.bias_var", "Var of b" + _FALL[0], "fig. 5", _FALL[1], PAPER_GRID, "fig5", _TRAIN)
 def _bias_var(claim: Claim, o: Outputs) -> dict:
     return _falls(claim, o, "bias_var")
 
 
-@CLAIMS.claim("sym.dvar_nu", "ΔVar(ν)" + _FALL[0], "fig. 6", _FALL[1], _GRID, "fig6", _TRAIN)
+@CLAIMS.claim("sym.dvar_nu", "ΔVar(ν)" + _FALL[0], "fig. 6", _FALL[1], PAPER_GRID, "fig6", _TRAIN)
 def _dvar_nu(claim: Claim, o: Outputs) -> dict:
     return _falls(claim, o, "dvar_nu")
 
 
-@CLAIMS.claim("sym.lyapunov", "Λ" + _FALL[0], "fig. 7", _FALL[1], _GRID, "fig7", _TRAIN)
+@CLAIMS.claim("sym.lyapunov", "Λ" + _FALL[0], "fig. 7", _FALL[1], PAPER_GRID, "fig7", _TRAIN)
 def _lyapunov(claim: Claim, o: Outputs) -> dict:
     return _falls(claim, o, "lyapunov")
 
@@ -293,7 +290,7 @@ def _identical_variances(claim: Claim, o: Outputs) -> dict:
     if not len(o.stats):
         return claim.not_computed(_DIVERGED)
     if not len(o.means[0]):
-        return claim.not_computed(_UNCONVERGED, o.grid_scale)
+        return claim.not_computed(UNCONVERGED, o.grid_scale)
     n_s = o.means[0].index.get_level_values("n_s")
     top = o.means[0].xs(n_s.max(), level="n_s")
     spread = np.sqrt(top.dvar_nu) / top.mean_var_nu
@@ -329,169 +326,7 @@ def _rug_attains_bound(claim: Claim, o: Outputs) -> dict:
         f"rug n_s {span(o.rug.n_s) if 'n_s' in o.rug else '—'}", value=dev)
 
 
-@CLAIMS.claim("scaling.initial_loss", "L0(p) ≥ p/3 − p²/9 (loss as ratio → 0)", "sec. 4.3.1",
-              "p/3 − p²/9", "—", "initial_loss", ("pr_scaling",), "erratum")
-def _initial_loss(claim: Claim, o: Outputs) -> dict:
-    p = o.theory_grid.p.to_numpy()
-    below = float(np.max(o.theory_grid.L0.to_numpy() / bounds.paper_initial_bound(p)))
-    return claim.row(
-        below < 1, f"L0 = Var(x) = p/3 − p²/4 lies below p/3 − p²/9 at every p (max L0/bound "
-        f"{below:.4f}; the bound uses (E u)² = 1/9 instead of 1/4); drawn against the trained "
-        "losses", "L0 < bound at every p shows the bound is wrong", f"p {span(p)}", value=below)
-
-
-@CLAIMS.claim("scaling.bounds_ordered", "C·p²/r < L < O(p²/r · log 1/p) for p/r ≪ 1 (bounds "
-              "derived from the theory)", "sec. 4.3.2–4.3.3, app. D", "lower and upper bounds",
-              "—", "bounds", ("pr_scaling",), "sanity check")
-def _bounds_ordered(claim: Claim, o: Outputs) -> dict:
-    grid = o.theory_grid
-    regime = grid[grid.p / grid.ratio <= o.max_p_over_r]
-    spread = regime.upper / regime.lower
-    return claim.row(
-        bool(np.all((grid.lower <= grid.loss * (1 + 1e-9))
-                    & (grid.loss <= grid.upper * (1 + 1e-9)))),
-        f"lower ≤ optimal symmetric ≤ upper at all {len(grid)} theory points; "
-        f"upper/lower = {spread.min():.1f}–{spread.max():.1f} where p/r ≤ {o.max_p_over_r:g}",
-        "ordered at every point", o.theory_scale(fits=False))
-
-
-@CLAIMS.claim("scaling.constant_factor", "no elementwise or filtering change of the activation "
-              "can improve the loss by more than a constant factor (abstract), up to "
-              "logarithmic factors (sec. 4.3.3): the theory's loss against the lower bound of "
-              "any such model", "abstract, sec. 4.3.3, app. D",
-              "a constant factor (abstract); up to logarithmic factors (sec. 4.3.3)", *_THEORY)
-def _constant_factor(claim: Claim, o: Outputs) -> dict:
-    """At each ratio with three p or more in the fits' regime, the power of log(1/p) that the
-    ratio optimal symmetric loss / lower bound follows as p falls (a least-squares slope of its
-    log against log log(1/p)); reproduced where the largest is at most MAX_LOG_POWER."""
-    regime = o.theory_grid[o.theory_grid.p / o.theory_grid.ratio <= o.max_p_over_r]
-    factor = regime.loss / regime.lower
-    power = {r: float(np.polyfit(np.log(np.log(1 / g.p)), np.log(factor[g.index]), 1)[0])
-             for r, g in regime.groupby("ratio") if g.p.nunique() >= 3}
-    if not power:
-        return claim.not_computed("no ratio with three p or more in the fits' regime",
-                                  o.theory_scale())
-    top = max(power, key=power.get)
-    return claim.row(
-        power[top] <= MAX_LOG_POWER,
-        f"optimal symmetric loss / lower bound between {factor.min():.2f} and {factor.max():.2f} "
-        f"over {len(factor)} points; at a fixed ratio it follows log(1/p) to a power from "
-        f"{min(power.values()):.2f} to {power[top]:.2f} (ratio {top:.2f}; median "
-        f"{float(np.median(list(power.values()))):.2f}) over {len(power)} ratios: a constant "
-        f"within a slowly growing logarithmic factor. The bound leaves out the loss on the "
-        f"features that are off, so part of the growth may be the bound's",
-        f"a power of log(1/p) at most {MAX_LOG_POWER:g} at every ratio, the 'logarithmic "
-        f"factors' of sec. 4.3.3 (a faster growth breaks it)", o.theory_scale(),
-        value=power[top])
-
-
-@CLAIMS.claim("finding.below_bound", "trained models fall below appendix D's lower bound on any "
-              "elementwise model only outside the theory's regime (few active features, p·n_s "
-              f"below {compare.MIN_ACTIVE}): the bound takes the interference to be Gaussian of "
-              "the symmetric variance σ², likely what a few active features do not give; a "
-              "converged cell below it inside the regime would contradict it (ours, beyond the "
-              "paper)",
-              "sec. 4.3.3, app. D", "—", "—", "bounds", _VS, "finding")
-def _below_bound(claim: Claim, o: Outputs) -> dict:
-    """Holds where some converged cell's trained loss (mean over seeds) is below
-    bounds.lower_bound at its p and realised ratio, and none of the cells in the theory's regime
-    (compare.trained_vs_theory's in_regime: ratio ≥ MIN_RATIO, p·n_s ≥ MIN_ACTIVE) is."""
-    cells = o.converged_cells
-    if not len(cells):
-        return claim.not_computed(_UNCONVERGED, o.grid_scale)
-    share = cells.loss / np.array([bounds.lower_bound(p, r) for p, r in zip(cells.p, cells.ratio)])
-    below, inside = share < 1, cells.in_regime.astype(bool)
-    lowest = f"lowest {share[inside].min():.2f}× the bound" if inside.any() else "none"
-    return claim.row(
-        bool(below.any() and not (below & inside).any()),
-        f"{int(below.sum())} of {len(cells)} converged cells below the bound" + (
-            f", down to {share.min():.2f}× (p·n_s {span(cells.p[below] * cells.n_s[below])}, "
-            f"ratio {span(cells.ratio[below].round(2))})" if below.any() else "")
-        + f"; {int(below[inside].sum())} of the {int(inside.sum())} in the theory's regime "
-        f"({lowest})" + ("; the cells in the regime below it contradict the bound"
-                         if (below & inside).any() else ""),
-        "some converged cell below the bound, none in the theory's regime", o.grid_scale,
-        value=float(share.min()))
-
-
-#: The law fitted with the exact σ², and its term β′ (tms.persian_rug.scaling):
-#: log L = α′ log p + β′ log(n_s/n_d − 1) + c′.
-BETA_PRIME = ("p, n_s/n_d − 1", "n_s/n_d − 1")
-
-
-def _exponent_row(claim: Claim, fits: pd.DataFrame, law: str, term: str, target: float,
-                  tol: float, scale: str, note: str = "") -> dict:
-    """The row of ``claim`` on the theory's exponent of ``term`` in its fit of ``law`` (``fits``:
-    tms.persian_rug.scaling.FIT_COLUMNS): ``target`` ± ``tol``, inconclusive where the fit's 95%
-    interval is wider than ``tol``, not computed where it was not fitted; ``note`` follows our
-    value, ``scale`` says the regime fitted."""
-    est = exponent(fits, "theory", law, term)
-    if not np.isfinite(est.estimate):
-        return claim.not_computed(interval(est), scale)
-    half = (est.high - est.low) / 2
-    return claim.row(
-        bool(abs(est.estimate - target) <= tol), interval(est) + note,
-        f"|exponent − ({target:+g})| ≤ {tol:g}, the fit's 95% interval no wider than that",
-        scale, value=est.estimate, uncertainty=half,
-        inconclusive=(f"the 95% interval (±{half:.2f}) is wider than the tolerance"
-                      if half > tol else None))
-
-
-def _law_row(claim: Claim, fits: pd.DataFrame, sources: Sequence[str], max_p_over_r: float,
-             needs: int, inconclusive: str | None = None) -> dict:
-    """The row of ``claim`` on the law :data:`BETA_PRIME` fitted (p/r ≤ ``max_p_over_r``) to the
-    last of ``sources``: β′ = 1 ± 0.1, with α′ and the β′ of the other sources after ours; not
-    computed without a source or where it was not fitted (fewer than ``needs`` points)."""
-    if not sources:
-        return claim.not_computed("no fit of this source")
-    source, others = sources[-1], sources[:-1]
-    b, a = (exponent(fits, source, BETA_PRIME[0], t) for t in (BETA_PRIME[1], "p"))
-    if not np.isfinite(b.estimate):
-        return claim.not_computed(f"{int(b.points)} points of {source} in the regime, and the "
-                                  f"fit needs {needs}", source)
-    more = "; ".join(f"{s}: β′ = {exponent(fits, s, *BETA_PRIME).estimate:.2f}" for s in others)
-    return claim.row(
-        bool(abs(b.estimate - 1) <= 0.1),
-        f"β′ = {interval(b)}; α′ = {interval(a)}" + (f" ({more})" if more else ""),
-        "|β′ − 1| ≤ 0.1", f"{source}, p/r ≤ {max_p_over_r:g}", value=b.estimate,
-        uncertainty=(b.high - b.low) / 2, inconclusive=inconclusive)
-
-
-@CLAIMS.claim("scaling.beta_prime", "L ∝ (n_s/n_d − 1) at fixed p (theory; the exact σ²)",
-              "sec. 4.3", "+1", *_THEORY)
-def _beta_prime(claim: Claim, o: Outputs) -> dict:
-    return _exponent_row(claim, o.fits, *BETA_PRIME, 1.0, 0.1, o.theory_scale())
-
-
-@CLAIMS.claim("scaling.beta", "L ∝ 1/r at fixed p (theory, the paper's form)",
-              "sec. 4.3, eq. 13 and 31", "−1 (for r ≪ 1)", *_THEORY)
-def _beta(claim: Claim, o: Outputs) -> dict:
-    return _exponent_row(
-        claim, o.fits, "p, r", "r", -1.0, 0.1, o.theory_scale(small_r=True), f" (r ≤ "
-        f"{o.small_r:g}: the paper's r ≪ 1; the (1 − r) factor of n_s/n_d − 1 steepens it at "
-        "larger r)")
-
-
-@CLAIMS.claim("scaling.alpha", "L ∝ p² at fixed r up to logarithms (theory)", "sec. 4.3, eq. 13",
-              "2 (× log 1/p)", *_THEORY)
-def _alpha(claim: Claim, o: Outputs) -> dict:
-    return _exponent_row(claim, o.fits, BETA_PRIME[0], "p", 2.0, 0.25,
-                                o.theory_scale(), "; log(1/p) lowers the local exponent")
-
-
-@CLAIMS.claim("scaling.rug", "the same law for the Persian rug", "sec. 4.3", "α′ = 2, β′ = +1",
-              _THEORY[0], "bounds", ("pr_scaling", "pr_rug"))
-def _rug_law(claim: Claim, o: Outputs) -> dict:
-    rug = [s for s in o.fits.source.unique() if s.startswith("Persian rug")]
-    return _law_row(claim, o.fits, rug[-1:], o.max_p_over_r, MIN_POINTS)
-
-
-@CLAIMS.claim("scaling.trained", "the same law for trained models (largest n_s fitted)",
-              "sec. 4.3", "α′ = 2, β′ = +1", _GRID, "bounds", ("pr_scaling", "pr_train"))
-def _trained_law(claim: Claim, o: Outputs) -> dict:
-    fitted = [n for n in sorted(o.trained.n_s.unique()) if trained_source(n) in set(o.fits.source)]
-    return _law_row(claim, o.fits, [trained_source(n) for n in fitted], o.max_p_over_r,
-                           MIN_POINTS, o.too_small(fitted))
+CLAIMS.include(scaling_claims.CLAIMS)        # sec. 4.3 and appendix D
 
 
 @CLAIMS.claim("finding.beats_theory", "the 'optimal symmetric' theory is the n_s → ∞ optimum: "

@@ -28,6 +28,10 @@ DECISIVE_N_S = 1024
 MIN_CELLS = 5
 #: The bootstrap of :func:`ladder_slope`: resamples of the cells, and its seed.
 N_BOOT, BOOT_SEED = 2000, 0
+#: The authors' trained grid, as a trained-grid claim's paper scale states it.
+PAPER_GRID = "n_s 128, 1024, 8192; p and ratio linspace(0.002, 0.8, 20); one model per point"
+#: Why a trained-grid claim is not computed when no cell converged (:attr:`Outputs.cells`).
+UNCONVERGED = "no trained cell converged (stopped by the stopping rule, no worse than linear)"
 #: The columns that name a trained model, and a cell of a grid.
 MODEL_KEYS = ["model", "n_s", "ratio_target", "p", "seed_index"]
 CELL_KEYS = ["n_s", "ratio_target", "p"]
