@@ -70,7 +70,8 @@ def shown(value: object) -> str:
     """``value`` as a message shows it: its repr, long lists and sections cut short (with the
     count of a long list's values)."""
     if isinstance(value, dict):
-        return repr(value) if len(repr(value)) <= 80 else "{...}"
+        text = repr(value)
+        return text if len(text) <= 80 else "{...}"
     text = _REPR.repr(value)
     if isinstance(value, list) and len(value) > _REPR.maxlist:
         text += f" ({len(value)} values)"

@@ -244,7 +244,10 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
              if bucketed else
              _RaggedSteps(insts, streams, n_s, sched.batch_size, scale, workers, device))
     lr = [insts[k].lr for k in order]
-    p_of = np.array([i.p for i in insts])                # by original index, as ``live``
+    # the zero output's part of each instance's loss scale, by original index as ``live``: the
+    # same at every check, which takes the larger of it and the instance's first loss
+    zero = loss_scale(np.zeros(len(insts), dtype=np.float32), [i.p for i in insts], spec.scale,
+                      sched.batch_size * n_s)
     opt = BatchedAdam([model.flat], torch.tensor(
         [lr[k] for k in range(len(order)) for _ in range(model.n_d[k])] * 2 + lr,
         device=device), sched.adam_eps)
@@ -293,8 +296,7 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
             block = torch.stack(pending).cpu().numpy()      # (steps since last check, live)
             pending.clear()
             losses[live, step - len(block):step] = block.T   # live instances share the step
-            bad = np.flatnonzero(diverged(block, loss_scale(losses[live, 0], p_of[live],
-                                                            spec.scale, sched.batch_size * n_s),
+            bad = np.flatnonzero(diverged(block, np.maximum(losses[live, 0], zero[live]),
                                           sched.diverge_factor)).tolist()
             finish(bad, step, False, diverged=True)
             stop = [r for r, k in enumerate(live)
