@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -79,6 +81,20 @@ def test_chunk_of_a_grid_trains_as_in_the_whole_grid():
     # a group split apart: its W_in x is no longer one matmul, equal up to rounding
     part = train_grid(StackSpec(12, sched), insts[4:5])[0]
     np.testing.assert_allclose(whole[4].W_in, part.W_in, rtol=1e-5, atol=1e-6)
+
+
+def test_an_instance_leaves_its_stack_at_its_own_cap_as_if_trained_alone_to_it():
+    # the rule off (a window longer than the run): only the caps end training
+    sched = Schedule(batch_size=32, adam_eps=1e-7, window=100, check_every=10, max_steps=60)
+    insts = [Instance(0.2, 4, 0, 1e-2, None, 23), Instance(0.5, 6, 1, 1e-2),
+             Instance(0.3, 5, 2, 1e-2, None, 40)]
+    stack = train_grid(StackSpec(12, sched), insts)
+    assert [r.steps for r in stack] == [23, 60, 40] and not any(r.stopped for r in stack)
+    for inst, res in zip(insts, stack):          # 23: between two checks, yet exactly there
+        alone = train_grid(StackSpec(12, dataclasses.replace(sched, max_steps=res.steps)),
+                           [dataclasses.replace(inst, max_steps=None)])[0]
+        np.testing.assert_array_equal(alone.W_in, res.W_in)
+        np.testing.assert_array_equal(alone.train_losses, res.train_losses)
 
 
 def test_first_loss_is_the_init_model_on_its_stream():

@@ -9,8 +9,25 @@ from tms.pipeline import params
 def _grids(pr, *args):
     """The forecast of the trained grids of ``pr`` (not fig. 3), indexed by n_s."""
     table = forecast.forecast(pr, *args)
-    assert list(table.stage)[-1] == "pr_fig3"
+    assert list(table.stage)[-1] == "pr_converge_fig3" and "pr_fig3" in list(table.stage)
     return table[table.stage.str.startswith("pr_train@")].set_index("n_s")
+
+
+def test_the_convergence_checks_cost_one_model_per_p_at_factor_times_the_steps(load_profile):
+    pr = params.SECTION.parse(load_profile("paper")).persian_rug
+    table = forecast.forecast(pr).set_index("stage")
+    axis = np.linspace(0.002001, 0.8, 20)
+    n_d = sorted(max(1, int(1024 * r)) for r in axis)
+    row = table.loc["pr_converge@1024"]
+    assert row.models == 20 and row.chunks == 1 and row.sum_n_d == 20 * n_d[10]   # median n_d
+    # one stack of 20 models: 3.4 ms of work a step at 25 TFLOP/s (fp32, one H100), so the floor
+    assert 10 * 1024 * 1024 * 20 * n_d[10] / 25e12 < 6.5e-3
+    assert row.minutes_median == pytest.approx(4 * 2445 * 6.5e-3 / 60)
+    widest = 10 * 1024 * 1024 * 20 * n_d[-1] / 25e12                     # above it
+    assert row.minutes_cap == pytest.approx(4 * 45000 * widest / 60)
+    assert row.kept_gib == 0
+    fig3 = table.loc["pr_converge_fig3"]                        # one p, n_d 130, the step floor
+    assert fig3.models == 1 and fig3.minutes_median == pytest.approx(4 * 4530 * 6.5e-3 / 60)
 
 
 def test_the_paper_grids_cost_what_their_closed_forms_say(load_profile):
@@ -106,7 +123,8 @@ def test_the_measured_forecast_times_the_stages_own_training(load_profile):
 
     p = params.SECTION.parse(load_profile("smoke"))
     pr = forecast.forecast(p.persian_rug, 1, "cpu")
-    assert list(pr.stage) == ["pr_train@16", "pr_train@32", "pr_fig3"]
+    assert list(pr.stage) == ["pr_train@16", "pr_train@32", "pr_fig3", "pr_converge@16",
+                              "pr_converge@32", "pr_converge_fig3"]
     assert (pr.gflop_s > 0).all() and (pr.minutes_median > 0).all()
     assert (pr.minutes_median <= pr.minutes_cap).all()
     ip = ip_forecast.forecast(p.incidental_polysemanticity, "cpu")

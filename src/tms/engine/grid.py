@@ -20,13 +20,16 @@ class Instance:
     learning rate, and data_seed: the training-data stream. Instances with the same data_seed
     draw the same uniforms v every step (common random numbers; each turns them into its own
     x = (v/p)·[v < p]), from a generator seeded by tms.engine.sampler.stream_generator(data_seed);
-    None: the instance's own stream, its init generator continued after the init draws."""
+    None: the instance's own stream, its init generator continued after the init draws.
+    max_steps: its own step cap, at most the schedule's (None: the schedule's); it leaves its
+    stack there, not stopped by the rule."""
 
     p: float
     n_d: int
     seed: int
     lr: float
     data_seed: int | None = None
+    max_steps: int | None = None
 
 
 @dataclass(frozen=True)

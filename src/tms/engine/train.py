@@ -251,6 +251,8 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
     opt = BatchedAdam([model.flat], torch.tensor(
         [lr[k] for k in range(len(order)) for _ in range(model.n_d[k])] * 2 + lr,
         device=device), sched.adam_eps)
+    caps = [min(i.max_steps or sched.max_steps, sched.max_steps) for i in insts]
+    checks = set(caps)                       # an instance's own cap is a check too
     live = list(order)                       # original index of each stack row
     losses = np.empty((len(insts), sched.max_steps), dtype=np.float32)   # minibatch losses
     results: dict[int, Result] = {}
@@ -291,7 +293,7 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
         pending.append(loss[:len(live)].clone())
         step += 1
         bar.update(1)
-        if step % sched.check_every == 0 or step == sched.max_steps:
+        if step % sched.check_every == 0 or step in checks:
             collect()                        # the copies of the last check, long arrived
             block = torch.stack(pending).cpu().numpy()      # (steps since last check, live)
             pending.clear()
@@ -301,10 +303,10 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
             finish(bad, step, False, diverged=True)
             stop = [r for r, k in enumerate(live)
                     if r not in bad and window_says_stop(losses[k, :step], sched.window)]
-            if step == sched.max_steps:
-                finish([r for r in range(len(live)) if r not in stop + bad], step, False)
+            capped = [r for r, k in enumerate(live) if caps[k] <= step and r not in stop + bad]
+            finish(capped, step, False)
             finish(stop, step, True)
-            stop += bad
+            stop += bad + capped
             if stop:
                 keep = [r for r in range(len(live)) if r not in stop]
                 opt.select(model.rows(keep))

@@ -12,6 +12,8 @@ FIG3 = f"{DATA}/fig3.parquet"
 FIG3_WEIGHTS = f"{DATA}/fig3_weights"
 SCALING_THEORY = f"{DATA}/scaling_theory.parquet"
 SCALING_FITS = f"{DATA}/scaling_fits.parquet"
+#: The convergence check of the fig. 3 models (tms.persian_rug.converge).
+CONVERGE_FIG3 = f"{DATA}/converge/fig3.parquet"
 #: The report's figures; the claims stage links each claim to its figure there.
 FIGURES = "reports/figures/persian_rug"
 CLAIMS = "reports/claims/persian_rug.json"
@@ -37,12 +39,19 @@ def baseline(n_s: int) -> str:
     return f"{DATA}/stats/n{n_s}_random.parquet"
 
 
+def converge(n_s: int) -> str:
+    """The convergence check of the grid of n_s (tms.persian_rug.converge.COLUMNS)."""
+    return f"{DATA}/converge/n{n_s}.parquet"
+
+
 def outs(grid_n_s: list[int]) -> dict[str, list[str]]:
     """Every data stage's outputs (DVC stage name → paths), for the grids ``grid_n_s``
     (persian_rug.grid.n_s)."""
     out = {"pr_theory": [THEORY], "pr_rug": [RUG], "pr_fig3": [FIG3, FIG3_WEIGHTS],
-           "pr_scaling": [SCALING_THEORY, SCALING_FITS], "pr_claims": [CLAIMS]}
+           "pr_scaling": [SCALING_THEORY, SCALING_FITS], "pr_converge_fig3": [CONVERGE_FIG3],
+           "pr_claims": [CLAIMS]}
     for n_s in grid_n_s:
         out[f"pr_train@{n_s}"] = [trained(n_s), trained_weights(n_s), statistics(n_s)]
         out[f"pr_baseline@{n_s}"] = [baseline(n_s)]
+        out[f"pr_converge@{n_s}"] = [converge(n_s)]
     return out

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from tms.core import divergence
-from tms.persian_rug import artefacts, compare, weights
+from tms.persian_rug import artefacts, compare, converge, weights
 from tms.persian_rug.params import PersianRug
 from tms.persian_rug.stats import cell_means
 
@@ -31,7 +31,8 @@ N_BOOT, BOOT_SEED = 2000, 0
 #: The authors' trained grid, as a trained-grid claim's paper scale states it.
 PAPER_GRID = "n_s 128, 1024, 8192; p and ratio linspace(0.002, 0.8, 20); one model per point"
 #: Why a trained-grid claim is not computed when no cell converged (:attr:`Outputs.cells`).
-UNCONVERGED = "no trained cell converged (stopped by the stopping rule, no worse than linear)"
+UNCONVERGED = ("no trained cell converged (stopped by the stopping rule, no worse than linear, "
+               "its loss steady when trained longer)")
 #: The columns that name a trained model, and a cell of a grid.
 MODEL_KEYS = ["model", "n_s", "ratio_target", "p", "seed_index"]
 CELL_KEYS = ["n_s", "ratio_target", "p"]
@@ -47,7 +48,9 @@ class Outputs:
     weights' statistics (``baseline``); ``fits`` and ``theory_grid`` (tms.persian_rug.scaling);
     the params ``fig1_n_s`` (the printed Hadamard matrix's size), ``fig2_n_s`` (the authors'
     linear formula's n_s), ``max_p_over_r`` and ``small_r`` (the fits' regime: p/r ≤
-    max_p_over_r, the paper's form also r ≤ small_r)."""
+    max_p_over_r, the paper's form also r ≤ small_r); the convergence checks of every grid and
+    of fig. 3 (``converge``, tms.persian_rug.converge.COLUMNS) and their ``tolerance``
+    (persian_rug.converge.tolerance)."""
 
     fig3: pd.DataFrame
     fig3_W: np.ndarray | None
@@ -62,6 +65,8 @@ class Outputs:
     fig2_n_s: int
     max_p_over_r: float
     small_r: float
+    converge: pd.DataFrame
+    tolerance: float
 
     @classmethod
     def load(cls, pr: PersianRug) -> Outputs:
@@ -78,7 +83,10 @@ class Outputs:
                    divergence.split(grids(artefacts.statistics))[0], grids(artefacts.trained),
                    grids(artefacts.baseline), pd.read_parquet(artefacts.SCALING_FITS),
                    pd.read_parquet(artefacts.SCALING_THEORY), pr.fig1.n_s, pr.fig2.n_s,
-                   pr.scaling.max_p_over_r, pr.scaling.small_r)
+                   pr.scaling.max_p_over_r, pr.scaling.small_r,
+                   pd.concat([grids(artefacts.converge),
+                              pd.read_parquet(artefacts.CONVERGE_FIG3)], ignore_index=True),
+                   pr.converge.tolerance)
 
     def too_small(self, n_s: Sequence[int] | None = None) -> str | None:
         """Why the trained grids ``n_s`` (default: those of the converged :attr:`cells`) cannot
@@ -106,11 +114,24 @@ class Outputs:
         per = c.groupby("n_s").converged.agg(["sum", "size"])
         capped = int((~c.stopped).sum())
         worse = int((c.stopped & c.worse_than_linear).sum())
+        falling = int((c.stopped & ~c.worse_than_linear & ~c.steady).sum())
         return ("converged cells (every model stopped by the stopping rule, no worse than the "
-                "optimal linear map): " + ", ".join(f"{int(k)} of {n} at n_s {m}"
-                                                    for m, k, n in per.itertuples())
+                "optimal linear map, and steady when trained longer): "
+                + ", ".join(f"{int(k)} of {n} at n_s {m}" for m, k, n in per.itertuples())
                 + f"; {capped} cells stopped at the step cap, {worse} worse than linear "
-                "(failed to optimise)")
+                f"(failed to optimise), {falling} still falling ({self.steadiness()})")
+
+    def steadiness(self) -> str:
+        """What the convergence checks (:attr:`converge`) found, in words: how many (n_s, p)
+        pass, the retraining factor and the largest drop of the loss."""
+        ch = self.converge
+        if not len(ch):
+            return "no convergence check: no model stopped by the rule"
+        ok = converge.passing(ch, self.tolerance)
+        factor, worst = (ch.long_steps / ch.steps).median(), ch["drop"].max()
+        return (f"the slowest model of each (n_s, p) retrained {factor:.3g}× its steps: "
+                f"the loss of {int(ok.sum())} of {len(ok)} (n_s, p) falls by at most "
+                f"{self.tolerance:.0%}, the largest fall {worst:.1%}")
 
     @cached_property
     def fig3_model(self) -> tuple[pd.DataFrame, str, str | None] | None:
@@ -131,8 +152,9 @@ class Outputs:
         without a model), with per cell ``stopped`` (every model stopped by the stopping rule,
         not the step cap), ``worse_than_linear`` (the loss above the optimal linear map's: a
         ReLU model can represent ReLU of that map, never worse on x ≥ 0, so such a model
-        failed to optimise) and ``converged`` (stopped and not worse than linear): a
-        trained-grid claim is judged on the converged cells only."""
+        failed to optimise), ``steady`` (every convergence check of its (n_s, p) passes:
+        tms.persian_rug.converge.passing) and ``converged`` (stopped, not worse than linear,
+        and steady): a trained-grid claim is judged on the converged cells only."""
         fig3 = divergence.split(self.fig3)[0]
         models = pd.concat([self.stats, fig3[fig3.columns.intersection(self.stats.columns)]],
                            ignore_index=True)
@@ -144,7 +166,11 @@ class Outputs:
                    .reindex(pd.MultiIndex.from_frame(cells[CELL_KEYS]), fill_value=False))
         cells["stopped"] = stopped.to_numpy()
         cells["worse_than_linear"] = cells.loss > cells.loss_linear
-        cells["converged"] = cells.stopped & ~cells.worse_than_linear
+        steady = converge.passing(self.converge, self.tolerance) if len(self.converge) else (
+            pd.Series(dtype=bool, index=pd.MultiIndex.from_arrays([[], []], names=["n_s", "p"])))
+        cells["steady"] = steady.reindex(pd.MultiIndex.from_frame(cells[["n_s", "p"]]),
+                                         fill_value=False).to_numpy()
+        cells["converged"] = cells.stopped & ~cells.worse_than_linear & cells.steady
         return cells
 
     @cached_property

@@ -1,5 +1,6 @@
-"""The predicted cost of a profile's trained Persian Rug models (the pr_train stages and
-pr_fig3) before running them: time, memory and disk, one row per stage.
+"""The predicted cost of a profile's trained Persian Rug models (the pr_train stages, pr_fig3
+and the convergence checks that retrain some of their models) before running them: time, memory
+and disk, one row per stage.
 
 - GPU memory: the largest stack in training (tms.engine.grid.chunk_bytes on the GPU path, within
   persian_rug.compute.memory_budget_mb); host memory: twice the largest chunk's weights (as
@@ -26,6 +27,7 @@ engine itself (bench/gpu.py).
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pandas as pd
 
@@ -162,9 +164,58 @@ def grid_cost(pr: PersianRug, n_s: int, copies: int = 1, device: str | None = No
     }
 
 
+def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
+                  fig3: bool = False) -> dict:
+    """The row of :data:`COLUMNS` for the convergence check of the grid of ``n_s``
+    (pr_converge@n_s), or with ``fig3`` of the fig. 3 models (pr_converge_fig3): one model per p
+    retrained persian_rug.converge.factor times its steps, in one stack that each leaves at its
+    own cap (tms.persian_rug.converge). Which models those are is known only after training (at
+    each p, the one the stopping rule stopped last); the forecast takes the median n_d of the
+    grid's ratios and factor × the median stopping step, and, for the cap, the widest n_d and
+    factor × the step cap. Nothing is kept on disk. Rates and errors as :func:`grid_cost`."""
+    factor = pr.converge.factor
+    if fig3:
+        f3 = pr.fig3
+        n_s, ps, widths, stage = f3.n_s, [f3.p], [f3.n_d], "pr_converge_fig3"
+        sched = Schedule.of(pr.train, f3.max_steps)
+        lr = f3.lr if f3.lr is not None else pr.train.lr_for(n_s)
+    else:
+        grid = pr.grid.at(n_s)
+        ps, widths = grid.p, sorted(training.n_d_of(n_s, r) for r in grid.ratio)
+        sched, lr, stage = Schedule.of(pr.train), pr.train.lr_for(n_s), f"pr_converge@{n_s}"
+    typical, widest = widths[len(widths) // 2], widths[-1]
+    long = dataclasses.replace(sched, max_steps=math.ceil(factor * sched.max_steps))
+    seed = pr.train.seed
+    stack = [Instance(p, widest, seed + k, lr, seed) for k, p in enumerate(ps)]
+    bucketed = gpu_path(device or "cuda", pr.compute.precision)
+    rate = (_nearest(RATES[pr.compute.precision], n_s) if device is None else measured_rate(
+        n_s, [dataclasses.replace(i, n_d=typical) for i in stack], long, list(range(len(ps))),
+        device, pr.compute.precision))
+    floor = STEP_FLOOR if device is None else 0.0
+
+    def minutes(steps: float, n_d: int) -> float:
+        return factor * steps * max(floor, 10.0 * sched.batch_size * n_s * n_d * len(ps)
+                                    / rate) / 60
+
+    return {
+        "stage": stage, "n_s": n_s, "models": len(ps), "sum_n_d": typical * len(ps),
+        "tflop_per_step": 10.0 * sched.batch_size * n_s * typical * len(ps) / 1e12,
+        "chunks": 1, "gflop_s": rate / 1e9,
+        "minutes_median": minutes(min(_nearest(MEDIAN_STOP, n_s), sched.max_steps), typical),
+        "minutes_cap": minutes(sched.max_steps, widest),
+        "gpu_gib": chunk_bytes(n_s, stack, list(range(len(ps))), long, bucketed=bucketed) / GiB,
+        "host_gib": 2 * weights.nbytes(n_s, [widest] * len(ps)) / GiB, "kept_gib": 0.0,
+        "disk_gib": (3 * weights.nbytes(n_s, [widest] * len(ps)) + 4 * len(ps) * long.max_steps)
+        / GiB if pr.train.checkpoint_every else 0.0,
+    }
+
+
 def forecast(pr: PersianRug, copies: int = 1, device: str | None = None) -> pd.DataFrame:
-    """:func:`grid_cost` of every n_s of the grid and of the fig. 3 models, one row each
-    (:data:`COLUMNS`); ``device``: rates measured there, None: the H100's."""
+    """:func:`grid_cost` of every n_s of the grid and of the fig. 3 models, then
+    :func:`converge_cost` of each, one row each (:data:`COLUMNS`); ``device``: rates measured
+    there, None: the H100's."""
     rows = [grid_cost(pr, n_s, copies, device) for n_s in pr.grid.n_s]
     rows.append(grid_cost(pr, pr.fig3.n_s, copies, device, fig3=True))
+    rows += [converge_cost(pr, n_s, device) for n_s in pr.grid.n_s]
+    rows.append(converge_cost(pr, pr.fig3.n_s, device, fig3=True))
     return pd.DataFrame(rows, columns=list(COLUMNS))

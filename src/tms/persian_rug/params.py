@@ -315,6 +315,16 @@ class Scaling(Strict):
         return expand(self.theory_ratio)
 
 
+class Converge(Strict):
+    """The convergence check beyond the stopping rule (tms.persian_rug.converge): at every
+    (n_s, p) of the trained grids and of fig. 3, the model the rule stopped last is trained again
+    from its own start, ``factor`` times its steps with the rule off; its cells count as
+    converged only if its held-out loss falls by at most ``tolerance`` (a fraction of it)."""
+
+    factor: Annotated[float, Field(gt=1.0, le=16.0)]
+    tolerance: Annotated[float, Field(gt=0.0, lt=1.0)]
+
+
 class PersianRug(Strict):
     """Everything the Persian Rug paper's stages read."""
 
@@ -329,6 +339,7 @@ class PersianRug(Strict):
     rug: Rug
     theory: Theory
     scaling: Scaling
+    converge: Converge
 
     @model_validator(mode="after")
     def _fig2_grid_exists(self):

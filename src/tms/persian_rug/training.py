@@ -64,13 +64,15 @@ TRAIN_COLUMNS = {
 
 @dataclass(frozen=True)
 class Point:
-    """One grid point: index in the grid, p, target ratio, n_d, seed index."""
+    """One grid point: index in the grid, p, target ratio, n_d, seed index, and its own step cap
+    (None: the schedule's; tms.engine.grid.Instance)."""
 
     instance: int
     p: float
     ratio_target: float
     n_d: int
     seed_index: int
+    max_steps: int | None = None
 
 
 def expand(n_s: int, p: Sequence[float], ratio: Sequence[float], seeds: int) -> list[Point]:
@@ -169,7 +171,7 @@ def plan_grid(spec: GridSpec, points: Sequence[Point], ckpt: Checkpoints | None 
     n_s, base_seed, sched, device, compute = (spec.n_s, spec.base_seed, spec.sched, spec.device,
                                               spec.compute)
     insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, spec.lr,
-                      base_seed + pt.seed_index) for pt in points]
+                      base_seed + pt.seed_index, pt.max_steps) for pt in points]
     kept = [pt for pt in points if keep is None or keep(pt)]
     budget = f"persian_rug.compute.memory_budget_mb = {compute.memory_budget_mb}"
     bucketed = gpu_path(device, compute.precision)

@@ -1,0 +1,96 @@
+"""Convergence beyond the stopping rule.
+
+The stopping rule ends a model's training when its minibatch loss stops falling over a window;
+that is not convergence (a plateau stops it too). So at every (n_s, p) of a trained grid, and of
+the fig. 3 model, the ReLU model the rule stopped last (the slowest to settle: the most steps;
+ties, the widest, then the first seed) is trained again from its own initialisation and data
+stream, ``factor`` times as many steps with the rule off, and scored on the same held-out sample
+(:func:`rerun`).
+Up to its own stopping step the rerun is the same trajectory (same seeds, same stream; on the
+CPU path bit for bit); what it adds is the longer training. A (n_s, p) passes if the held-out
+loss falls by at most ``tolerance`` of the stopped model's (:func:`passing`); the claims judge a
+trained cell only where every check of its (n_s, p) passes
+(tms.persian_rug.evidence.Outputs.cells).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import pandas as pd
+
+from tms.engine.checkpoint import Checkpoints
+from tms.persian_rug import training
+
+#: Columns of the check's tables (data/persian_rug/converge/*.parquet), one row per model rerun.
+COLUMNS = {
+    "source": "'grid' (a trained grid, pr_train) or 'fig3' (the fig. 3 model, pr_fig3)",
+    "n_s": "number of features",
+    "p": "feature probability",
+    "ratio_target": "grid value of the ratio n_d / n_s of the model rerun",
+    "n_d": "its hidden width",
+    "instance": "its index in its grid (seed: train.seed + instance)",
+    "seed_index": "its seed index (its data stream: train.seed + seed_index)",
+    "steps": "the steps the stopping rule stopped it at",
+    "loss": "its per-feature held-out MSE there (the trained table's loss)",
+    "long_steps": "the rerun's steps: ceil(factor · steps), the rule off",
+    "long_loss": "the rerun's per-feature held-out MSE (the same held-out sample)",
+    "drop": "1 − long_loss / loss: the share of the loss that the longer training removed "
+            "(NaN if the rerun diverged)",
+}
+
+
+def sample(table: pd.DataFrame) -> pd.DataFrame:
+    """The models to rerun: per (n_s, p) of ``table`` (tms.persian_rug.training.TRAIN_COLUMNS),
+    the ReLU model that the stopping rule stopped (not the step cap, not diverged) with the most
+    steps; ties: the largest n_d, then the first seed index and instance. A (n_s, p) without such
+    a model has none (its models are not converged already). Sorted by n_s and p."""
+    ok = table[(table.model == "relu") & table.stopped & ~table.diverged]
+    ranked = ok.sort_values(["n_s", "p", "steps", "n_d", "seed_index", "instance"],
+                            ascending=[True, True, False, False, True, True])
+    return ranked.groupby(["n_s", "p"], sort=False).head(1).reset_index(drop=True)
+
+
+def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: str,
+          ckpt: Checkpoints | None = None) -> pd.DataFrame:
+    """Rerun every :func:`sample` model of ``table`` (one trained grid of n_s = spec.n_s, or the
+    fig. 3 models) ``factor`` times its steps with the stopping rule off, one stack (each model
+    leaves it at its own cap), from the seeds (seed, data_seed) and learning rate (lr) of the
+    table, with ``spec``'s batch, Adam eps, divergence bound, held-out sample, device and
+    compute. Returns :data:`COLUMNS`, one row per model rerun (``source`` names the table), empty
+    without a model to rerun; ``factor`` 1 reruns each model as it was trained (drop 0: the
+    rerun is the same trajectory). Raises ValueError if ``factor`` < 1, or if the table's models
+    do not share one learning rate and one base seed (seed − instance = data_seed −
+    seed_index), before any training; ParamsError as tms.persian_rug.training.plan_grid."""
+    if not factor >= 1:
+        raise ValueError(f"factor must be >= 1, got {factor}")
+    chosen = sample(table)
+    if not len(chosen):
+        return pd.DataFrame(columns=list(COLUMNS))
+    bases = set(chosen.seed - chosen.instance) | set(chosen.data_seed - chosen.seed_index)
+    if len(bases) != 1 or chosen.lr.nunique() != 1:
+        raise ValueError(f"the models to rerun do not share one base seed and one learning "
+                         f"rate: base seeds {sorted(bases)}, lr {sorted(set(chosen.lr))}")
+    caps = [math.ceil(factor * s) for s in chosen.steps]
+    points = [training.Point(int(r.instance), float(r.p), float(r.ratio_target), int(r.n_d),
+                             int(r.seed_index), cap) for r, cap in zip(chosen.itertuples(), caps)]
+    # a window of all the steps: the rule needs more than two of them, so it never stops
+    sched = dataclasses.replace(spec.sched, window=max(caps), max_steps=max(caps))
+    run = dataclasses.replace(spec, base_seed=int(bases.pop()), lr=float(chosen.lr.iloc[0]),
+                              sched=sched, label=f"{source} ×{factor:g} ")
+    long, _ = training.train_and_score(run, points, relu=True, ckpt=ckpt)
+    return pd.DataFrame({
+        "source": source, "n_s": chosen.n_s.astype(int), "p": chosen.p,
+        "ratio_target": chosen.ratio_target, "n_d": chosen.n_d.astype(int),
+        "instance": chosen.instance.astype(int), "seed_index": chosen.seed_index.astype(int),
+        "steps": chosen.steps.astype(int), "loss": chosen.loss,
+        "long_steps": long.steps.astype(int).to_numpy(), "long_loss": long.loss.to_numpy(),
+        "drop": 1.0 - long.loss.to_numpy() / chosen.loss.to_numpy()}, columns=list(COLUMNS))
+
+
+def passing(checks: pd.DataFrame, tolerance: float) -> pd.Series:
+    """Whether every check of each (n_s, p) passes (its drop ≤ ``tolerance``; a NaN drop, a
+    diverged rerun, fails), indexed (n_s, p): ``checks`` are :func:`rerun` tables, any sources
+    together."""
+    return (checks["drop"] <= tolerance).groupby([checks.n_s, checks.p]).all()

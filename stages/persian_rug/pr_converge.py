@@ -1,0 +1,44 @@
+"""Stage: the convergence check beyond the stopping rule (tms.persian_rug.converge) of one
+trained grid (``--of N_S``: data/persian_rug/train/n{N_S}.parquet) or of the fig. 3 models
+(``--of fig3``: data/persian_rug/fig3.parquet): per (n_s, p), the model the rule stopped last
+trained again persian_rug.converge.factor times its steps with the rule off.
+
+Writes data/persian_rug/converge/n{N_S}.parquet or data/persian_rug/converge/fig3.parquet
+(columns tms.persian_rug.converge.COLUMNS).
+"""
+
+import pandas as pd
+
+from tms.core import io
+from tms.core.device import resolve_device
+from tms.core.schema import ParamsError
+from tms.engine import checkpoint
+from tms.engine.grid import Schedule
+from tms.persian_rug import artefacts, converge, params, training
+from tms.pipeline import stage
+
+OF = ("--of", {"required": True, "metavar": "N_S|fig3", "dest": "of",
+               "help": "one of persian_rug.grid.n_s, or fig3"})
+
+
+def main(pr, of):
+    if of == "fig3":
+        n_s, source, table, out = pr.fig3.n_s, "fig3", artefacts.FIG3, artefacts.CONVERGE_FIG3
+    elif of.isdigit() and int(of) in pr.grid.n_s:
+        n_s, source = int(of), "grid"
+        table, out = artefacts.trained(n_s), artefacts.converge(n_s)
+    else:
+        raise ParamsError(f"--of {of}: one of persian_rug.grid.n_s = {pr.grid.n_s}, or fig3")
+    device = resolve_device(pr.device)
+    ckpt = checkpoint.for_stage(f"pr_converge@{of}", pr.train.checkpoint_every, device, pr.eval,
+                                pr.train, pr.converge.factor)
+    spec = training.GridSpec(n_s, pr.train.seed, pr.train.lr_for(n_s), Schedule.of(pr.train),
+                             pr.eval.seed, pr.eval.n_vectors, device, pr.compute)
+    checks = converge.rerun(spec, pd.read_parquet(table), pr.converge.factor, source, ckpt)
+    io.write_parquet(checks, out)
+    if ckpt:
+        ckpt.clear()
+
+
+if __name__ == "__main__":
+    stage.run(main, __doc__, OF, params=params.SECTION)

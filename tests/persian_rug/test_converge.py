@@ -1,0 +1,67 @@
+"""The convergence check beyond the stopping rule (tms.persian_rug.converge): which model it
+reruns, that the rerun is the stopped model's own trajectory, and that it tells a model the rule
+stopped early from one at its minimum."""
+
+import pandas as pd
+import pytest
+
+from tms.engine.grid import Schedule
+from tms.persian_rug import converge, training
+
+
+def _table(**columns):
+    base = {"model": "relu", "n_s": 16, "p": 0.1, "stopped": True, "diverged": False,
+            "steps": 100, "n_d": 4, "seed_index": 0, "instance": 0}
+    return pd.DataFrame([{**base, **row} for row in columns["rows"]])
+
+
+def test_the_sample_is_the_slowest_model_the_rule_stopped_per_n_s_and_p():
+    t = _table(rows=[{"instance": 0, "steps": 300}, {"instance": 1, "steps": 900},
+                     {"instance": 2, "steps": 5000, "stopped": False},      # the cap: not rerun
+                     {"instance": 3, "steps": 6000, "diverged": True},
+                     {"instance": 4, "steps": 9000, "model": "linear"},
+                     {"instance": 5, "steps": 900, "n_d": 8},                # a tie: the wider
+                     {"instance": 6, "p": 0.2, "steps": 50},
+                     {"instance": 7, "p": 0.3, "stopped": False}])          # none stopped
+    chosen = converge.sample(t)
+    assert chosen[["p", "instance"]].values.tolist() == [[0.1, 5], [0.2, 6]]
+
+
+def _grid(window):
+    """A small grid trained with the stopping rule (window ``window``): its spec and table."""
+    sched = Schedule(batch_size=64, adam_eps=1e-7, window=window, check_every=5, max_steps=20000)
+    spec = training.GridSpec(16, 0, 1e-2, sched, 3, 8192)
+    points = [training.Point(k, p, 0.25, 4, 0) for k, p in enumerate((0.05, 0.2))]
+    table, _ = training.train_and_score(spec, points, True)
+    return spec, table
+
+
+def test_a_rerun_of_one_times_the_steps_is_the_stopped_model_itself():
+    spec, table = _grid(window=10)
+    assert table.stopped.all() and (table.steps < 20000).all()
+    same = converge.rerun(spec, table, 1.0, "grid")
+    assert same.long_steps.tolist() == same.steps.tolist() == table.steps.tolist()
+    assert same.long_loss.tolist() == table.loss.tolist()       # bit for bit: the same run
+    assert (same["drop"] == 0).all()
+    with pytest.raises(ValueError, match="factor must be >= 1"):
+        converge.rerun(spec, table, 0.5, "grid")
+
+
+def test_a_model_stopped_early_fails_and_one_at_its_minimum_passes():
+    spec, early = _grid(window=5)              # a window of 5 steps stops on noise
+    longer = converge.rerun(spec, early, 4.0, "grid")
+    assert (longer.long_steps == 4 * early.steps).all()
+    assert (longer["drop"] > 0.02).all(), longer
+    assert not converge.passing(longer, 0.02).any()
+    spec, settled = _grid(window=1500)         # stopped after a flat 1,500-step window
+    again = converge.rerun(spec, settled, 2.0, "grid")
+    assert converge.passing(again, 0.02).all(), again
+    # the tolerance is a bound on the drop: at it, a pass; just above it, a fail
+    at = again["drop"].max()
+    assert converge.passing(again, at).all() and not converge.passing(again, at * 0.999).all()
+
+
+def test_seeds_off_the_grid_rule_are_refused_before_any_training():
+    spec, table = _grid(window=10)
+    with pytest.raises(ValueError, match="do not share one base seed"):
+        converge.rerun(spec, table.assign(data_seed=table.data_seed + 1), 2.0, "grid")
