@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from matplotlib.colors import LogNorm, Normalize
 
-from tms.persian_rug import claims, compare, evidence, figures, scaling, theory
+from tms.persian_rug import bounds, claims, compare, evidence, figures, scaling, theory
 
 
 def _stats(factor_by_n_s, seeds=2):
@@ -130,14 +130,25 @@ def _below(i, p, n_s):
                                                              0.2, 1.0))
 
 
-def test_trained_models_below_the_bound_are_a_finding_only_with_few_active_features():
+def test_the_bound_fails_only_for_a_cell_below_it_inside_the_theorys_regime():
     base = _inputs()
-    assert _rows(base)["finding.below_bound"]["verdict"] == "inconclusive at this scale"
-    few = _rows(_below(base, 0.01, 1024))["finding.below_bound"]        # p·n_s 10.24
-    assert few["verdict"] == "finding" and "p·n_s 10.24" in few["ours"], few["ours"]
+    row = _rows(base)["scaling.trained_bound"]
+    assert row["verdict"] == "reproduced" and row["value"] > 1
+    few = _rows(_below(base, 0.01, 1024))["scaling.trained_bound"]      # p·n_s 10.24: outside
+    assert few["verdict"] == "reproduced" and "p·n_s 10.24" in few["ours"], few["ours"]
+    assert "Outside the regime 2 of " in few["ours"]
     for many in (_below(base, 0.01, 2048), _below(base, 0.1, 1024)):  # p·n_s 20.48, 102.4
-        row = _rows(many)["finding.below_bound"]                       # the bound itself fails
-        assert row["verdict"] == "inconclusive at this scale" and row["value"] < 1
+        row = _rows(many)["scaling.trained_bound"]
+        assert row["verdict"] == "not reproduced" and row["value"] < 1
+    # the boundary: the lowest in-regime cell put at 0.99× the bound, then at 1.01×
+    cells = base.converged_cells[base.converged_cells.in_regime]
+    at = cells.loc[(cells.loss / [bounds.lower_bound(p, r) for p, r in
+                                 zip(cells.p, cells.ratio)]).idxmin()]
+    factor = bounds.lower_bound(at.p, at.ratio) / at.loss
+    for times, verdict in ((0.99, "not reproduced"), (1.01, "reproduced")):
+        moved = _set(base, "stats", loss=lambda t, f=factor * times: t.loss * np.where(
+            (t.n_s == at.n_s) & (t.p == at.p) & (t.ratio == at.ratio), f, 1.0))
+        assert _rows(moved)["scaling.trained_bound"]["verdict"] == verdict
 
 
 def _antipodal_at_p(i, p=0.01, share=0.8):
@@ -167,7 +178,7 @@ PERTURB = {
     "scaling.bounds_ordered": lambda i: _set(i, "theory_grid", lower=lambda t: t.loss * 2),
     "scaling.constant_factor": lambda i: _set(                     # grows as log(1/p)^2.7
         i, "theory_grid", lower=lambda t: t.lower / np.log(1 / t.p) ** 2),
-    "finding.below_bound": lambda i: _below(i, 0.01, 1024),
+    "scaling.trained_bound": lambda i: _below(i, 0.1, 2048),
     "scaling.beta_prime": lambda i: _fit(i, "theory", "n_s/n_d − 1", 1.3),
     "scaling.beta": lambda i: _fit(i, "theory", "r", -2.0),
     "scaling.alpha": lambda i: _fit(i, "theory", "p", 1.5),

@@ -136,7 +136,8 @@ def _trained_theory(claim: Claim, o: Outputs) -> dict:
         f"n_s {n}: {m:.3f} ({lo:.2f}–{hi:.2f}, {k})" for n, m, lo, hi, k in per.itertuples())
         + (f". At n_s {top_n_s}, {len(out)} in-regime cells did not converge, trained/theory "
            f"{out.trained_theory.min():.2f}–{out.trained_theory.max():.2f} (a model stopped by "
-           "the cap still falls: further below the theory)" if len(out) else "")
+           "the cap, or one whose loss still falls when trained longer, would only go further "
+           "below the theory)" if len(out) else "")
         + _rug_gap(o) + ("" if ok or small else f". Not reproduced at n_s ≤ {top_n_s}")
         + f". {o.convergence()}")
     return claim.row(
