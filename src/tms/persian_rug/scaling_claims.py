@@ -1,8 +1,8 @@
 """The Persian Rug paper's claims on section 4.3 and appendix D (:data:`CLAIMS`): the limits and
 bounds of the theory, the scaling laws fitted to the theory, the rug and the trained models
 (tms.persian_rug.scaling, judged by tms.persian_rug.evidence), and appendix D's bound against
-the trained models; declared beside their checks like the rest of the paper's claims, which take them in at
-their place in the report's order (tms.persian_rug.claims, Claims.include)."""
+the trained models; declared beside their checks like the rest of the paper's claims, which take
+them in at their place in the report's order (tms.persian_rug.claims, Claims.include)."""
 
 from __future__ import annotations
 
