@@ -49,6 +49,8 @@ BAD = [
     (f"{PR}.grid.models", [], "[]", "at least 1 item"),
     (f"{PR}.grid.models", ["relu", "tanh"], "tanh", "'relu' or 'linear'"),
     (f"{PR}.fig3.p", 0.0, "0.0", "greater than 0"),
+    (f"{PR}.converge.factor", 1.0, "1.0", "greater than 1"),
+    (f"{PR}.converge.tolerance", 0.0, "0.0", "greater than 0"),
     (f"{AN}.moments.S", [0.5, 1.0], "1.0", "less than 1"),
     (f"{AN}.scale_min", 1.5, "1.5", "less than 1"),
     # learning rates
@@ -225,6 +227,8 @@ STAGE_BAD = [
     (["stages/persian_rug/pr_train.py", "--n-s", "16"], f"{PR}.device", "cuda:3",
      f"{PR}.device = 'cuda:3'"),
     (["stages/notes/notes_relu.py"], f"{AN}.relu.train.lr", 0.0, f"{AN}.relu.train.lr = 0.0"),
+    (["stages/persian_rug/pr_converge.py", "--of", "16"], f"{PR}.converge.factor", 0.5,
+     f"{PR}.converge.factor = 0.5"),
     (["stages/incidental/ip_sweep.py"], f"{IP}.sweep.sigmas", [0.1],
      f"{IP}.sweep.sigmas: unknown key"),
     # inputs that once ran for more than a minute without a word

@@ -57,6 +57,15 @@ def test_an_n_s_outside_the_grid_is_a_params_error(tmp_path, monkeypatch, capsys
     assert "--n-s 3 is not in persian_rug.grid.n_s" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("of", ["3", "fig", "-16"])
+def test_a_convergence_check_of_no_grid_is_refused_before_any_work(tmp_path, load_profile, of):
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(load_profile("smoke")))
+    out = subprocess.run([sys.executable, str(ROOT / "stages/persian_rug/pr_converge.py"),
+                          "--of", of], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and "one of persian_rug.grid.n_s = [16, 32], or fig3" in out.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["logs", "params.yaml"]
+
+
 def test_each_run_logs_its_time_and_status(tmp_path, monkeypatch, capsys, load_profile):
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(load_profile("smoke")))
     monkeypatch.chdir(tmp_path)
