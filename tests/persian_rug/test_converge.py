@@ -2,6 +2,8 @@
 reruns, that the rerun is the stopped model's own trajectory, and that it tells a model the rule
 stopped early from one at its minimum."""
 
+import dataclasses
+
 import pandas as pd
 import pytest
 
@@ -65,3 +67,11 @@ def test_seeds_off_the_grid_rule_are_refused_before_any_training():
     spec, table = _grid(window=10)
     with pytest.raises(ValueError, match="do not share one base seed"):
         converge.rerun(spec, table.assign(data_seed=table.data_seed + 1), 2.0, "grid")
+
+
+def test_a_rerun_that_diverges_fails_its_check():
+    spec, table = _grid(window=10)
+    wild = dataclasses.replace(spec, sched=dataclasses.replace(spec.sched, diverge_factor=1.01))
+    checks = converge.rerun(wild, table.assign(lr=10.0), 4.0, "grid")   # lr 10: it blows up
+    assert checks.long_loss.isna().all() and checks["drop"].isna().all()
+    assert not converge.passing(checks, 0.02).any()

@@ -35,7 +35,8 @@ COLUMNS = {
     "steps": "the steps the stopping rule stopped it at",
     "loss": "its per-feature held-out MSE there (the trained table's loss)",
     "long_steps": "the rerun's steps: ceil(factor · steps), the rule off",
-    "long_loss": "the rerun's per-feature held-out MSE (the same held-out sample)",
+    "long_loss": "the rerun's per-feature held-out MSE (the same held-out sample; NaN if the "
+                 "rerun diverged)",
     "drop": "1 − long_loss / loss: the share of the loss that the longer training removed "
             "(NaN if the rerun diverged)",
 }
@@ -80,13 +81,14 @@ def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: s
     run = dataclasses.replace(spec, base_seed=int(bases.pop()), lr=float(chosen.lr.iloc[0]),
                               sched=sched, label=f"{source} ×{factor:g} ")
     long, _ = training.train_and_score(run, points, relu=True, ckpt=ckpt)
+    long_loss = long.loss.where(~long.diverged.astype(bool)).to_numpy()   # diverged: NaN
     return pd.DataFrame({
         "source": source, "n_s": chosen.n_s.astype(int), "p": chosen.p,
         "ratio_target": chosen.ratio_target, "n_d": chosen.n_d.astype(int),
         "instance": chosen.instance.astype(int), "seed_index": chosen.seed_index.astype(int),
         "steps": chosen.steps.astype(int), "loss": chosen.loss,
-        "long_steps": long.steps.astype(int).to_numpy(), "long_loss": long.loss.to_numpy(),
-        "drop": 1.0 - long.loss.to_numpy() / chosen.loss.to_numpy()}, columns=list(COLUMNS))
+        "long_steps": long.steps.astype(int).to_numpy(), "long_loss": long_loss,
+        "drop": 1.0 - long_loss / chosen.loss.to_numpy()}, columns=list(COLUMNS))
 
 
 def passing(checks: pd.DataFrame, tolerance: float) -> pd.Series:
