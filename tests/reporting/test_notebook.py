@@ -56,3 +56,13 @@ def test_a_failed_report_leaves_the_previous_figures_folder_whole(tmp_path):
         notebook.build("t", tmp_path / "t.ipynb", tmp_path / "out")
     assert sorted(p.name for p in figures.iterdir()) == ["a.png"]   # as the last good run left it
     assert sorted(p.name for p in (tmp_path / "out/figures").iterdir()) == ["t"]   # no litter
+
+
+@pytest.mark.parametrize("name", ["persian_rug", "incidental_polysemanticity",
+                                  "autoencoding_notes"])
+def test_a_templates_cell_ids_are_fixed_and_unique(root, name):
+    """A cell id that repeats another is replaced by a random one on every run, and the report
+    then differs byte for byte between two runs of the same inputs."""
+    nb = nbformat.read(root / "reports/templates" / f"{name}.ipynb", as_version=4)
+    ids = [cell.get("id") for cell in nb.cells]
+    assert None not in ids and len(set(ids)) == len(ids), ids
