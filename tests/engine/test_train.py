@@ -1,5 +1,3 @@
-import dataclasses
-
 import numpy as np
 import pytest
 import torch
@@ -83,18 +81,25 @@ def test_chunk_of_a_grid_trains_as_in_the_whole_grid():
     np.testing.assert_allclose(whole[4].W_in, part.W_in, rtol=1e-5, atol=1e-6)
 
 
-def test_an_instance_leaves_its_stack_at_its_own_cap_as_if_trained_alone_to_it():
-    # the rule off (a window longer than the run): only the caps end training
-    sched = Schedule(batch_size=32, adam_eps=1e-7, window=100, check_every=10, max_steps=60)
+@pytest.mark.parametrize("bucketed", [False, True])
+@pytest.mark.parametrize("window", [100, 3])        # the rule off (longer than the run), and on
+def test_an_instance_leaves_its_stack_at_its_own_cap_as_if_trained_alone_to_it(bucketed, window):
+    sched = Schedule(batch_size=32, adam_eps=1e-7, window=window, check_every=10, max_steps=60)
     insts = [Instance(0.2, 4, 0, 1e-2, None, 23), Instance(0.5, 6, 1, 1e-2),
-             Instance(0.3, 5, 2, 1e-2, None, 40)]
-    stack = train_grid(StackSpec(12, sched), insts)
-    assert [r.steps for r in stack] == [23, 60, 40] and not any(r.stopped for r in stack)
-    for inst, res in zip(insts, stack):          # 23: between two checks, yet exactly there
-        alone = train_grid(StackSpec(12, dataclasses.replace(sched, max_steps=res.steps)),
-                           [dataclasses.replace(inst, max_steps=None)])[0]
-        np.testing.assert_array_equal(alone.W_in, res.W_in)
-        np.testing.assert_array_equal(alone.train_losses, res.train_losses)
+             Instance(0.3, 5, 2, 1e-2, None, 40), Instance(0.4, 6, 3, 1e-2, None, 19)]
+    spec = StackSpec(12, sched, bucketed=bucketed)
+    stack = train_grid(spec, insts)
+    if window == 100:                            # 23, 19: between two checks, yet exactly there
+        assert [r.steps for r in stack] == [23, 60, 40, 19] and not any(r.stopped for r in stack)
+    for inst, res in zip(insts, stack):          # the others' caps change nothing
+        alone = train_grid(spec, [inst])[0]
+        assert (alone.steps, alone.stopped) == (res.steps, res.stopped)
+        np.testing.assert_allclose(alone.W_in, res.W_in, rtol=1e-5, atol=1e-6)
+        if not bucketed:                          # the CPU path: the very same numbers
+            np.testing.assert_array_equal(alone.W_in, res.W_in)
+            np.testing.assert_array_equal(alone.train_losses, res.train_losses)
+    with pytest.raises(ValueError, match="max_steps must be >= 1"):
+        Instance(0.2, 4, 0, 1e-2, None, 0)
 
 
 def test_first_loss_is_the_init_model_on_its_stream():

@@ -8,7 +8,16 @@ import pandas as pd
 import pytest
 from matplotlib.colors import LogNorm, Normalize
 
-from tms.persian_rug import bounds, claims, compare, evidence, figures, scaling, theory
+from tms.persian_rug import (
+    bounds,
+    claims,
+    compare,
+    converge,
+    evidence,
+    figures,
+    scaling,
+    theory,
+)
 
 
 def _stats(factor_by_n_s, seeds=2):
@@ -85,7 +94,8 @@ def _inputs():
     W = np.eye(64) * 1.29 + np.random.default_rng(0).normal(0, 0.05, (64, 64))   # noise-like
     baseline = _stats({1024: 0.2, 2048: 0.15})          # untrained: smaller, falling slower
     checks = pd.concat([trained, fig3])[["n_s", "p", "steps"]].drop_duplicates(["n_s", "p"])
-    checks = checks.assign(long_steps=4 * checks.steps, drop=0.001)   # steady when trained longer
+    checks = checks.assign(long_steps=4 * checks.steps, drop=0.001,   # steady when trained longer
+                           source=["grid"] * (len(checks) - 1) + ["fig3"])
     return evidence.Outputs(fig3=fig3, fig3_W=W, theory=theory_t, rug=rug, stats=stats,
                           trained=trained, baseline=baseline, fits=fits, theory_grid=th_grid,
                           fig1_n_s=8, fig2_n_s=128, max_p_over_r=0.25, small_r=0.05,
@@ -275,6 +285,64 @@ def test_the_central_claim_uses_the_fig3_models_and_fails_when_the_gap_stays():
         (t.n_s == 2048) & (t.p == 0.5) & (t.ratio == 0.5), 10 * t.loss, t.loss))
     assert worse.cells.worse_than_linear.sum() == 2            # and the p 0.5, r 0.25 cell at 1024
     assert _rows(worse)["fig2.trained_theory"]["verdict"] == "reproduced"
+
+
+def test_cells_below_the_theory_count_converged_or_not_and_those_at_it_only_converged():
+    i = _inputs()
+    # the p 0.01 and 0.1 cells at the largest n_s 10% below the theory, still falling when
+    # trained longer: they decide against "precisely matches" (training only lowers a loss)
+    low = _set(_set(i, "stats", loss=lambda t: t.loss * np.where(
+        (t.n_s == 2048) & (t.p < 0.5), 0.9 / 1.01, 1.0)),
+        "converge", drop=lambda t: t["drop"].where((t.n_s != 2048) | (t.p == 0.5), 0.05))
+    assert not low.converged_cells[low.converged_cells.n_s == 2048].p.lt(0.5).any()
+    row = _rows(low)["fig2.trained_theory"]
+    assert row["verdict"] == "not reproduced" and row["value"] == pytest.approx(0.9), row["ours"]
+    beats = _rows(low)["finding.beats_theory"]
+    assert beats["verdict"] == "caveat" and "0 of them converged" in beats["ours"], beats["ours"]
+    # the same cells 10% above the theory and still falling are left out: undecided
+    high = _set(low, "stats", loss=lambda t: t.loss * np.where(
+        (t.n_s == 2048) & (t.p < 0.5), 1.1 / 0.9, 1.0))
+    kept = _rows(high)["fig2.trained_theory"]
+    assert kept["value"] == pytest.approx(1.01) and "4 in-regime cells did not converge" in kept[
+        "ours"], kept["ours"]
+
+
+def test_the_bound_holds_for_any_trained_model_converged_or_not():
+    i = _inputs()                       # the p 0.1 cells at n_s 1024 stopped by the step cap
+    capped = _set(i, "trained", stopped=lambda t: ~((t.n_s == 1024) & (t.p == 0.1)))
+    assert _rows(capped)["scaling.trained_bound"]["verdict"] == "reproduced"
+    below = _below(capped, 0.1, 1024)
+    assert not below.converged_cells.query("n_s == 1024 and p == 0.1").shape[0]
+    assert _rows(below)["scaling.trained_bound"]["verdict"] == "not reproduced"
+
+
+def _fig3_longer(i, drop, **long):
+    """i with the fig. 3 model's convergence check at ``drop`` and the retrained model's
+    statistics ``long`` (long_<name>: value)."""
+    c = i.converge.copy()
+    at = c.source == "fig3"
+    c.loc[at, "drop"] = drop
+    same = {f"long_{k}": i.fig3[k].iloc[0] for k in converge.SUMMARY}
+    for col, v in {**same, "long_off_mean": 0.0, "long_off_std": 0.05, **long}.items():
+        c.loc[at, col] = v
+    return replace(i, converge=c)
+
+
+def test_a_fig3_model_still_learning_decides_only_where_the_retrained_model_agrees():
+    i = _inputs()
+    assert _rows(i)["fig3.bias"]["verdict"] == "reproduced"
+    same = _fig3_longer(i, 0.034, long_bias_mean=-0.185, long_bias_std=0.01)
+    row = _rows(same)["fig3.bias"]
+    assert row["verdict"] == "reproduced" and "falls 3.4% more" in row["ours"], row["ours"]
+    assert "then -0.185 ± 0.010" in row["ours"]
+    turned = _rows(_fig3_longer(i, 0.034, long_bias_mean=-0.25, long_bias_std=0.01))
+    assert turned["fig3.bias"]["verdict"] == "inconclusive at this scale"
+    assert turned["fig3.bias"]["inconclusive"].startswith("the model is still learning")
+    assert turned["fig3.bias"]["direction"] == "holds"
+    steady = _rows(_fig3_longer(i, 0.02, long_bias_mean=-0.25, long_bias_std=0.01))
+    assert steady["fig3.bias"]["verdict"] == "reproduced"              # at the tolerance: passes
+    off = _rows(_fig3_longer(i, 0.05, long_off_mean=0.02, long_off_std=0.05))
+    assert off["fig3.off_diagonal"]["verdict"] == "inconclusive at this scale"
 
 
 def test_medians_by_n_s_take_seed_means_then_the_median_over_the_grid():

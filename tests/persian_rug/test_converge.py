@@ -45,6 +45,8 @@ def test_a_rerun_of_one_times_the_steps_is_the_stopped_model_itself():
     assert same.long_steps.tolist() == same.steps.tolist() == table.steps.tolist()
     assert same.long_loss.tolist() == table.loss.tolist()       # bit for bit: the same run
     assert (same["drop"] == 0).all()
+    for c in converge.SUMMARY:                                   # the same weights, too
+        assert same[f"long_{c}"].tolist() == table[c].tolist(), c
     with pytest.raises(ValueError, match="factor must be >= 1"):
         converge.rerun(spec, table, 0.5, "grid")
 

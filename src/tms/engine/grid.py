@@ -22,7 +22,7 @@ class Instance:
     x = (v/p)·[v < p]), from a generator seeded by tms.engine.sampler.stream_generator(data_seed);
     None: the instance's own stream, its init generator continued after the init draws.
     max_steps: its own step cap, at most the schedule's (None: the schedule's); it leaves its
-    stack there, not stopped by the rule."""
+    stack there, not stopped by the rule. Raises ValueError on a max_steps below 1."""
 
     p: float
     n_d: int
@@ -30,6 +30,10 @@ class Instance:
     lr: float
     data_seed: int | None = None
     max_steps: int | None = None
+
+    def __post_init__(self):
+        if self.max_steps is not None and self.max_steps < 1:
+            raise ValueError(f"an instance's max_steps must be >= 1, got {self.max_steps}")
 
 
 @dataclass(frozen=True)

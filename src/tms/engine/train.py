@@ -251,8 +251,12 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
     opt = BatchedAdam([model.flat], torch.tensor(
         [lr[k] for k in range(len(order)) for _ in range(model.n_d[k])] * 2 + lr,
         device=device), sched.adam_eps)
-    caps = [min(i.max_steps or sched.max_steps, sched.max_steps) for i in insts]
-    checks = set(caps)                       # an instance's own cap is a check too
+    # an instance's own cap (tms.engine.grid.Instance.max_steps) ends it there; the stopping
+    # rule and the divergence bound are checked at the rule's checks only, so an instance's
+    # training never depends on the caps of the others in its stack
+    caps = [sched.max_steps if i.max_steps is None else min(i.max_steps, sched.max_steps)
+            for i in insts]
+    cap_steps = set(caps)
     live = list(order)                       # original index of each stack row
     losses = np.empty((len(insts), sched.max_steps), dtype=np.float32)   # minibatch losses
     results: dict[int, Result] = {}
@@ -277,12 +281,12 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
         copies.clear()
 
     bar = Progress(desc, sched.max_steps, bound=True)   # a bar, or a line every 30 s
-    step = saved = 0
+    step = saved = checked = 0               # checked: the step of the rule's last check
     generators = {**{f"init {k}": g for k, g in enumerate(gens)},
                   **{f"stream {key[1]}": g for key, g in streams.items() if key[0] == "shared"}}
     if state is not None:
         step, live, model, opt, results = checkpoint.unpack(state, losses, generators)
-        saved = step
+        saved = checked = step
         bar.write(f"{desc}: resuming from the checkpoint at step {step}")
         bar.update(step)
     grad = torch.empty_like(model.flat)
@@ -293,17 +297,20 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
         pending.append(loss[:len(live)].clone())
         step += 1
         bar.update(1)
-        if step % sched.check_every == 0 or step in checks:
+        due = step % sched.check_every == 0 or step == sched.max_steps     # the rule's check
+        if due or step in cap_steps:
             collect()                        # the copies of the last check, long arrived
-            block = torch.stack(pending).cpu().numpy()      # (steps since last check, live)
+            block = torch.stack(pending).cpu().numpy()      # (steps since last flush, live)
             pending.clear()
             losses[live, step - len(block):step] = block.T   # live instances share the step
-            bad = np.flatnonzero(diverged(block, np.maximum(losses[live, 0], zero[live]),
-                                          sched.diverge_factor)).tolist()
+            ending = [r for r, k in enumerate(live) if due or caps[k] == step]
+            since = losses[live, checked:step].T             # since the rule's last check
+            over = diverged(since, np.maximum(losses[live, 0], zero[live]), sched.diverge_factor)
+            bad = [r for r in ending if over[r]]
             finish(bad, step, False, diverged=True)
-            stop = [r for r, k in enumerate(live)
-                    if r not in bad and window_says_stop(losses[k, :step], sched.window)]
-            capped = [r for r, k in enumerate(live) if caps[k] <= step and r not in stop + bad]
+            stop = [r for r, k in enumerate(live) if due and r not in bad
+                    and window_says_stop(losses[k, :step], sched.window)]
+            capped = [r for r in ending if caps[live[r]] <= step and r not in stop + bad]
             finish(capped, step, False)
             finish(stop, step, True)
             stop += bad + capped
@@ -315,7 +322,8 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
                 live = [live[r] for r in keep]
                 steps.regroup(live, model)
             bar.update(0, active=len(live), loss=float(block[-1].mean()))
-            if ckpt and live and ckpt.due(saved, step):
+            checked = step if due else checked
+            if due and ckpt and live and ckpt.due(saved, step):
                 collect()
                 ckpt.save(name, checkpoint.pack(step, live, model, opt, losses, results,
                                                 generators))

@@ -7,7 +7,10 @@ ties, the widest, then the first seed) is trained again from its own initialisat
 stream, ``factor`` times as many steps with the rule off, and scored on the same held-out sample
 (:func:`rerun`).
 Up to its own stopping step the rerun is the same trajectory (same seeds, same stream; on the
-CPU path bit for bit); what it adds is the longer training. A (n_s, p) passes if the held-out
+CPU path bit for bit; on the GPU path equal up to rounding, which the drop then includes); what
+it adds is the longer training. One model gates every ratio of its (n_s, p): the premise, not
+checked here, is that the last to settle is the least converged. A (n_s, p) where a grid's
+check and fig. 3's both ran passes only if both do. A (n_s, p) passes if the held-out
 loss falls by at most ``tolerance`` of the stopped model's (:func:`passing`); the claims judge a
 trained cell only where every check of its (n_s, p) passes
 (tms.persian_rug.evidence.Outputs.cells).
@@ -18,11 +21,15 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
 import pandas as pd
 
 from tms.engine.checkpoint import Checkpoints
 from tms.persian_rug import training
 
+#: The rerun's statistics of its weights (tms.persian_rug.stats.summary), kept as long_<name>.
+SUMMARY = ("diag_mean", "diag_std", "bias_mean", "bias_std", "dead_fraction", "diag_live_mean",
+           "diag_live_std")
 #: Columns of the check's tables (data/persian_rug/converge/*.parquet), one row per model rerun.
 COLUMNS = {
     "source": "'grid' (a trained grid, pr_train) or 'fig3' (the fig. 3 model, pr_fig3)",
@@ -39,6 +46,10 @@ COLUMNS = {
                  "rerun diverged)",
     "drop": "1 − long_loss / loss: the share of the loss that the longer training removed "
             "(NaN if the rerun diverged)",
+    **{f"long_{c}": f"the rerun's {c} (tms.persian_rug.training.TRAIN_COLUMNS)"
+       for c in SUMMARY},
+    "long_off_mean": "the rerun's mean of the off-diagonal entries of W = W_out W_in",
+    "long_off_std": "their standard deviation",
 }
 
 
@@ -80,7 +91,14 @@ def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: s
     sched = dataclasses.replace(spec.sched, window=max(caps), max_steps=max(caps))
     run = dataclasses.replace(spec, base_seed=int(bases.pop()), lr=float(chosen.lr.iloc[0]),
                               sched=sched, label=f"{source} ×{factor:g} ")
-    long, _ = training.train_and_score(run, points, relu=True, ckpt=ckpt)
+    off: dict[int, tuple[float, float]] = {}
+
+    def off_diagonal(pt: training.Point, W_in: np.ndarray, W_out: np.ndarray, _) -> None:
+        W = W_out.astype(np.float64) @ W_in.astype(np.float64)
+        entries = W[~np.eye(len(W), dtype=bool)]
+        off[pt.instance] = (float(entries.mean()), float(entries.std()))
+
+    long, _ = training.train_and_score(run, points, relu=True, ckpt=ckpt, sink=off_diagonal)
     long_loss = long.loss.where(~long.diverged.astype(bool)).to_numpy()   # diverged: NaN
     return pd.DataFrame({
         "source": source, "n_s": chosen.n_s.astype(int), "p": chosen.p,
@@ -88,7 +106,10 @@ def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: s
         "instance": chosen.instance.astype(int), "seed_index": chosen.seed_index.astype(int),
         "steps": chosen.steps.astype(int), "loss": chosen.loss,
         "long_steps": long.steps.astype(int).to_numpy(), "long_loss": long_loss,
-        "drop": 1.0 - long_loss / chosen.loss.to_numpy()}, columns=list(COLUMNS))
+        "drop": 1.0 - long_loss / chosen.loss.to_numpy(),
+        **{f"long_{c}": long[c].to_numpy() for c in SUMMARY},
+        "long_off_mean": [off[int(k)][0] for k in chosen.instance],
+        "long_off_std": [off[int(k)][1] for k in chosen.instance]}, columns=list(COLUMNS))
 
 
 def passing(checks: pd.DataFrame, tolerance: float) -> pd.Series:

@@ -88,11 +88,12 @@ class Outputs:
                               pd.read_parquet(artefacts.CONVERGE_FIG3)], ignore_index=True),
                    pr.converge.tolerance)
 
-    def too_small(self, n_s: Sequence[int] | None = None) -> str | None:
-        """Why the trained grids ``n_s`` (default: those of the converged :attr:`cells`) cannot
-        decide a claim, or None: the largest below :data:`DECISIVE_N_S`, or fewer than
-        :data:`MIN_CELLS` converged cells at it."""
-        conv = self.converged_cells
+    def too_small(self, n_s: Sequence[int] | None = None, cells: pd.DataFrame | None = None
+                  ) -> str | None:
+        """Why the trained grids ``n_s`` (default: those of ``cells``) cannot decide a claim, or
+        None: the largest below :data:`DECISIVE_N_S`, or fewer than :data:`MIN_CELLS` of
+        ``cells`` (default: the converged :attr:`cells`) at it."""
+        conv = self.converged_cells if cells is None else cells
         n_s = conv.n_s.unique() if n_s is None else n_s
         top = max(n_s, default=0)
         if top < DECISIVE_N_S:
@@ -129,9 +130,11 @@ class Outputs:
             return "no convergence check: no model stopped by the rule"
         ok = converge.passing(ch, self.tolerance)
         factor, worst = (ch.long_steps / ch.steps).median(), ch["drop"].max()
+        lost = int(ch["drop"].isna().sum())
         return (f"the slowest model of each (n_s, p) retrained {factor:.3g}× its steps: "
                 f"the loss of {int(ok.sum())} of {len(ok)} (n_s, p) falls by at most "
-                f"{self.tolerance:.0%}, the largest fall {worst:.1%}")
+                f"{self.tolerance:.0%}, the largest fall {worst:.1%}"
+                + (f"; {lost} rerun(s) diverged" if lost else ""))
 
     @cached_property
     def fig3_model(self) -> tuple[pd.DataFrame, str, str | None] | None:
@@ -144,6 +147,28 @@ class Outputs:
         return fig3, (f"n_s {int(r.n_s)}, n_d {int(r.n_d)}, p {r.p:g}; {len(fig3)} model(s), "
                       f"{int(fig3.steps.max())} steps"), (
             None if fig3.stopped.all() else "the model stopped at the step cap, not converged")
+
+    @cached_property
+    def fig3_longer(self) -> tuple[pd.DataFrame, str] | None:
+        """The convergence check of the fig. 3 models (its rows of :attr:`converge`, source
+        'fig3': the model the rule stopped last, retrained) and what it found, in words, when it
+        fails (its loss falls by more than the tolerance, or the rerun diverged): the fig. 3
+        claims are then judged on the retrained model's statistics too, and decided only where
+        both give one verdict. None when it passes or did not run."""
+        ch = self.converge[self.converge.source == "fig3"] if len(self.converge) else None
+        if ch is None or not len(ch) or (ch["drop"] <= self.tolerance).all():
+            return None
+        factor = (ch.long_steps / ch.steps).median()
+        return ch, (f"retrained {factor:.3g}× its {int(ch.steps.max())} steps, the model's loss "
+                    f"falls {ch['drop'].max():.1%} more (the rule stopped it before it converged)")
+
+    def decided_below(self, limit: float) -> pd.DataFrame:
+        """The cells of :attr:`cells` whose trained/theory is below ``limit`` and that did not
+        fail to optimise (not worse than linear), converged or not: training longer only lowers
+        a trained loss (the convergence checks measure it falling), so their trained/theory is
+        below ``limit`` wherever they would converge."""
+        c = self.cells
+        return c[(c.trained_theory < limit) & ~c.worse_than_linear] if len(c) else c
 
     @cached_property
     def cells(self) -> pd.DataFrame:

@@ -171,8 +171,10 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
     retrained persian_rug.converge.factor times its steps, in one stack that each leaves at its
     own cap (tms.persian_rug.converge). Which models those are is known only after training (at
     each p, the one the stopping rule stopped last); the forecast takes the median n_d of the
-    grid's ratios and factor × the median stopping step, and, for the cap, the widest n_d and
-    factor × the step cap. Nothing is kept on disk. Rates and errors as :func:`grid_cost`."""
+    grid's ratios and factor × the median stopping step, which underestimates (the models rerun
+    are the last to stop: at cpu-paper's n_s 1024 the stage took 2.1× this), and, for the cap,
+    the widest n_d and factor × the step cap, the bound. Nothing is kept on disk. Rates and
+    errors as :func:`grid_cost`."""
     factor = pr.converge.factor
     if fig3:
         f3 = pr.fig3

@@ -13,7 +13,7 @@ import pandas as pd
 
 from tms.core.claim_rows import Claim, Claims, span
 from tms.persian_rug import bounds, compare
-from tms.persian_rug.evidence import PAPER_GRID, UNCONVERGED, Outputs, exponent, interval
+from tms.persian_rug.evidence import PAPER_GRID, Outputs, exponent, interval
 from tms.persian_rug.scaling import MIN_POINTS, trained_source
 
 #: The "constant factor" of the abstract, "up to logarithmic factors" in sec. 4.3.3: at every fixed
@@ -87,29 +87,31 @@ def _constant_factor(claim: Claim, o: Outputs) -> dict:
               "a lower bound on any elementwise model", PAPER_GRID, "bounds",
               ("pr_train", "pr_theory"))
 def _trained_bound(claim: Claim, o: Outputs) -> dict:
-    """Every converged cell in the theory's regime (compare.trained_vs_theory's in_regime) with
-    its trained loss (mean over seeds) at or above bounds.lower_bound at its p and realised ratio;
-    the cells outside the regime that fall below it are named, with why."""
-    cells = o.converged_cells
+    """Every trained cell in the theory's regime (compare.trained_vs_theory's in_regime; its
+    models did not diverge; converged or not, since the bound holds for any elementwise model)
+    with its trained loss (mean over seeds) at or above bounds.lower_bound at its p and realised
+    ratio; the cells outside the regime that fall below it are named, with why."""
+    cells = o.cells
     if not len(cells):
-        return claim.not_computed(UNCONVERGED, o.grid_scale)
+        return claim.not_computed("every trained model diverged", o.grid_scale)
     share = cells.loss / np.array([bounds.lower_bound(p, r) for p, r in zip(cells.p, cells.ratio)])
     inside = cells.in_regime.astype(bool)
     if not inside.any():
-        return claim.not_computed(f"no converged cell with ratio ≥ {compare.MIN_RATIO:g} and "
+        return claim.not_computed(f"no trained cell with ratio ≥ {compare.MIN_RATIO:g} and "
                                   f"p·n_s ≥ {compare.MIN_ACTIVE}", o.grid_scale)
     lowest, below, out = float(share[inside].min()), share < 1, ~inside
     at = share[inside].idxmin()
     return claim.row(
-        lowest >= 1, f"trained loss / bound over the {int(inside.sum())} converged cells in the "
+        lowest >= 1, f"trained loss / bound over the {int(inside.sum())} trained cells in the "
         f"regime: lowest {lowest:.2f} (n_s {int(cells.n_s[at])}, p {cells.p[at]:g}, ratio "
         f"{cells.ratio[at]:.2f}), {int(below[inside].sum())} below 1. Outside the regime "
-        f"{int(below[out].sum())} of {int(out.sum())} converged cells fall below it" + (
+        f"{int(below[out].sum())} of {int(out.sum())} trained cells fall below it" + (
             f", down to {share[out].min():.2f}× (p·n_s {span(cells.p[below] * cells.n_s[below])}"
             f"): the bound takes the interference to be Gaussian with the symmetric variance, "
             f"which a few active features do not give" if below[out].any() else ""),
-        "every converged cell in the regime at or above the bound (its held-out loss); a cell "
-        "at 0.99× the bound breaks it", o.grid_scale, value=lowest,
+        "every trained cell in the regime, converged or not (the bound holds for any "
+        "elementwise model), at or above the bound (its held-out loss); a cell at 0.99× the "
+        "bound breaks it", o.grid_scale, value=lowest,
         inconclusive=o.too_small())
 
 
