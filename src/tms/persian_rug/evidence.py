@@ -155,8 +155,8 @@ class Outputs:
         fails (its loss falls by more than the tolerance, or the rerun diverged): the fig. 3
         claims are then judged on the retrained model's statistics too, and decided only where
         both give one verdict. None when it passes or did not run."""
-        ch = self.converge[self.converge.source == "fig3"] if len(self.converge) else None
-        if ch is None or not len(ch) or (ch["drop"] <= self.tolerance).all():
+        ch = self.converge[self.converge.source == "fig3"]
+        if not len(ch) or (ch["drop"] <= self.tolerance).all():
             return None
         factor = (ch.long_steps / ch.steps).median()
         return ch, (f"retrained {factor:.3g}× its {int(ch.steps.max())} steps, the model's loss "
@@ -191,8 +191,7 @@ class Outputs:
                    .reindex(pd.MultiIndex.from_frame(cells[CELL_KEYS]), fill_value=False))
         cells["stopped"] = stopped.to_numpy()
         cells["worse_than_linear"] = cells.loss > cells.loss_linear
-        steady = converge.passing(self.converge, self.tolerance) if len(self.converge) else (
-            pd.Series(dtype=bool, index=pd.MultiIndex.from_arrays([[], []], names=["n_s", "p"])))
+        steady = converge.passing(self.converge, self.tolerance)
         cells["steady"] = steady.reindex(pd.MultiIndex.from_frame(cells[["n_s", "p"]]),
                                          fill_value=False).to_numpy()
         cells["converged"] = cells.stopped & ~cells.worse_than_linear & cells.steady

@@ -88,6 +88,14 @@ def _instances(pr: PersianRug, n_s: int, points: list[training.Point], lr: float
     return [Instance(pt.p, pt.n_d, seed + pt.instance, lr, seed + pt.seed_index) for pt in points]
 
 
+def _fig3_training(pr: PersianRug) -> tuple[Schedule, float]:
+    """The schedule and learning rate the fig. 3 models train with (stage pr_fig3): fig3's
+    max_steps and lr where set, else the train section's."""
+    f3 = pr.fig3
+    return (Schedule.of(pr.train, f3.max_steps),
+            f3.lr if f3.lr is not None else pr.train.lr_for(f3.n_s))
+
+
 def measured_rate(n_s: int, insts: list[Instance], sched: Schedule, chunk: list[int],
                   device: str, precision: str) -> float:
     """Useful FLOP/s of training the stack ``chunk`` of ``insts`` (n_s features, ``sched``) on
@@ -121,8 +129,7 @@ def grid_cost(pr: PersianRug, n_s: int, copies: int = 1, device: str | None = No
     if fig3:
         f3 = pr.fig3
         n_s, models, keeps = f3.n_s, ["relu"], (lambda p, r: True)
-        sched = Schedule.of(pr.train, f3.max_steps)
-        lr = f3.lr if f3.lr is not None else pr.train.lr_for(n_s)
+        sched, lr = _fig3_training(pr)
         points = [training.Point(k, f3.p, f3.n_d / n_s, f3.n_d, k) for k in range(f3.seeds)]
         stage = "pr_fig3"
     else:
@@ -179,8 +186,7 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
     if fig3:
         f3 = pr.fig3
         n_s, ps, widths, stage = f3.n_s, [f3.p], [f3.n_d], "pr_converge_fig3"
-        sched = Schedule.of(pr.train, f3.max_steps)
-        lr = f3.lr if f3.lr is not None else pr.train.lr_for(n_s)
+        sched, lr = _fig3_training(pr)
     else:
         grid = pr.grid.at(n_s)
         ps, widths = grid.p, sorted(training.n_d_of(n_s, r) for r in grid.ratio)
