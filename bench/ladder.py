@@ -8,8 +8,18 @@ optimal symmetric theory (tms.persian_rug.theory.optimal_symmetric), the fitted 
 (tms.persian_rug.rug.rug_losses) and the best linear map, one row per model, written as JSON and
 summarised per n_s (median and range of trained/theory and trained/rug). It asks how the gap
 between trained models and the theory moves with n_s (docs/benchmarks.md, "On one H200").
+With ``--symmetry`` each row also holds the statistics of the paper's figs. 4–7 of the trained
+weights and, prefixed ``untrained_``, of the same model's untrained weights
+(tms.persian_rug.stats.weight_statistics and random_weights, as the pipeline's stats and
+baseline stages compute them); ``--no-rug`` leaves the fitted rug out (its loss NaN).
+``--summarise CSV`` reads such rows back (several rungs and seeds) and prints, as the claims
+judge them over the models the rule stopped that are not worse than linear, each statistic's
+per-cell log-log slope along the ladder against the untrained weights' and the relative spread
+of the interference variances per n_s (docs/benchmarks.md, "The symmetry statistics to n_s 8192").
 
     .venv/bin/python bench/ladder.py --device cuda --n-s 128 256 512 1024 --json out.json
+    .venv/bin/python bench/ladder.py --device cuda --n-s 8192 --precision tf32 --symmetry
+    .venv/bin/python bench/ladder.py --summarise docs/measurements/ladder-symmetry-h200.csv
 """
 
 from __future__ import annotations
@@ -18,13 +28,15 @@ import argparse
 import time
 
 import numpy as np
+import pandas as pd
 import torch
 
 import throughput
 from tms.core import io
 from tms.engine.grid import StackSpec
 from tms.engine.train import heldout_loss, stack_of, train_grid
-from tms.persian_rug import rug, theory
+from tms.persian_rug import claims, rug, stats, theory
+from tms.persian_rug.evidence import ladder_slope, side
 from tms.persian_rug.params import n_d_of
 
 P = [0.044, 0.086, 0.17, 0.254, 0.338]
@@ -33,8 +45,9 @@ EVAL_SEED, N_EVAL = 20240601, 16384
 
 
 def rung(n_s: int, p: list[float], ratios: list[float], seed: int, max_steps: int, device: str,
-         precision: str) -> list[dict]:
-    """Train and score the grid ``p`` × ``ratios`` at one n_s: one row per model."""
+         precision: str, symmetry: bool = False, with_rug: bool = True) -> list[dict]:
+    """Train and score the grid ``p`` × ``ratios`` at one n_s: one row per model (with the
+    symmetry statistics of trained and untrained weights when ``symmetry``)."""
     pts = [(q, n_d_of(n_s, r), r) for r in ratios for q in p]
     insts = throughput.instances(n_s, [(q, d) for q, d, _ in pts], seed)
     start = time.perf_counter()
@@ -43,15 +56,65 @@ def rung(n_s: int, p: list[float], ratios: list[float], seed: int, max_steps: in
     seconds = time.perf_counter() - start
     p_t = torch.tensor([q for q, _, _ in pts], device=device)
     loss = heldout_loss(stack_of(res, n_s, True, device), p_t, EVAL_SEED, N_EVAL)
-    fitted = rug.rug_losses(n_s, sorted({d for _, d, _ in pts}), p, 0, 7, EVAL_SEED,
-                            max(64, 4_000_000 // n_s), N_EVAL, device=device)
-    rug_loss = {(int(d), float(q)): float(v) for d, q, v in zip(fitted.n_d, fitted.p, fitted.loss)}
+    rug_loss = {}
+    if with_rug:
+        fitted = rug.rug_losses(n_s, sorted({d for _, d, _ in pts}), p, 0, 7, EVAL_SEED,
+                                max(64, 4_000_000 // n_s), N_EVAL, device=device)
+        rug_loss = {(int(d), float(q)): float(v)
+                    for d, q, v in zip(fitted.n_d, fitted.p, fitted.loss)}
+    sym = [symmetry_row(x, inst, q, device) if symmetry else {}
+           for (q, _, _), x, inst in zip(pts, res, insts)]
     return [{"n_s": n_s, "p": q, "ratio_target": r, "n_d": d, "seed": seed,
              "precision": precision, "loss": float(lo),
-             "theory": theory.optimal_symmetric(q, d / n_s)["loss"], "rug": rug_loss[(d, q)],
+             "theory": theory.optimal_symmetric(q, d / n_s)["loss"],
+             "rug": rug_loss.get((d, q), float("nan")),
              "linear": float(theory.optimal_linear_loss(q, d / n_s)), "steps": x.steps,
-             "stopped": x.stopped, "diverged": x.diverged, "train_s": seconds}
-            for (q, d, r), lo, x in zip(pts, loss, res)]
+             "stopped": x.stopped, "diverged": x.diverged, "train_s": seconds, **extra}
+            for (q, d, r), lo, x, extra in zip(pts, loss, res, sym)]
+
+
+def symmetry_row(x, inst, p: float, device: str) -> dict:
+    """Figs. 4–7's statistics of one trained model ``x`` (tms.engine.train.Result) and, prefixed
+    ``untrained_``, of its untrained weights drawn from its init seed."""
+    n_d, n_s = x.W_in.shape
+    trained = stats.weight_statistics(x.W_in, x.W_out, x.b, p, device=device)
+    untrained = stats.weight_statistics(*stats.random_weights(n_s, n_d, inst.seed), p,
+                                        device=device)
+    return {**trained, **{f"untrained_{k}": v for k, v in untrained.items()}}
+
+
+def symmetry_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Figs. 4–7 along the ladder of ``table`` (rows of :func:`rung` with ``symmetry``, any
+    rungs and seeds), over the models the rule stopped, not diverged and not worse than linear,
+    averaged over seeds per cell: per statistic the median per-cell log-log slope with its
+    bootstrap 95% interval (tms.persian_rug.evidence.ladder_slope), the untrained weights' slope,
+    and the verdict the claims' rule gives (falls: interval below 0; faster: below the untrained
+    slope; None: across it). One row per statistic."""
+    ok = table[table.stopped & ~table.diverged & (table.loss <= table.linear)]
+    cells = ok.groupby(["n_s", "ratio_target", "p"]).mean(numeric_only=True)
+    out = []
+    for col in ("diag_var", "bias_var", "dvar_nu", "lyapunov"):
+        slope, lo, hi, k = ladder_slope(cells[col])
+        untrained, ulo, uhi, _ = ladder_slope(cells[f"untrained_{col}"])
+        out.append({"statistic": col, "slope": slope, "low": lo, "high": hi, "cells": k,
+                    "untrained": untrained, "untrained_low": ulo, "untrained_high": uhi,
+                    "falls": side(lo, hi, 0.0), "faster": side(lo, hi, untrained)})
+    return pd.DataFrame(out)
+
+
+def spread_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 6's 'identical variances' per n_s of ``table``: the relative spread √ΔVar(ν) / mean
+    Var(ν) of every model (trained, and untrained), its median and largest, and the share of
+    the models at most tms.persian_rug.claims.MAX_SPREAD (the claim reads 'identical' as
+    within 10%). One row per n_s."""
+    t = table.assign(spread=np.sqrt(table.dvar_nu) / table.mean_var_nu,
+                     untrained=np.sqrt(table.untrained_dvar_nu) / table.untrained_mean_var_nu)
+    g = t.groupby("n_s")
+    return pd.DataFrame({
+        "models": g.size(), "median": g.spread.median(), "largest": g.spread.max(),
+        "share_within": g.spread.apply(lambda s: (s <= claims.MAX_SPREAD).mean()),
+        "untrained_median": g.untrained.median(),
+        "untrained_share_within": g.untrained.apply(lambda s: (s <= claims.MAX_SPREAD).mean())})
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
@@ -63,12 +126,22 @@ def main(argv: list[str] | None = None) -> list[dict]:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-steps", type=int, default=8000)
     ap.add_argument("--precision", default="fp32")
+    ap.add_argument("--symmetry", action="store_true",
+                    help="also the statistics of figs. 4-7, trained and untrained")
+    ap.add_argument("--no-rug", action="store_true", help="leave the fitted rug out")
     ap.add_argument("--json", help="also write the rows to this file")
+    ap.add_argument("--summarise", metavar="CSV", help="summarise saved rows; train nothing")
     args = ap.parse_args(argv)
+    if args.summarise:
+        saved = pd.read_csv(args.summarise)
+        with pd.option_context("display.width", 160, "display.precision", 3):
+            print(symmetry_summary(saved).to_string(index=False))
+            print(spread_summary(saved).to_string())
+        return saved.to_dict("records")
     rows: list[dict] = []
     for n_s in args.n_s:
         new = rung(n_s, args.p, args.ratio, args.seed, args.max_steps, args.device,
-                   args.precision)
+                   args.precision, args.symmetry, not args.no_rug)
         rows += new
         tt = np.array([r["loss"] / r["theory"] for r in new])
         tr = np.array([r["loss"] / r["rug"] for r in new])
@@ -77,6 +150,12 @@ def main(argv: list[str] | None = None) -> list[dict]:
               f"{sum(not r['stopped'] for r in new)} of {len(new)} at the cap; trained/theory "
               f"median {np.median(tt):.3f} [{tt.min():.3f}, {tt.max():.3f}], trained/rug median "
               f"{np.median(tr):.3f} [{tr.min():.3f}, {tr.max():.3f}]", flush=True)
+        if args.symmetry:
+            spread = np.array([np.sqrt(r["dvar_nu"]) / r["mean_var_nu"] for r in new])
+            print(f"  √ΔVar(ν)/mean Var(ν) median {np.median(spread):.3f} "
+                  f"[{spread.min():.3f}, {spread.max():.3f}]; Λ median "
+                  f"{np.median([r['lyapunov'] for r in new]):.4f} (untrained "
+                  f"{np.median([r['untrained_lyapunov'] for r in new]):.4f})", flush=True)
         if args.json:
             io.write_json(rows, args.json)
     return rows
