@@ -38,6 +38,30 @@ def test_hand_written_gradient_matches_autograd(noisy):
     torch.testing.assert_close(grad16, ref_grad, rtol=0, atol=3e-2 * float(ref_grad.abs().max()))
 
 
+@pytest.mark.parametrize("n", [7, 8])
+def test_gram_is_w_w_transposed_and_exactly_symmetric(n):
+    W = tied.init_weights(n, 12, generators([4, 5]))
+    Z = tied.gram(W)
+    ref = torch.einsum("ink,ijk->inj", W.double(), W.double())
+    torch.testing.assert_close(Z.double(), ref, rtol=1e-6, atol=1e-7)
+    assert torch.equal(Z, Z.transpose(1, 2))
+    out = torch.full((2, n, n), float("nan"))
+    assert tied.gram(W, out=out) is out and torch.equal(out, Z)
+
+
+@pytest.mark.parametrize("noisy", [False, True])
+def test_a_kept_workspace_gives_the_same_bytes_as_fresh_tensors(noisy):
+    W = tied.init_weights(6, 10, generators([1, 2]))
+    lam, work = torch.tensor([0.0, 0.1]), tied.Workspace(W)
+    for step in range(3):              # the buffers reused: stale contents must not leak in
+        xi = 0.2 * torch.randn(2, 10, generator=torch.Generator().manual_seed(step)) \
+            if noisy else None
+        fresh = tied.loss_and_grad(W, lam, xi)
+        kept = tied.loss_and_grad(W, lam, xi, work=work)
+        assert torch.equal(fresh[0], kept[0]) and torch.equal(fresh[1], kept[1])
+        W = W - 0.01 * kept[1]
+
+
 def test_tf32_is_refused_off_cuda_and_an_unknown_precision_anywhere():
     with pytest.raises(ValueError, match="tf32.*CUDA"):
         tied.train(tied.TiedSpec(4, 2, tied.Optim("adam", 1e-3), 2, 1, precision="tf32"),

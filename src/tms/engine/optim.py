@@ -1,9 +1,11 @@
-"""Batched optimisers: one update for a whole stack of models, one learning rate per instance.
+"""Optimisers for stacks of models: one update for the whole stack.
 
-Every tensor carries a leading instance axis I; lr is an (I,) tensor. The updates are those of
-``torch.optim.Adam``, ``torch.optim.AdamW`` and plain gradient descent, written so that each
-element's update is the same wherever it sits in the stack (a chunk of a stack trains bit for
-bit as in the whole stack).
+Every tensor carries a leading instance axis I. :class:`BatchedAdam` (the Persian Rug grids)
+has one learning rate per instance, lr an (I,) tensor, and the update of ``torch.optim.Adam``
+written so that each element's update is the same wherever it sits in the stack (a chunk of a
+stack trains bit for bit as in the whole stack). :func:`make_optimizer` (the tied stacks, whose
+instances share a learning rate) is torch.optim's own Adam, AdamW or SGD over the stacked
+tensors, Adam and AdamW in torch's fused kernels.
 """
 
 from __future__ import annotations
@@ -38,6 +40,9 @@ class BatchedAdam:
         self.lr, self.eps, self.betas, self.t = lr, eps, betas, 0
         self.m = [torch.zeros_like(p) for p in params]
         self.v = [torch.zeros_like(p) for p in params]
+        # The update's scratch, kept: a fresh tensor of a stack's size each step costs more in
+        # page faults than the update (16 × 256 × 4096 on 2 cores: 45 ms a step against 30 ms).
+        self.buf = [torch.empty_like(p) for p in params]
 
     def step(self, params: list[torch.Tensor], grads: list[torch.Tensor],
              workers: WorkerPool = SERIAL) -> None:
@@ -49,17 +54,17 @@ class BatchedAdam:
         self.t += 1
         for k, (p, g) in enumerate(zip(params, grads)):
             lr = self.lr.reshape(-1, *([1] * (p.dim() - 1)))
-            tensors = (p, g, self.m[k], self.v[k], lr)
+            tensors = (p, g, self.m[k], self.v[k], self.buf[k], lr)
             blocks = max(1, min(workers.n, p.shape[0], p.numel() // ADAM_BLOCK))
             workers.map(lambda rows: self._update(*(t[rows] for t in tensors)),
                         near_equal(p.shape[0], blocks))
 
     def _update(self, p: torch.Tensor, g: torch.Tensor, m: torch.Tensor, v: torch.Tensor,
-                lr: torch.Tensor) -> None:
-        """The Adam update of one block of rows, in place, with one scratch tensor."""
+                buf: torch.Tensor, lr: torch.Tensor) -> None:
+        """The Adam update of one block of rows, in place, with the scratch ``buf`` (p's shape)."""
         b1, b2 = self.betas
         bc1, bc2 = 1 - b1 ** self.t, 1 - b2 ** self.t
-        buf = torch.mul(g, 1 - b1)
+        torch.mul(g, 1 - b1, out=buf)
         m.mul_(b1).add_(buf)
         torch.mul(g, g, out=buf)
         v.mul_(b2).add_(buf.mul_(1 - b2))
@@ -73,47 +78,38 @@ class BatchedAdam:
         self.lr = self.lr[keep]
         self.m = [m[keep] for m in self.m]
         self.v = [v[keep] for v in self.v]
+        self.buf = [b[keep] for b in self.buf]
 
 
-class BatchedSGD:
-    """Plain gradient descent with one learning rate per instance: p ← p − lr_k·g (lr: (I,))."""
+class StackOptimizer:
+    """A torch.optim optimiser over stacked params, stepped with the gradients given:
+    ``step(params, grads)`` sets each param's ``.grad`` to its gradient, then steps."""
 
-    def __init__(self, lr: torch.Tensor):
-        self.lr = lr
+    def __init__(self, opt: torch.optim.Optimizer):
+        self.opt = opt
 
     def step(self, params: list[torch.Tensor], grads: list[torch.Tensor]) -> None:
         for p, g in zip(params, grads):
-            p.sub_(g * self.lr.reshape(-1, *([1] * (p.dim() - 1))))
+            p.grad = g
+        self.opt.step()
 
 
-class BatchedAdamW(BatchedAdam):
-    """AdamW (decoupled weight decay) with one learning rate per instance, like
-    ``torch.optim.AdamW``: p ← p·(1 − lr_k·weight_decay), then the Adam step of
-    :class:`tms.engine.optim.BatchedAdam`. lr: (I,); weight_decay ≥ 0 (torch's default 0.01)."""
+def make_optimizer(name: str, params: list[torch.Tensor], lr: float,
+                   weight_decay: float = 0.0) -> StackOptimizer:
+    """torch.optim's optimiser ``name`` (one of :data:`OPTIMIZERS`) over stacked params, with
+    one learning rate ``lr`` for every instance: the update of each element is torch's, so each
+    instance trains as it would alone with the same optimiser.
 
-    def __init__(self, params: list[torch.Tensor], lr: torch.Tensor, eps: float,
-                 weight_decay: float):
-        super().__init__(params, lr, eps)
-        self.weight_decay = weight_decay
-
-    def step(self, params: list[torch.Tensor], grads: list[torch.Tensor]) -> None:
-        for p in params:
-            p.mul_((1.0 - self.lr * self.weight_decay).reshape(-1, *([1] * (p.dim() - 1))))
-        super().step(params, grads)
-
-
-def make_optimizer(name: str, params: list[torch.Tensor], lr: torch.Tensor,
-                   weight_decay: float = 0.0) -> BatchedSGD | BatchedAdam:
-    """The batched optimiser ``name`` (one of :data:`OPTIMIZERS`) for stacked params.
-
-    lr: (I,) per-instance learning rates; weight_decay: AdamW only (Adam and SGD have none).
-    Adam and AdamW use betas (0.9, 0.999) and eps :data:`ADAM_EPS`. Raises ValueError on an
-    unknown name.
+    Adam and AdamW (betas (0.9, 0.999), eps :data:`ADAM_EPS`; weight_decay AdamW's, torch's
+    default 0.01 in the papers) run torch's fused kernel, one pass over the stack per step (on
+    CPU 16 × 256 × 4096 weights: 7 ms a step against 45 ms for the same update op by op); SGD
+    is plain gradient descent, p ← p − lr·g. Raises ValueError on an unknown name.
     """
     if name == "sgd":
-        return BatchedSGD(lr)
+        return StackOptimizer(torch.optim.SGD(params, lr=lr))
     if name == "adam":
-        return BatchedAdam(params, lr, ADAM_EPS)
+        return StackOptimizer(torch.optim.Adam(params, lr=lr, eps=ADAM_EPS, fused=True))
     if name == "adamw":
-        return BatchedAdamW(params, lr, ADAM_EPS, weight_decay)
+        return StackOptimizer(torch.optim.AdamW(params, lr=lr, eps=ADAM_EPS,
+                                                weight_decay=weight_decay, fused=True))
     raise ValueError(f"optimizer must be one of {OPTIMIZERS}, got {name!r}")
