@@ -1,6 +1,8 @@
 """The stacks' optimisers against torch's, instance by instance, and Adam's work sharing
 (tms.engine.optim)."""
 
+import io
+
 import pytest
 import torch
 
@@ -59,6 +61,22 @@ def test_batched_adam_shares_a_tensor_in_blocks_of_at_least_adam_block(monkeypat
         monkeypatch.setattr(optim, "ADAM_BLOCK", 1)
         opt.step([flat], [torch.randn(10, 100)], pool)       # at most one per worker
     assert pool.blocks == [1, 3, 4]
+
+
+def test_batched_adam_checkpoints_its_state_not_its_scratch():
+    torch.manual_seed(2)
+    p = [torch.randn(3, 1000)]
+    opt = BatchedAdam(p, torch.tensor([1e-3, 2e-3, 3e-3]), 1e-7)
+    opt.step(p, [torch.randn(3, 1000)])
+    saved = io.BytesIO()
+    torch.save((p[0].clone(), opt), saved)
+    assert saved.tell() < 3.5 * p[0].numel() * 4       # W, m and v; not the scratch as well
+    saved.seek(0)
+    q, restored = torch.load(saved, weights_only=False)
+    g = torch.randn(3, 1000)
+    opt.step(p, [g])
+    restored.step([q], [g])
+    assert torch.equal(p[0], q)
 
 
 def _torch_reference(opt_cls, lr, steps, **kw):

@@ -38,9 +38,10 @@ def test_hand_written_gradient_matches_autograd(noisy):
     torch.testing.assert_close(grad16, ref_grad, rtol=0, atol=3e-2 * float(ref_grad.abs().max()))
 
 
-@pytest.mark.parametrize("n", [7, 8])
-def test_gram_is_w_w_transposed_and_exactly_symmetric(n):
-    W = tied.init_weights(n, 12, generators([4, 5]))
+@pytest.mark.parametrize("n, m", [(7, 12), (8, 12), (3, 70), (8, 70), (1, 4)])
+def test_gram_is_w_w_transposed_and_exactly_symmetric(n, m):
+    # (3, 70) and (8, 70): shapes where a CPU product of a block with itself is not symmetric
+    W = tied.init_weights(n, m, generators([4, 5]))
     Z = tied.gram(W)
     ref = torch.einsum("ink,ijk->inj", W.double(), W.double())
     torch.testing.assert_close(Z.double(), ref, rtol=1e-6, atol=1e-7)

@@ -63,15 +63,22 @@ def init_weights(n: int, m: int, gens: Sequence[torch.Generator]) -> torch.Tenso
 
 class Workspace:
     """The buffers of :func:`loss_and_grad` for one stack, kept from step to step: Z (I, n, n),
-    and three of W's shape (I, n, m): the noisy hidden vectors H, the gradient and a scratch for
-    a product and the l1 term. On CPU a fresh tensor of W's size each step costs more in page
-    faults than its arithmetic (16 × 256 × 4096, 2 cores: the gradient product into a new tensor
-    58 ms against 44 ms into a kept one, sign(W) 23 ms against 7 ms; bench/kernels.py). The
-    numbers are the same bytes with or without it."""
+    and of W's shape (I, n, m) the gradient, a scratch for a product, |W| and the l1 term, and
+    (made at the first step with noise) the noisy hidden vectors H. On CPU a fresh tensor of W's
+    size each step costs more in page faults than its arithmetic (16 × 256 × 4096, 2 cores: the
+    gradient product into a new tensor 58 ms against 44 ms into a kept one, sign(W) 23 ms
+    against 7 ms; bench/kernels.py). The numbers are the same bytes with or without it."""
 
     def __init__(self, W: torch.Tensor):
         self.Z = W.new_empty(W.shape[0], W.shape[1], W.shape[1])
-        self.H, self.grad, self.tmp = (torch.empty_like(W) for _ in range(3))
+        self.grad, self.tmp = torch.empty_like(W), torch.empty_like(W)
+        self.H: torch.Tensor | None = None
+
+    def hidden(self, W: torch.Tensor, xi: torch.Tensor) -> torch.Tensor:
+        """H = W + ξ (I, n, m) from ξ (I, m), into the kept buffer."""
+        if self.H is None:
+            self.H = torch.empty_like(W)
+        return torch.add(W, xi.unsqueeze(1), out=self.H)
 
 
 def loss_and_grad(W: torch.Tensor, lam: torch.Tensor, xi: torch.Tensor | None = None,
@@ -94,13 +101,13 @@ def loss_and_grad(W: torch.Tensor, lam: torch.Tensor, xi: torch.Tensor | None = 
     if xi is None:
         H, Z = W, gram(W, matmul_dtype, work.Z)
     else:
-        H = torch.add(W, xi.unsqueeze(1), out=work.H)
+        H = work.hidden(W, xi)
         Z = precisions.bmm(H, W.transpose(1, 2), matmul_dtype, out=work.Z)
     err = torch.relu(Z)
     err.diagonal(dim1=1, dim2=2).sub_(1.0)
     loss = None
     if with_loss:
-        loss = err.pow(2).sum(dim=(1, 2)) + lam * W.abs().sum(dim=(1, 2))
+        loss = err.pow(2).sum(dim=(1, 2)) + lam * torch.abs(W, out=work.tmp).sum(dim=(1, 2))
     dZ = err.mul_(Z > 0).mul_(2.0)
     if xi is None:                                  # Z symmetric: dZ + dZᵀ = 2·dZ exactly
         grad = precisions.bmm(dZ.mul_(2.0), W, matmul_dtype, out=work.grad)
@@ -114,16 +121,15 @@ def gram(W: torch.Tensor, matmul_dtype: torch.dtype | None = None,
          out: torch.Tensor | None = None) -> torch.Tensor:
     """Z = W Wᵀ, (I, n, n) from W (I, n, m), exactly symmetric: the products of the upper
     triangle's two row blocks (rows [0, h) against all n, rows [h, n) against [h, n), h = ⌈n/2⌉),
-    the lower block mirrored, so 3/4 of a general product's 2·n²·m FLOPs (on CPU at n 256,
-    m 4096, 16 instances: 32 ms against 39 ms). matmul_dtype as in :func:`loss_and_grad`; into
-    ``out`` when given."""
+    so 3/4 of a general product's 2·n²·m FLOPs (on CPU at n 256, m 4096, 16 instances: 32 ms
+    against 39 ms), then the strict upper triangle mirrored onto the lower (a product of a block
+    with itself need not come out symmetric to the bit, e.g. on CPU at n 3, m 70).
+    matmul_dtype as in :func:`loss_and_grad`; into ``out`` when given."""
     n, h = W.shape[1], (W.shape[1] + 1) // 2
     Z = W.new_empty(W.shape[0], n, n) if out is None else out
-    top = precisions.bmm(W[:, :h], W.transpose(1, 2), matmul_dtype)
-    Z[:, :h] = top
-    Z[:, h:, :h] = top[:, :, h:].transpose(1, 2)
+    Z[:, :h] = precisions.bmm(W[:, :h], W.transpose(1, 2), matmul_dtype)
     Z[:, h:, h:] = precisions.bmm(W[:, h:], W[:, h:].transpose(1, 2), matmul_dtype)
-    return Z
+    return Z.copy_(torch.triu(Z) + torch.triu(Z, 1).transpose(1, 2))
 
 
 class HiddenNoise:
@@ -159,12 +165,12 @@ class HiddenNoise:
 def stack_bytes(n: int, m: int, instances: int, steps: int, record_every: int,
                 record_width: int) -> int:
     """An upper estimate of the memory (bytes, float32) of :func:`train` on one stack: W, its
-    gradient, the optimiser's two moments, the noisy hidden vectors and a temporary (6 copies
-    of I·n·m), the products of the loss and their gradients (4 of I·n·n), a block of noise
-    (I·NOISE_BLOCK·m) and the recorded statistic, ``record_width`` values per instance at
-    every recorded step."""
+    gradient, the optimiser's two moments, the noisy hidden vectors, the :class:`Workspace`'s
+    scratch and a temporary of the recorded statistic (7 copies of I·n·m), the products of the
+    loss and their gradients (4 of I·n·n), a block of noise (I·NOISE_BLOCK·m) and the recorded
+    statistic, ``record_width`` values per instance at every recorded step."""
     records = steps // record_every + 2
-    return 4 * instances * (6 * n * m + 4 * n * n + NOISE_BLOCK * m + records * record_width)
+    return 4 * instances * (7 * n * m + 4 * n * n + NOISE_BLOCK * m + records * record_width)
 
 
 def stack_flops(n: int, m: int, instances: int, steps: int) -> float:
