@@ -12,10 +12,11 @@ With ``--symmetry`` each row also holds the statistics of the paper's figs. 4–
 weights and, prefixed ``untrained_``, of the same model's untrained weights
 (tms.persian_rug.stats.weight_statistics and random_weights, as the pipeline's stats and
 baseline stages compute them); ``--no-rug`` leaves the fitted rug out (its loss NaN).
-``--summarise CSV`` reads such rows back (several rungs and seeds) and prints, as the claims
-judge them over the models the rule stopped that are not worse than linear, each statistic's
-per-cell log-log slope along the ladder against the untrained weights' and the relative spread
-of the interference variances per n_s (docs/benchmarks.md, "The symmetry statistics to n_s 8192").
+``--summarise FILE`` reads such rows back (several rungs and seeds) and prints, as the claims
+judge them (the cells whose models the rule stopped, not worse than linear, averaged over
+seeds), each statistic's per-cell log-log slope along the ladder against the untrained
+weights' and the relative spread of the interference variances per n_s (docs/benchmarks.md,
+"The symmetry statistics to n_s 8192").
 
     .venv/bin/python bench/ladder.py --device cuda --n-s 128 256 512 1024 --json out.json
     .venv/bin/python bench/ladder.py --device cuda --n-s 8192 --precision tf32 --symmetry
@@ -83,15 +84,20 @@ def symmetry_row(x, inst, p: float, device: str) -> dict:
     return {**trained, **{f"untrained_{k}": v for k, v in untrained.items()}}
 
 
-def symmetry_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Figs. 4–7 along the ladder of ``table`` (rows of :func:`rung` with ``symmetry``, any
-    rungs and seeds), over the models the rule stopped, not diverged and not worse than linear,
-    averaged over seeds per cell: per statistic the median per-cell log-log slope with its
-    bootstrap 95% interval (tms.persian_rug.evidence.ladder_slope), the untrained weights' slope,
-    and the verdict the claims' rule gives (falls: interval below 0; faster: below the untrained
-    slope; None: across it). One row per statistic."""
+def converged_cells(table: pd.DataFrame) -> pd.DataFrame:
+    """The cells of ``table`` (rows of :func:`rung` with ``symmetry``, any rungs and seeds) as
+    the claims take them: the models the rule stopped, not diverged and not worse than linear,
+    averaged over seeds per cell (index n_s, ratio_target, p)."""
     ok = table[table.stopped & ~table.diverged & (table.loss <= table.linear)]
-    cells = ok.groupby(["n_s", "ratio_target", "p"]).mean(numeric_only=True)
+    return ok.groupby(["n_s", "ratio_target", "p"]).mean(numeric_only=True)
+
+
+def symmetry_summary(cells: pd.DataFrame) -> pd.DataFrame:
+    """Figs. 4–7 along the ladder of ``cells`` (:func:`converged_cells`): per statistic the
+    median per-cell log-log slope with its bootstrap 95% interval
+    (tms.persian_rug.evidence.ladder_slope), the untrained weights' slope, and the verdict the
+    claims' rule gives (falls: interval below 0; faster: below the untrained slope; None:
+    across it). One row per statistic."""
     out = []
     for col in ("diag_var", "bias_var", "dvar_nu", "lyapunov"):
         slope, lo, hi, k = ladder_slope(cells[col])
@@ -102,16 +108,16 @@ def symmetry_summary(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
-def spread_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 6's 'identical variances' per n_s of ``table``: the relative spread √ΔVar(ν) / mean
-    Var(ν) of every model (trained, and untrained), its median and largest, and the share of
-    the models at most tms.persian_rug.claims.MAX_SPREAD (the claim reads 'identical' as
-    within 10%). One row per n_s."""
-    t = table.assign(spread=np.sqrt(table.dvar_nu) / table.mean_var_nu,
-                     untrained=np.sqrt(table.untrained_dvar_nu) / table.untrained_mean_var_nu)
+def spread_summary(cells: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 6's 'identical variances' per n_s of ``cells`` (:func:`converged_cells`), as
+    tms.persian_rug.claims judges it: each cell's relative spread √ΔVar(ν) / mean Var(ν)
+    (trained, and untrained), its median and largest, and the share of the cells at most
+    tms.persian_rug.claims.MAX_SPREAD ('identical' read as within 10%). One row per n_s."""
+    t = cells.assign(spread=np.sqrt(cells.dvar_nu) / cells.mean_var_nu,
+                     untrained=np.sqrt(cells.untrained_dvar_nu) / cells.untrained_mean_var_nu)
     g = t.groupby("n_s")
     return pd.DataFrame({
-        "models": g.size(), "median": g.spread.median(), "largest": g.spread.max(),
+        "cells": g.size(), "median": g.spread.median(), "largest": g.spread.max(),
         "share_within": g.spread.apply(lambda s: (s <= claims.MAX_SPREAD).mean()),
         "untrained_median": g.untrained.median(),
         "untrained_share_within": g.untrained.apply(lambda s: (s <= claims.MAX_SPREAD).mean())})
@@ -130,13 +136,16 @@ def main(argv: list[str] | None = None) -> list[dict]:
                     help="also the statistics of figs. 4-7, trained and untrained")
     ap.add_argument("--no-rug", action="store_true", help="leave the fitted rug out")
     ap.add_argument("--json", help="also write the rows to this file")
-    ap.add_argument("--summarise", metavar="CSV", help="summarise saved rows; train nothing")
+    ap.add_argument("--summarise", metavar="FILE",
+                    help="summarise saved rows (.json as --json writes, or .csv); train nothing")
     args = ap.parse_args(argv)
     if args.summarise:
-        saved = pd.read_csv(args.summarise)
+        saved = (pd.read_json(args.summarise) if args.summarise.endswith(".json")
+                 else pd.read_csv(args.summarise))
+        cells = converged_cells(saved)
         with pd.option_context("display.width", 160, "display.precision", 3):
-            print(symmetry_summary(saved).to_string(index=False))
-            print(spread_summary(saved).to_string())
+            print(symmetry_summary(cells).to_string(index=False))
+            print(spread_summary(cells).to_string())
         return saved.to_dict("records")
     rows: list[dict] = []
     for n_s in args.n_s:
@@ -148,8 +157,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
         print(f"n_s {n_s}: {new[0]['train_s']:.0f} s, median stop "
               f"{np.median([r['steps'] for r in new]):.0f}, "
               f"{sum(not r['stopped'] for r in new)} of {len(new)} at the cap; trained/theory "
-              f"median {np.median(tt):.3f} [{tt.min():.3f}, {tt.max():.3f}], trained/rug median "
-              f"{np.median(tr):.3f} [{tr.min():.3f}, {tr.max():.3f}]", flush=True)
+              f"median {np.median(tt):.3f} [{tt.min():.3f}, {tt.max():.3f}]"
+              + ("" if args.no_rug else f", trained/rug median {np.median(tr):.3f} "
+                 f"[{tr.min():.3f}, {tr.max():.3f}]"), flush=True)
         if args.symmetry:
             spread = np.array([np.sqrt(r["dvar_nu"]) / r["mean_var_nu"] for r in new])
             print(f"  √ΔVar(ν)/mean Var(ν) median {np.median(spread):.3f} "
