@@ -37,7 +37,7 @@ from tms.core import io
 from tms.engine.grid import StackSpec
 from tms.engine.train import heldout_loss, stack_of, train_grid
 from tms.persian_rug import claims, rug, stats, theory
-from tms.persian_rug.evidence import ladder_slope, side
+from tms.persian_rug.evidence import ladder_slope, median_interval, side
 from tms.persian_rug.params import n_d_of
 
 P = [0.044, 0.086, 0.17, 0.254, 0.338]
@@ -108,6 +108,18 @@ def symmetry_summary(cells: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def lyapunov_summary(cells: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 7's "all models approach uniformity" per n_s of ``cells`` (:func:`converged_cells`),
+    as tms.persian_rug.claims judges it at the largest n_s: each cell's trained Λ / untrained Λ,
+    its median with the bootstrap 95% interval (tms.persian_rug.evidence.median_interval), and
+    the share of the cells at most 1 + tms.persian_rug.claims.MAX_SPREAD. One row per n_s."""
+    ratio = cells.lyapunov / cells.untrained_lyapunov
+    return pd.DataFrame(
+        [dict(zip(("median", "low", "high"), median_interval(r.to_numpy())), n_s=n_s,
+              cells=len(r), share_within=float((r <= 1 + claims.MAX_SPREAD).mean()))
+         for n_s, r in ratio.groupby("n_s")]).set_index("n_s")
+
+
 def spread_summary(cells: pd.DataFrame) -> pd.DataFrame:
     """Fig. 6's 'identical variances' per n_s of ``cells`` (:func:`converged_cells`), as
     tms.persian_rug.claims judges it: each cell's relative spread √ΔVar(ν) / mean Var(ν)
@@ -146,6 +158,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         with pd.option_context("display.width", 160, "display.precision", 3):
             print(symmetry_summary(cells).to_string(index=False))
             print(spread_summary(cells).to_string())
+            print(lyapunov_summary(cells).to_string())
         return saved.to_dict("records")
     rows: list[dict] = []
     for n_s in args.n_s:

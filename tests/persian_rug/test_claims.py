@@ -93,6 +93,8 @@ def _inputs():
         columns=scaling.FIT_COLUMNS)
     W = np.eye(64) * 1.29 + np.random.default_rng(0).normal(0, 0.05, (64, 64))   # noise-like
     baseline = _stats({1024: 0.2, 2048: 0.15})          # untrained: smaller, falling slower
+    # Λ falls to 2% above untrained weights' (independent terms) at the largest n_s
+    stats["lyapunov"] = baseline.lyapunov * np.where(baseline.n_s == 1024, 2.0, 1.02)
     checks = pd.concat([trained, fig3])[["n_s", "p", "steps"]].drop_duplicates(["n_s", "p"])
     checks = checks.assign(long_steps=4 * checks.steps, drop=0.001,   # steady when trained longer
                            source=["grid"] * (len(checks) - 1) + ["fig3"])
@@ -407,3 +409,29 @@ def test_a_slope_whose_interval_spans_the_untrained_weights_is_undecided():
     assert "contains the untrained weights' -1.00" in row["inconclusive"]
     faster = _rows(replace(i, baseline=_stats({1024: 0.2, 2048: 0.18})))["sym.diag_var"]
     assert faster["verdict"] == "reproduced"                 # untrained −0.15: all below it
+
+
+def _lyapunov_at(i, factor, where=lambda t: t.n_s == 2048):
+    return _set(i, "stats", lyapunov=lambda t: t.lyapunov * np.where(where(t), factor, 1.0))
+
+
+def test_lyapunov_falls_to_the_untrained_level_and_no_faster_is_needed():
+    i = _inputs()
+    row = _rows(i)["sym.lyapunov"]
+    assert row["verdict"] == "reproduced" and row["value"] == pytest.approx(1.02)
+    assert "2 (n_s 1024), 1.020 [1.020, 1.020] at n_s 2048, within 10% in 100% of 6 cells" in \
+        row["ours"], row["ours"]
+    # at the untrained level at every n_s: the same slope as untrained weights, still reproduced
+    level = _rows(_set(i, "stats", lyapunov=i.baseline.lyapunov * 1.02))["sym.lyapunov"]
+    assert level["verdict"] == "reproduced" and "median -0.42 [-0.42, -0.42]" in level["ours"]
+    # 10% more at the largest n_s (1.12× untrained): falls faster, but not to the level
+    high = _rows(_lyapunov_at(i, 1.1))["sym.lyapunov"]
+    assert high["verdict"] == "not reproduced" and "Not reproduced at n_s ≤ 2048" in high["ours"]
+    # half the cells at the level, half 30% above: the interval holds 1.1, the data cannot tell
+    split = _rows(_lyapunov_at(i, 1.3 / 1.02, lambda t: (t.n_s == 2048) & (t.ratio == 0.5)))
+    row = split["sym.lyapunov"]
+    assert row["verdict"] == "inconclusive at this scale", row["ours"]
+    assert "of trained/untrained Λ at n_s 2048 contains 1.1" in row["inconclusive"]
+    # the cells left out at the largest n_s are named
+    capped = _set(i, "trained", stopped=lambda t: ~((t.n_s == 2048) & (t.p == 0.5)))
+    assert "(p 0.01–0.1; none converged at p 0.5)" in _rows(capped)["sym.lyapunov"]["ours"]

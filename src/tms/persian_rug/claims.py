@@ -1,9 +1,9 @@
 """Checkable claims of the Persian Rug paper (:data:`CLAIMS`), each declared beside its check
 (tms.core.claim_rows.Claims), in the report's order: figs. 1–3 (rug and trained models against the
-theory, errata; :func:`_spread`), figs. 4–7 and eq. 6 (symmetry as n_s grows, :func:`_falls`;
-the variance bound), section 4.3 and appendix D (limits, bounds, scalings: declared in
-tms.persian_rug.scaling_claims, taken in at their place) and our findings. The checks read
-tms.persian_rug.evidence.Outputs (its ``load``).
+theory, errata; :func:`_spread`), figs. 4–7 and eq. 6 (symmetry as n_s grows, :func:`_falls`
+and :func:`_lyapunov`; the variance bound), section 4.3 and appendix D (limits, bounds,
+scalings: declared in tms.persian_rug.scaling_claims, taken in at their place) and our findings.
+The checks read tms.persian_rug.evidence.Outputs (its ``load``).
 
 A trained-grid claim is judged on the converged cells only (every model stopped by the stopping
 rule, not the step cap, and none worse than the optimal linear map: tms.persian_rug.evidence
@@ -28,6 +28,7 @@ from tms.persian_rug.evidence import (
     Outputs,
     falling,
     ladder_slope,
+    median_interval,
     side,
 )
 
@@ -37,7 +38,8 @@ TITLE = "The Persian Rug: solving toy models of superposition using large-scale 
 #: noise allowed for).
 MIN_FALLING = 0.8
 #: Fig. 6's "identical variances": the relative spread √dvar_nu / mean_var_nu of the interference
-#: variances across rows at most this, in at least :data:`MIN_FALLING` of the cells.
+#: variances across rows at most this, in at least :data:`MIN_FALLING` of the cells; fig. 7's
+#: "approach uniformity": trained Λ at most this above untrained weights' (independent terms).
 MAX_SPREAD = 0.1
 #: The rug's n_s from which a gap to the theory over 5% reads not reproduced.
 RUG_DECISIVE_N_S = 1024
@@ -258,21 +260,36 @@ def _off_diagonal(claim: Claim, o: Outputs) -> dict:
         inconclusive=o.fig3_model[2] or still)
 
 
+def _ladder(o: Outputs, col: str) -> tuple[str, tuple[float, float, float, int], float]:
+    """How the statistic ``col`` of figs. 4–7 falls along the n_s ladder on the converged cells
+    (o.means, non-empty): in words (its median per n_s, each cell's log-log slope, the same of
+    the untrained weights of those cells), the median slope over cells with its bootstrap 95%
+    interval and count (evidence.ladder_slope), and the untrained weights' median slope."""
+    (med, share, cells, _), (random_med, random_share, _, _) = (falling(m[col]) for m in o.means)
+    slope, lo, hi, k = fit = ladder_slope(o.means[0][col])
+    random_slope, rlo, rhi, _ = ladder_slope(o.means[1][col])
+    return (f"medians {', '.join(f'{v:.3g}' for v in med)} at n_s "
+            f"{', '.join(str(n) for n in med.index)}; per cell log-log slope: median "
+            f"{slope:.2f} [{lo:.2f}, {hi:.2f}] over {k} cells converged at two n_s or more; lower "
+            f"at the largest than at the smallest n_s in {share:.0%} of {cells} cells. Untrained "
+            f"weights: medians {', '.join(f'{v:.3g}' for v in random_med)}, slope "
+            f"{random_slope:.2f} [{rlo:.2f}, {rhi:.2f}], falling in {random_share:.0%} of the "
+            "cells"), fit, random_slope
+
+
 def _falls(claim: Claim, o: Outputs, col: str) -> dict:
-    """The row of the statistic ``col`` of figs. 4–7 on the converged cells: the median over
+    """The row of the statistic ``col`` of figs. 4–6 on the converged cells: the median over
     cells of each cell's log-log slope along the n_s ladder, with its bootstrap 95% interval
     (evidence.ladder_slope), must lie below 0 (it falls) and below the median slope of the
-    untrained weights of the same cells (faster than random weights, which fall too: Λ ≈ 1/√n_s,
-    the variances ≈ 1/n_s, but are much smaller, so values do not compare). Reproduced when the
+    untrained weights of the same cells (faster than random weights, which fall too: the
+    variances ≈ 1/n_s, but are much smaller, so values do not compare). Reproduced when the
     interval lies below both, not reproduced when it lies above either, inconclusive when it
     spans one (the ladder cannot tell)."""
     if not len(o.stats):
         return claim.not_computed(_DIVERGED)
     if not len(o.means[0]):
         return claim.not_computed(UNCONVERGED, o.grid_scale)
-    (med, share, cells, _), (random_med, random_share, _, _) = (falling(m[col]) for m in o.means)
-    slope, lo, hi, k = ladder_slope(o.means[0][col])
-    random_slope, rlo, rhi, _ = ladder_slope(o.means[1][col])
+    words, (slope, lo, hi, _), random_slope = _ladder(o, col)
     falls, faster = side(lo, hi, 0.0), side(lo, hi, random_slope)
     ok = bool(falls and faster)
     undecided = None if ok or falls is False or faster is False else (
@@ -280,16 +297,10 @@ def _falls(claim: Claim, o: Outputs, col: str) -> dict:
         + ("0" if falls is None else f"the untrained weights' {random_slope:.2f}")
         + ": this ladder cannot tell them apart; a longer one (n_s 8192) can")
     return claim.row(
-        ok, f"medians {', '.join(f'{v:.3g}' for v in med)} at "
-        f"n_s {', '.join(str(n) for n in med.index)}; per cell log-log slope: median "
-        f"{slope:.2f} [{lo:.2f}, {hi:.2f}] over {k} cells converged at two n_s or more; lower "
-        f"at the largest than at the smallest n_s in {share:.0%} of {cells} cells. Untrained "
-        f"weights: medians {', '.join(f'{v:.3g}' for v in random_med)}, slope "
-        f"{random_slope:.2f} [{rlo:.2f}, {rhi:.2f}], falling in {random_share:.0%} of the cells",
-        "the 95% interval of the median slope below 0 (the paper: falls at every location) and "
-        "below the untrained weights' slope (training, not chance, makes it fall)", o.grid_scale,
-        value=slope, uncertainty=(hi - lo) / 2,
-        inconclusive=o.too_small(med.index) or undecided)
+        ok, words, "the 95% interval of the median slope below 0 (the paper: falls at every "
+        "location) and below the untrained weights' slope (training, not chance, makes it fall)",
+        o.grid_scale, value=slope, uncertainty=(hi - lo) / 2,
+        inconclusive=o.too_small(o.means[0].index.unique("n_s")) or undecided)
 
 
 @CLAIMS.claim("sym.diag_var", "Var of diag(W)" + _FALL[0], "fig. 4", _FALL[1], PAPER_GRID, "fig4",
@@ -308,9 +319,52 @@ def _dvar_nu(claim: Claim, o: Outputs) -> dict:
     return _falls(claim, o, "dvar_nu")
 
 
-@CLAIMS.claim("sym.lyapunov", "Λ" + _FALL[0], "fig. 7", _FALL[1], PAPER_GRID, "fig7", _TRAIN)
+@CLAIMS.claim("sym.lyapunov", "Λ falls as n_s grows at every grid location, to the level of "
+              "untrained weights, whose off-diagonal terms are independent: no small set of terms "
+              "dominates, the interference is Gaussian", "fig. 7, eq. 3",
+              "falls with n_s at all locations; all models approach uniformity", PAPER_GRID,
+              "fig7", _TRAIN)
 def _lyapunov(claim: Claim, o: Outputs) -> dict:
-    return _falls(claim, o, "lyapunov")
+    """Fig. 7 on the converged cells: Λ falls (the median per-cell slope along the ladder and its
+    bootstrap 95% interval below 0, as :func:`_falls`) and reaches the level of Gaussian rows at
+    the largest n_s: there the median over cells of trained Λ / untrained Λ of the same cell,
+    with its bootstrap 95% interval (evidence.median_interval), below 1 + :data:`MAX_SPREAD`.
+    Untrained weights are the floor, not a rival: their Λ ≈ 1.6/√n_s is what independent terms
+    give, so trained Λ can fall faster than it only while it falls to it (the row reports
+    both slopes). Reproduced when both intervals lie below their bounds, not reproduced when
+    one lies above, inconclusive when one spans its bound."""
+    if not len(o.stats):
+        return claim.not_computed(_DIVERGED)
+    if not len(o.means[0]):
+        return claim.not_computed(UNCONVERGED, o.grid_scale)
+    words, (_, lo, hi, _), _ = _ladder(o, "lyapunov")
+    excess = (o.means[0].lyapunov / o.means[1].lyapunov).dropna()
+    per = excess.groupby("n_s").median()
+    top = int(per.index.max())
+    at_top = excess.xs(top, level="n_s")
+    level, rlo, rhi = median_interval(at_top.to_numpy())
+    bound, small = 1 + MAX_SPREAD, o.too_small(per.index)
+    falls, reached = side(lo, hi, 0.0), side(rlo, rhi, bound)
+    ok = bool(falls and reached)
+    absent = sorted(set(o.stats.p) - set(at_top.index.unique("p")))     # the grid's p
+    undecided = None if ok or falls is False or reached is False else (
+        f"the 95% interval [{lo:.2f}, {hi:.2f}] of the slope contains 0: a longer ladder"
+        if falls is None else f"the 95% interval [{rlo:.3f}, {rhi:.3f}] of trained/untrained "
+        f"Λ at n_s {top} contains {bound:g}: a larger n_s (the paper's 8192)")
+    return claim.row(
+        ok, f"{words}. Trained/untrained Λ per cell, median: " + ", ".join(
+            f"{v:.3g} (n_s {n})" for n, v in per.iloc[:-1].items())
+        + (", " if len(per) > 1 else "") + f"{level:.3f} [{rlo:.3f}, {rhi:.3f}] at n_s {top}, "
+        f"within {MAX_SPREAD:.0%} in {(at_top <= bound).mean():.0%} of {len(at_top)} cells (p "
+        f"{span(at_top.index.get_level_values('p'))}"
+        + (f"; none converged at p {', '.join(f'{v:g}' for v in absent)}" if absent else "")
+        + ")" + ("" if ok or undecided or small else f". Not reproduced at n_s ≤ {top}"),
+        "the 95% interval of the median slope below 0 (the paper: 'falls at all locations') and, "
+        "at the largest n_s, that of the median trained/untrained Λ below "
+        f"{bound:g}: 'all models approach uniformity' read as within {MAX_SPREAD:.0%} of "
+        f"independent terms' Λ; {bound:g}× the untrained Λ at the largest n_s breaks it",
+        o.grid_scale, value=level, uncertainty=(rhi - rlo) / 2,
+        inconclusive=small or undecided)
 
 
 @CLAIMS.claim("sym.identical_variances", "once n_s reaches 8192 all noise variables have "

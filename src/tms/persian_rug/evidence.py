@@ -3,8 +3,8 @@ read once (:class:`Outputs`, :meth:`Outputs.load` from the paths of tms.persian_
 the tables several checks share, derived once, which trained cells converged (a trained-grid
 claim is judged on those only, :attr:`Outputs.cells`), when the trained grids are too small to
 decide a claim (:meth:`Outputs.too_small`), how a statistic falls with n_s (:func:`falling`,
-:func:`ladder_slope`) and the fitted exponents of section 4.3 (:func:`exponent`,
-:func:`interval`).
+:func:`ladder_slope`, :func:`median_interval`) and the fitted exponents of section 4.3
+(:func:`exponent`, :func:`interval`).
 """
 
 from __future__ import annotations
@@ -264,10 +264,16 @@ def ladder_slope(cells: pd.Series, log: bool = True) -> tuple[float, float, floa
         slopes.append(float(((y - y.mean()) @ (x - x.mean())) / ((x - x.mean()) ** 2).sum()))
     if not slopes:
         return float("nan"), float("nan"), float("nan"), 0
+    return (*median_interval(slopes), len(slopes))
+
+
+def median_interval(values: Sequence[float]) -> tuple[float, float, float]:
+    """The median of ``values`` (one per cell; at least one) and the 2.5% and 97.5% quantiles
+    of it over :data:`N_BOOT` bootstrap resamples of the values (seed :data:`BOOT_SEED`)."""
     boot = np.median(np.random.default_rng(BOOT_SEED).choice(
-        slopes, (N_BOOT, len(slopes)), replace=True), axis=1)
-    return (float(np.median(slopes)), float(np.quantile(boot, 0.025)),
-            float(np.quantile(boot, 0.975)), len(slopes))
+        values, (N_BOOT, len(values)), replace=True), axis=1)
+    return (float(np.median(values)), float(np.quantile(boot, 0.025)),
+            float(np.quantile(boot, 0.975)))
 
 
 def side(lo: float, hi: float, threshold: float) -> bool | None:
