@@ -210,6 +210,16 @@ def test_antipodal_finding_needs_more_pairs_where_trained_beats_the_theory():
                   _set(_antipodal_at_p(i), "baseline", antipodal=0.6),   # chance pairs as many
                   _antipodal_at_p(i, share=0.2)):                # too few
         assert _rows(fails)["finding.antipodal"]["verdict"] == "inconclusive at this scale"
+    assert _rows(_antipodal_at_p(i, share=0.2))["finding.antipodal"]["inconclusive"] == (
+        "too few pairs where trained beats the theory, at every n_s of the run")
+    assert _rows(_antipodal_at_p(i))["finding.antipodal"]["inconclusive"] is None
+    # pairs in one of the two beating cells at n_s 1024 only: found there, not over the run
+    one = _set(i, "stats", antipodal=lambda t: np.where(
+        (t.p == 0.01) & (t.n_s == 1024) & (t.ratio == 0.5), 0.8, 0.0))
+    row = _rows(one)["finding.antipodal"]
+    assert row["verdict"] == "inconclusive at this scale"
+    assert row["inconclusive"].startswith("only at n_s 1024 do the pairs reach")
+    assert "0.40 (2 cells, n_s 1024), 0.00 (2 cells, n_s 2048)" in row["ours"], row["ours"]
 
 
 def test_every_claim_is_present_and_its_verdict_can_flip():

@@ -125,13 +125,14 @@ class Claim:
         ``uncertainty`` (numbers, None where there is none; NaN becomes None), ``tolerance``
         (the test and its one-line justification), ``scale`` (what we ran: sizes, seeds,
         steps), the verdict (:func:`verdict` of ``ok`` and ``inconclusive``),
-        ``inconclusive`` (why this scale cannot decide it, or None) and ``direction`` (for an
+        ``inconclusive`` (why this scale cannot decide it, or why a finding is not found; None
+        unless the verdict is inconclusive) and ``direction`` (for an
         inconclusive verdict, 'holds' or 'fails': what the test gave at this scale)."""
         v = verdict(self.kind, bool(ok), inconclusive)
         return {**self._fields(), "ours": ours, "value": _finite(value),
                 "uncertainty": _finite(uncertainty), "tolerance": tolerance, "scale": scale,
                 "verdict": v,
-                "inconclusive": inconclusive if self.kind == "reproduction" else None,
+                "inconclusive": inconclusive if v == INCONCLUSIVE else None,
                 "direction": ("holds" if ok else "fails") if v == INCONCLUSIVE else None}
 
     def not_computed(self, why: str, scale: str = "—") -> dict:
