@@ -36,7 +36,7 @@ import throughput
 from tms.core import io
 from tms.engine.grid import StackSpec
 from tms.engine.train import heldout_loss, stack_of, train_grid
-from tms.persian_rug import claims, rug, stats, theory
+from tms.persian_rug import rug, stats, symmetry_claims, theory
 from tms.persian_rug.evidence import ladder_slope, median_interval, side
 from tms.persian_rug.params import n_d_of
 
@@ -110,29 +110,32 @@ def symmetry_summary(cells: pd.DataFrame) -> pd.DataFrame:
 
 def lyapunov_summary(cells: pd.DataFrame) -> pd.DataFrame:
     """Fig. 7's "all models approach uniformity" per n_s of ``cells`` (:func:`converged_cells`),
-    as tms.persian_rug.claims judges it at the largest n_s: each cell's trained Λ / untrained Λ,
-    its median with the bootstrap 95% interval (tms.persian_rug.evidence.median_interval), and
-    the share of the cells at most 1 + tms.persian_rug.claims.MAX_SPREAD. One row per n_s."""
+    as tms.persian_rug.symmetry_claims judges it at the largest n_s: each cell's trained Λ /
+    untrained Λ, its median with the bootstrap 95% interval
+    (tms.persian_rug.evidence.median_interval), and the share of the cells at most
+    1 + symmetry_claims.MAX_SPREAD. One row per n_s."""
+    bound = 1 + symmetry_claims.MAX_SPREAD
     ratio = cells.lyapunov / cells.untrained_lyapunov
     return pd.DataFrame(
         [dict(zip(("median", "low", "high"), median_interval(r.to_numpy())), n_s=n_s,
-              cells=len(r), share_within=float((r <= 1 + claims.MAX_SPREAD).mean()))
+              cells=len(r), share_within=float((r <= bound).mean()))
          for n_s, r in ratio.groupby("n_s")]).set_index("n_s")
 
 
 def spread_summary(cells: pd.DataFrame) -> pd.DataFrame:
     """Fig. 6's 'identical variances' per n_s of ``cells`` (:func:`converged_cells`), as
-    tms.persian_rug.claims judges it: each cell's relative spread √ΔVar(ν) / mean Var(ν)
-    (trained, and untrained), its median and largest, and the share of the cells at most
-    tms.persian_rug.claims.MAX_SPREAD ('identical' read as within 10%). One row per n_s."""
+    tms.persian_rug.symmetry_claims judges it: each cell's relative spread √ΔVar(ν) / mean
+    Var(ν) (trained, and untrained), its median and largest, and the share of the cells at most
+    symmetry_claims.MAX_SPREAD ('identical' read as within 10%). One row per n_s."""
+    most = symmetry_claims.MAX_SPREAD
     t = cells.assign(spread=np.sqrt(cells.dvar_nu) / cells.mean_var_nu,
                      untrained=np.sqrt(cells.untrained_dvar_nu) / cells.untrained_mean_var_nu)
     g = t.groupby("n_s")
     return pd.DataFrame({
         "cells": g.size(), "median": g.spread.median(), "largest": g.spread.max(),
-        "share_within": g.spread.apply(lambda s: (s <= claims.MAX_SPREAD).mean()),
+        "share_within": g.spread.apply(lambda s: (s <= most).mean()),
         "untrained_median": g.untrained.median(),
-        "untrained_share_within": g.untrained.apply(lambda s: (s <= claims.MAX_SPREAD).mean())})
+        "untrained_share_within": g.untrained.apply(lambda s: (s <= most).mean())})
 
 
 def main(argv: list[str] | None = None) -> list[dict]:

@@ -425,23 +425,38 @@ def _lyapunov_at(i, factor, where=lambda t: t.n_s == 2048):
     return _set(i, "stats", lyapunov=lambda t: t.lyapunov * np.where(where(t), factor, 1.0))
 
 
-def test_lyapunov_falls_to_the_untrained_level_and_no_faster_is_needed():
+def test_lyapunov_falls_to_the_untrained_level_and_no_faster_is_needed(monkeypatch):
     i = _inputs()
     row = _rows(i)["sym.lyapunov"]
     assert row["verdict"] == "reproduced" and row["value"] == pytest.approx(1.02)
-    assert "2 (n_s 1024), 1.020 [1.020, 1.020] at n_s 2048, within 10% in 100% of 6 cells" in \
-        row["ours"], row["ours"]
+    assert ("2 (n_s 1024), 1.020 [1.020, 1.020] at n_s 2048, within 10% in 100% of 6 cells "
+            "(p 0.01–0.5)") in row["ours"], row["ours"]
     # at the untrained level at every n_s: the same slope as untrained weights, still reproduced
     level = _rows(_set(i, "stats", lyapunov=i.baseline.lyapunov * 1.02))["sym.lyapunov"]
     assert level["verdict"] == "reproduced" and "median -0.42 [-0.42, -0.42]" in level["ours"]
-    # 10% more at the largest n_s (1.12× untrained): falls faster, but not to the level
+    # 10% more at the largest n_s (1.12× untrained), still falling towards it: a larger n_s
     high = _rows(_lyapunov_at(i, 1.1))["sym.lyapunov"]
-    assert high["verdict"] == "not reproduced" and "Not reproduced at n_s ≤ 2048" in high["ours"]
+    assert (high["verdict"], high["direction"]) == ("inconclusive at this scale", "fails")
+    assert "1.122 at n_s 2048, above 1.1 but falling along the ladder" in high["inconclusive"]
+    # 1.4× then 1.5× untrained: the excess grows, not reproduced
+    stays = _rows(_set(i, "stats", lyapunov=i.baseline.lyapunov * np.where(
+        i.baseline.n_s == 1024, 1.4, 1.5)))["sym.lyapunov"]
+    assert stays["verdict"] == "not reproduced" and "Not reproduced at n_s ≤ 2048" in stays[
+        "ours"], stays["ours"]
     # half the cells at the level, half 30% above: the interval holds 1.1, the data cannot tell
     split = _rows(_lyapunov_at(i, 1.3 / 1.02, lambda t: (t.n_s == 2048) & (t.ratio == 0.5)))
     row = split["sym.lyapunov"]
     assert row["verdict"] == "inconclusive at this scale", row["ours"]
     assert "of trained/untrained Λ at n_s 2048 contains 1.1" in row["inconclusive"]
-    # the cells left out at the largest n_s are named
-    capped = _set(i, "trained", stopped=lambda t: ~((t.n_s == 2048) & (t.p == 0.5)))
-    assert "(p 0.01–0.1; none converged at p 0.5)" in _rows(capped)["sym.lyapunov"]["ours"]
+    # a p judged at n_s 1024 with no converged cell at 2048 (4 cells left, decisive here):
+    # not every location judged
+    monkeypatch.setattr(evidence, "MIN_CELLS", 4)
+    capped = _rows(_set(i, "trained", stopped=lambda t: ~((t.n_s == 2048) & (t.p == 0.5))))
+    row = capped["sym.lyapunov"]
+    assert (row["verdict"], row["direction"]) == ("inconclusive at this scale", "holds")
+    assert row["inconclusive"].startswith(
+        "no converged cell at n_s 2048 for p 0.5 (trained/untrained 2.00 at n_s 1024)")
+    assert "(p 0.01–0.1)" in row["ours"]
+    # no untrained weights for the converged cells: nothing to compare with
+    gone = _rows(_set(i, "baseline", n_s=lambda t: t.n_s * 3))["sym.lyapunov"]
+    assert gone["verdict"] == "not computed"

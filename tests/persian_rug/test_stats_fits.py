@@ -149,3 +149,21 @@ def test_antipodal_share_counts_live_features_with_an_opposite_partner():
                       for i in range(40)])
     assert stats.antipodal_share(W, np.ones(40, bool), block=7) == pytest.approx(direct)
     assert "antipodal" in stats.weight_statistics(W, W.T, np.zeros(40), 0.1)
+
+
+def test_lyapunov_of_the_rug_lies_between_equal_terms_and_untrained_weights():
+    # a row of m equal-sized terms gives 1/√m, the least Λ (power means); independent terms
+    # ≈ 1.6/√m; the rug's structured rows sit a little below untrained weights, not at 1/√m
+    n = 257
+    signs = np.where(np.random.default_rng(1).random((1, n)) < 0.5, -0.3, 0.3)
+    signs[0, 0] = 0.0                              # the diagonal, left out of the row
+    W_out = np.zeros((n, 1))
+    W_out[0, 0] = 1.0                              # W has one non-zero row: the signs
+    equal = stats.weight_statistics(signs, W_out, np.zeros(n), 0.1)["lyapunov"]
+    assert equal == pytest.approx(1 / np.sqrt(n - 1))
+    for n_s, n_d in ((256, 40), (1024, 128)):
+        W_in, W_out = rug.rug_weights(n_s, rug.choose_rows(n_s, n_d, 1))
+        rugged = stats.weight_statistics(W_in, W_out, np.zeros(n_s), 0.2)["lyapunov"]
+        untrained = stats.weight_statistics(*stats.random_weights(n_s, n_d, 0), 0.2)["lyapunov"]
+        assert 1.4 / np.sqrt(n_s - 1) < rugged < untrained < 2 / np.sqrt(n_s - 1)
+        assert rugged / untrained == pytest.approx(0.93, abs=0.05)

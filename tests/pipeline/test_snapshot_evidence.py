@@ -152,8 +152,6 @@ REAL = {
         lambda o: _at_largest(o, "diag_var", 20.0), "inconclusive at this scale"),
     ("cpu-paper", "persian_rug", "sym.dvar_nu"): (           # far from it: 30× at n_s 1024
         lambda o: _at_largest(o, "dvar_nu", 30.0), "inconclusive at this scale"),
-    ("cpu-paper", "persian_rug", "sym.lyapunov"): (           # 10% more Λ at n_s 1024: 1.11×
-        lambda o: _at_largest(o, "lyapunov", 1.1), "not reproduced"),     # the untrained level
     ("cpu-paper", "persian_rug", "scaling.trained_bound"): (   # far from it: the lowest cell in
         lambda o: _scaled(o, "stats", "loss", 0.4,            # the regime (2.44×) at 0.4×
                           lambda t: (t.n_s == 128) & (t.p == 0.338)), "not reproduced"),

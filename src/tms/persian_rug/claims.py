@@ -1,8 +1,9 @@
 """Checkable claims of the Persian Rug paper (:data:`CLAIMS`), each declared beside its check
 (tms.core.claim_rows.Claims), in the report's order: figs. 1–3 (rug and trained models against the
-theory, errata; :func:`_spread`), figs. 4–7 and eq. 6 (symmetry as n_s grows, :func:`_falls`
-and :func:`_lyapunov`; the variance bound), section 4.3 and appendix D (limits, bounds,
-scalings: declared in tms.persian_rug.scaling_claims, taken in at their place) and our findings.
+theory, errata; :func:`_spread`), figs. 4–7 and eq. 6 (symmetry as n_s grows and the variance
+bound: declared in tms.persian_rug.symmetry_claims), section 4.3 and appendix D (limits, bounds,
+scalings: declared in tms.persian_rug.scaling_claims), each taken in at its place, and our
+findings.
 The checks read tms.persian_rug.evidence.Outputs (its ``load``).
 
 A trained-grid claim is judged on the converged cells only (every model stopped by the stopping
@@ -21,36 +22,26 @@ import pandas as pd
 import scipy.stats
 
 from tms.core.claim_rows import Claim, Claims, span
-from tms.persian_rug import compare, scaling_claims
+from tms.persian_rug import compare, scaling_claims, symmetry_claims
 from tms.persian_rug.evidence import (
+    DIVERGED,
     PAPER_GRID,
-    UNCONVERGED,
+    TRAINED,
     Outputs,
-    falling,
     ladder_slope,
-    median_interval,
     side,
 )
 
 #: The paper's title, as the site shows it.
 TITLE = "The Persian Rug: solving toy models of superposition using large-scale symmetries"
-#: The share of grid cells that must hold fig. 6's "identical variances" (the paper: all; seed
-#: noise allowed for).
-MIN_FALLING = 0.8
-#: Fig. 6's "identical variances": the relative spread √dvar_nu / mean_var_nu of the interference
-#: variances across rows at most this, in at least :data:`MIN_FALLING` of the cells; fig. 7's
-#: "approach uniformity": trained Λ at most this above untrained weights' (independent terms).
-MAX_SPREAD = 0.1
 #: The rug's n_s from which a gap to the theory over 5% reads not reproduced.
 RUG_DECISIVE_N_S = 1024
 #: The central claim: the median trained/theory over the converged cells at the largest n_s
 #: within this of 1 (the paper: the trained loss "precisely matches" the rug's).
 CENTRAL_TOL = 0.02
 _FIG3 = ("n_s 512, n_d 130, p 0.044; one model", "fig3", ("pr_fig3",))
-_TRAIN, _VS = ("pr_train", "pr_baseline"), ("pr_train", "pr_theory")
-_FALL = (" falls as n_s grows at every grid location, as training makes the model symmetric "
-         "(faster than for untrained weights)", "falls with n_s at all locations")
-_DIVERGED, _FIG3_DIVERGED = "every trained model diverged", "every fig. 3 model diverged"
+_VS = ("pr_train", "pr_theory")
+_FIG3_DIVERGED = "every fig. 3 model diverged"
 
 
 CLAIMS = Claims(empirical=("pr_train", "pr_fig3"),
@@ -106,7 +97,7 @@ def _in_regime(claim: Claim, o: Outputs) -> pd.DataFrame | dict:
     """The converged trained cells where the theory applies, or the claim's row when there are
     none."""
     if not len(o.cells):
-        return claim.not_computed(_DIVERGED)
+        return claim.not_computed(DIVERGED)
     reg = o.converged_cells[o.converged_cells.in_regime]
     return reg if len(reg) else claim.not_computed(
         f"no converged trained cell with ratio ≥ {compare.MIN_RATIO} and p·n_s ≥ "
@@ -260,156 +251,7 @@ def _off_diagonal(claim: Claim, o: Outputs) -> dict:
         inconclusive=o.fig3_model[2] or still)
 
 
-def _ladder(o: Outputs, col: str) -> tuple[str, tuple[float, float, float, int], float]:
-    """How the statistic ``col`` of figs. 4–7 falls along the n_s ladder on the converged cells
-    (o.means, non-empty): in words (its median per n_s, each cell's log-log slope, the same of
-    the untrained weights of those cells), the median slope over cells with its bootstrap 95%
-    interval and count (evidence.ladder_slope), and the untrained weights' median slope."""
-    (med, share, cells, _), (random_med, random_share, _, _) = (falling(m[col]) for m in o.means)
-    slope, lo, hi, k = fit = ladder_slope(o.means[0][col])
-    random_slope, rlo, rhi, _ = ladder_slope(o.means[1][col])
-    return (f"medians {', '.join(f'{v:.3g}' for v in med)} at n_s "
-            f"{', '.join(str(n) for n in med.index)}; per cell log-log slope: median "
-            f"{slope:.2f} [{lo:.2f}, {hi:.2f}] over {k} cells converged at two n_s or more; lower "
-            f"at the largest than at the smallest n_s in {share:.0%} of {cells} cells. Untrained "
-            f"weights: medians {', '.join(f'{v:.3g}' for v in random_med)}, slope "
-            f"{random_slope:.2f} [{rlo:.2f}, {rhi:.2f}], falling in {random_share:.0%} of the "
-            "cells"), fit, random_slope
-
-
-def _falls(claim: Claim, o: Outputs, col: str) -> dict:
-    """The row of the statistic ``col`` of figs. 4–6 on the converged cells: the median over
-    cells of each cell's log-log slope along the n_s ladder, with its bootstrap 95% interval
-    (evidence.ladder_slope), must lie below 0 (it falls) and below the median slope of the
-    untrained weights of the same cells (faster than random weights, which fall too: the
-    variances ≈ 1/n_s, but are much smaller, so values do not compare). Reproduced when the
-    interval lies below both, not reproduced when it lies above either, inconclusive when it
-    spans one (the ladder cannot tell)."""
-    if not len(o.stats):
-        return claim.not_computed(_DIVERGED)
-    if not len(o.means[0]):
-        return claim.not_computed(UNCONVERGED, o.grid_scale)
-    words, (slope, lo, hi, _), random_slope = _ladder(o, col)
-    falls, faster = side(lo, hi, 0.0), side(lo, hi, random_slope)
-    ok = bool(falls and faster)
-    undecided = None if ok or falls is False or faster is False else (
-        f"the 95% interval [{lo:.2f}, {hi:.2f}] of the slope contains "
-        + ("0" if falls is None else f"the untrained weights' {random_slope:.2f}")
-        + ": this ladder cannot tell them apart; a longer one (n_s 8192) can")
-    return claim.row(
-        ok, words, "the 95% interval of the median slope below 0 (the paper: falls at every "
-        "location) and below the untrained weights' slope (training, not chance, makes it fall)",
-        o.grid_scale, value=slope, uncertainty=(hi - lo) / 2,
-        inconclusive=o.too_small(o.means[0].index.unique("n_s")) or undecided)
-
-
-@CLAIMS.claim("sym.diag_var", "Var of diag(W)" + _FALL[0], "fig. 4", _FALL[1], PAPER_GRID, "fig4",
-              _TRAIN)
-def _diag_var(claim: Claim, o: Outputs) -> dict:
-    return _falls(claim, o, "diag_var")
-
-
-@CLAIMS.claim("sym.bias_var", "Var of b" + _FALL[0], "fig. 5", _FALL[1], PAPER_GRID, "fig5", _TRAIN)
-def _bias_var(claim: Claim, o: Outputs) -> dict:
-    return _falls(claim, o, "bias_var")
-
-
-@CLAIMS.claim("sym.dvar_nu", "ΔVar(ν)" + _FALL[0], "fig. 6", _FALL[1], PAPER_GRID, "fig6", _TRAIN)
-def _dvar_nu(claim: Claim, o: Outputs) -> dict:
-    return _falls(claim, o, "dvar_nu")
-
-
-@CLAIMS.claim("sym.lyapunov", "Λ falls as n_s grows at every grid location, to the level of "
-              "untrained weights, whose off-diagonal terms are independent: no small set of terms "
-              "dominates, the interference is Gaussian", "fig. 7, eq. 3",
-              "falls with n_s at all locations; all models approach uniformity", PAPER_GRID,
-              "fig7", _TRAIN)
-def _lyapunov(claim: Claim, o: Outputs) -> dict:
-    """Fig. 7 on the converged cells: Λ falls (the median per-cell slope along the ladder and its
-    bootstrap 95% interval below 0, as :func:`_falls`) and reaches the level of Gaussian rows at
-    the largest n_s: there the median over cells of trained Λ / untrained Λ of the same cell,
-    with its bootstrap 95% interval (evidence.median_interval), below 1 + :data:`MAX_SPREAD`.
-    Untrained weights are the floor, not a rival: their Λ ≈ 1.6/√n_s is what independent terms
-    give, so trained Λ can fall faster than it only while it falls to it (the row reports
-    both slopes). Reproduced when both intervals lie below their bounds, not reproduced when
-    one lies above, inconclusive when one spans its bound."""
-    if not len(o.stats):
-        return claim.not_computed(_DIVERGED)
-    if not len(o.means[0]):
-        return claim.not_computed(UNCONVERGED, o.grid_scale)
-    words, (_, lo, hi, _), _ = _ladder(o, "lyapunov")
-    excess = (o.means[0].lyapunov / o.means[1].lyapunov).dropna()
-    per = excess.groupby("n_s").median()
-    top = int(per.index.max())
-    at_top = excess.xs(top, level="n_s")
-    level, rlo, rhi = median_interval(at_top.to_numpy())
-    bound, small = 1 + MAX_SPREAD, o.too_small(per.index)
-    falls, reached = side(lo, hi, 0.0), side(rlo, rhi, bound)
-    ok = bool(falls and reached)
-    absent = sorted(set(o.stats.p) - set(at_top.index.unique("p")))     # the grid's p
-    undecided = None if ok or falls is False or reached is False else (
-        f"the 95% interval [{lo:.2f}, {hi:.2f}] of the slope contains 0: a longer ladder"
-        if falls is None else f"the 95% interval [{rlo:.3f}, {rhi:.3f}] of trained/untrained "
-        f"Λ at n_s {top} contains {bound:g}: a larger n_s (the paper's 8192)")
-    return claim.row(
-        ok, f"{words}. Trained/untrained Λ per cell, median: " + ", ".join(
-            f"{v:.3g} (n_s {n})" for n, v in per.iloc[:-1].items())
-        + (", " if len(per) > 1 else "") + f"{level:.3f} [{rlo:.3f}, {rhi:.3f}] at n_s {top}, "
-        f"within {MAX_SPREAD:.0%} in {(at_top <= bound).mean():.0%} of {len(at_top)} cells (p "
-        f"{span(at_top.index.get_level_values('p'))}"
-        + (f"; none converged at p {', '.join(f'{v:g}' for v in absent)}" if absent else "")
-        + ")" + ("" if ok or undecided or small else f". Not reproduced at n_s ≤ {top}"),
-        "the 95% interval of the median slope below 0 (the paper: 'falls at all locations') and, "
-        "at the largest n_s, that of the median trained/untrained Λ below "
-        f"{bound:g}: 'all models approach uniformity' read as within {MAX_SPREAD:.0%} of "
-        f"independent terms' Λ; {bound:g}× the untrained Λ at the largest n_s breaks it",
-        o.grid_scale, value=level, uncertainty=(rhi - rlo) / 2,
-        inconclusive=small or undecided)
-
-
-@CLAIMS.claim("sym.identical_variances", "once n_s reaches 8192 all noise variables have "
-              "identical variances", "fig. 6", "Var(ν_i) equal across rows", "n_s 8192", "fig6",
-              _TRAIN)
-def _identical_variances(claim: Claim, o: Outputs) -> dict:
-    if not len(o.stats):
-        return claim.not_computed(_DIVERGED)
-    if not len(o.means[0]):
-        return claim.not_computed(UNCONVERGED, o.grid_scale)
-    n_s = o.means[0].index.get_level_values("n_s")
-    top = o.means[0].xs(n_s.max(), level="n_s")
-    spread = np.sqrt(top.dvar_nu) / top.mean_var_nu
-    share = float((spread <= MAX_SPREAD).mean())
-    return claim.row(
-        share >= MIN_FALLING, f"at n_s {n_s.max()}: √ΔVar(ν) / mean Var(ν) median "
-        f"{spread.median():.2f} (from {spread.min():.2f} to {spread.max():.2f}); "
-        f"≤ {MAX_SPREAD:g} in {share:.0%} of {len(spread)} cells",
-        f"relative spread ≤ {MAX_SPREAD:g} in ≥ {MIN_FALLING:.0%} of the cells: 'identical' "
-        "read as within 10%", o.grid_scale, value=float(spread.median()),
-        inconclusive=f"largest n_s {n_s.max()} < 8192" if n_s.max() < 8192 else o.too_small(n_s))
-
-
-@CLAIMS.claim("sym.variance_bound", "mean_i Var(ν_i) ≥ Var(x)(n_s/n_d − 1) for every model "
-              "(diagonal normalised; a theorem)", "eq. 6, app. C", "bound holds", "—",
-              "variance_bound", ("pr_train",), "sanity check")
-def _variance_bound(claim: Claim, o: Outputs) -> dict:
-    if not len(o.stats):
-        return claim.not_computed(_DIVERGED)
-    relu = o.stats[(o.stats.model == "relu") & np.isfinite(o.stats.bound_ratio)]
-    worst = float(relu.bound_ratio.min()) if len(relu) else float("nan")
-    return claim.row(len(relu) > 0 and worst >= 1.0, f"min measured/bound = {worst:.3f} over "
-                     f"{len(relu)} trained models", "≥ 1 (a bound)", o.grid_scale, value=worst)
-
-
-@CLAIMS.claim("sym.rug_attains_bound", "the Persian rug attains the bound (a construction)",
-              "sec. 4.2.2", "equality", "—", "variance_bound", ("pr_rug",), "sanity check")
-def _rug_attains_bound(claim: Claim, o: Outputs) -> dict:
-    dev = float((o.rug.bound_ratio - 1).abs().max()) if len(o.rug) else float("nan")
-    return claim.row(
-        len(o.rug) > 0 and dev <= 1e-9, f"max |measured/bound − 1| = {dev:.1e} over {len(o.rug)} "
-        "rug points", "≤ 1e-9 (float64 round-off)",
-        f"rug n_s {span(o.rug.n_s) if 'n_s' in o.rug else '—'}", value=dev)
-
-
+CLAIMS.include(symmetry_claims.CLAIMS)       # figs. 4–7 and eq. 6
 CLAIMS.include(scaling_claims.CLAIMS)        # sec. 4.3 and appendix D
 
 
@@ -419,7 +261,7 @@ CLAIMS.include(scaling_claims.CLAIMS)        # sec. 4.3 and appendix D
               "—", "fig2", _VS, "caveat")
 def _beats_theory(claim: Claim, o: Outputs) -> dict:
     if not len(o.cells):
-        return claim.not_computed(_DIVERGED)
+        return claim.not_computed(DIVERGED)
     beats = o.decided_below(np.nextafter(compare.BEATS, 1.0))          # ≤ BEATS
     per = beats.groupby("n_s").size()
     fit = o.cells[~o.cells.worse_than_linear]
@@ -436,7 +278,7 @@ def _beats_theory(claim: Claim, o: Outputs) -> dict:
 
 @CLAIMS.claim("finding.antipodal", "where they beat it they pair features antipodally (two "
               "embeddings at cosine ≤ −0.9), a structure the symmetric theory has not (ours, "
-              "beyond the paper)", "fig. 2", "—", "—", "antipodal", _TRAIN, "finding")
+              "beyond the paper)", "fig. 2", "—", "—", "antipodal", TRAINED, "finding")
 def _antipodal(claim: Claim, o: Outputs) -> dict:
     """Holds where, over the cells with ratio ≥ compare.MIN_RATIO (below it random embeddings of
     n_d ≤ 6 are antipodal by chance), the median share of the cells beating the theory (≤ BEATS)
@@ -445,7 +287,7 @@ def _antipodal(claim: Claim, o: Outputs) -> dict:
     pooled; the row gives that median per n_s too, and where the finding fails, the n_s at
     which it reaches 0.25."""
     if not len(o.stats):
-        return claim.not_computed(_DIVERGED)
+        return claim.not_computed(DIVERGED)
     wide = o.antipodal[o.antipodal.ratio >= compare.MIN_RATIO]
     won = wide.trained_theory <= compare.BEATS
     near = (wide.trained_theory > compare.BEATS) & (wide.trained_theory <= 1 / compare.BEATS)

@@ -30,6 +30,9 @@ MIN_CELLS = 5
 N_BOOT, BOOT_SEED = 2000, 0
 #: The authors' trained grid, as a trained-grid claim's paper scale states it.
 PAPER_GRID = "n_s 128, 1024, 8192; p and ratio linspace(0.002, 0.8, 20); one model per point"
+#: Why a trained-grid claim is not computed when every trained model diverged, and the stages of
+#: a claim on the trained grids' weights.
+DIVERGED, TRAINED = "every trained model diverged", ("pr_train", "pr_baseline")
 #: Why a trained-grid claim is not computed when no cell converged (:attr:`Outputs.cells`).
 UNCONVERGED = ("no trained cell converged (stopped by the stopping rule, no worse than linear, "
                "its loss steady when trained longer)")
