@@ -87,6 +87,13 @@ def test_snapshot_holds_site_run_files_and_readme(tmp_path):
     assert (out / "claims.json").exists()               # the old snapshot is left whole
 
 
+def test_the_readme_puts_the_forecast_range_beside_each_measured_stage():
+    text = snapshot.readme("cpu", "abc123", "m", [("s1", 4.0), ("s2", 2.5), ("s3", 1.0)],
+                           {"s1": (3.0, 9.0), "s2": (2.2, 2.4)})
+    assert "| s1 | 4.0 | 3–9 |" in text and "| s2 | 2.5 | 2 |" in text   # one number: 2 = 2
+    assert "| s3 | 1.0 | — |" in text and "| total | 7.5 | 5–11 (training) |" in text
+
+
 def test_the_site_names_the_revision_of_the_snapshot_only_when_its_code_is_heads(repo):
     def commit(msg):
         _git(repo, "add", "-A")

@@ -2,9 +2,10 @@
 profile, from rates measured on this machine (tms.persian_rug.forecast, tms.incidental.forecast,
 tms.notes.forecast: each stage's own training code timed for a few steps on the profile's
 device), for params.yaml or a profile of profiles/, before any run. Printed one table per paper,
-then the sum; written to ``logs/forecast.csv`` (stage, predicted seconds: the median stopping
-step where a stopping rule ends training, and the digest of the params it was made for), which
-``make snapshot`` puts beside each stage's measured time when the params are the run's.
+then the sum; written to ``logs/forecast.csv`` (stage, predicted seconds where a stopping rule
+ends training both at the median stopping step and with every model at its step cap, and the
+digest of the params it was made for), which ``make snapshot`` puts beside each stage's measured
+time when the params are the run's.
 
     python -m tms.pipeline.forecast [PROFILE]           # measured here (a minute or two)
     python -m tms.pipeline.forecast [PROFILE] --h100    # the Persian Rug grids on one H100
@@ -72,7 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     _show(f"Notes on toy autoencoding on {devices['autoencoding_notes']}", notes)
     seconds = pd.DataFrame({
         "stage": [*pr.stage, *ip.stage, *notes.stage],
-        "seconds": [*(60 * pr.minutes_median), *(60 * ip.minutes), *(60 * notes.minutes)]}
+        "seconds": [*(60 * pr.minutes_median), *(60 * ip.minutes), *(60 * notes.minutes)],
+        "seconds_cap": [*(60 * pr.minutes_cap), *(60 * ip.minutes), *(60 * notes.minutes)]}
     ).assign(params=params_digest(p))
     io.write_csv(seconds, FORECAST_FILE)
     print(f"\ntraining stages: {seconds.seconds.sum() / 60:.1f} min predicted, the Persian Rug "

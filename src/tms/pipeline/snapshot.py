@@ -133,11 +133,17 @@ def site_revision(repo: str | Path = ".", index: str = "reports/index.html",
     return rev
 
 
+def _seconds(low: float, high: float) -> str:
+    """A forecast in whole seconds: one number, or 'low–high' where they differ."""
+    return f"{low:.0f}" if round(low) == round(high) else f"{low:.0f}–{high:.0f}"
+
+
 def readme(profile: str, revision: str, where: str, times: list[tuple[str, float]],
-           forecast: dict[str, float] | None = None) -> str:
+           forecast: dict[str, tuple[float, float]] | None = None) -> str:
     """The snapshot's README.md: what it is, what made it, how to open and rerun it, and the
     stage times ``times`` ((stage, seconds), the last logged run of each stage), with the
-    ``forecast`` (stage → predicted seconds, tms.pipeline.forecast) beside those it predicts."""
+    ``forecast`` (stage → predicted seconds at the median stopping step and with every model
+    at its cap, tms.pipeline.forecast) beside those it predicts."""
     lines = [f"# Results snapshot: the `{profile}` profile", "",
              f"Made by git revision `{revision}` with `params.yaml` and `dvc.lock` of this folder, "
              f"on {where}.", "",
@@ -151,13 +157,16 @@ def readme(profile: str, revision: str, where: str, times: list[tuple[str, float
         lines += ["Stage times (the last logged run of each stage in `logs/repro.log`: for a "
                   "stage restored from DVC's cache, an earlier run's time), and the time `make "
                   "forecast` predicted for each training stage from the params and rates it "
-                  "measured on the same machine (the Persian Rug grids at the median stopping "
-                  "step):", "", "| stage | seconds | forecast (s) |", "|---|---:|---:|",
+                  "measured on the same machine (a stage whose models a stopping rule ends: "
+                  "from the median stopping step to every model at its step cap; a batched "
+                  "grid runs until its last model stops):", "",
+                  "| stage | seconds | forecast (s) |", "|---|---:|---:|",
                   *(f"| {name} | {seconds:.1f} | "
-                    + (f"{forecast[name]:.0f} |" if name in forecast else "— |")
+                    + (f"{_seconds(*forecast[name])} |" if name in forecast else "— |")
                     for name, seconds in times),
-                  f"| total | {sum(s for _, s in times):.1f} | "
-                  f"{sum(forecast.get(n, 0.0) for n, _ in times):.0f} (training) |", ""]
+                  f"| total | {sum(s for _, s in times):.1f} | " + _seconds(
+                      *(sum(forecast[n][i] for n, _ in times if n in forecast) for i in (0, 1)))
+                  + " (training) |", ""]
     elif times:
         lines += ["Stage times (the last logged run of each stage in `logs/repro.log`: for a "
                   "stage restored from DVC's cache, an earlier run's time):", "",
@@ -167,9 +176,10 @@ def readme(profile: str, revision: str, where: str, times: list[tuple[str, float
     return "\n".join(lines)
 
 
-def _forecast(repo: Path) -> dict[str, float] | None:
-    """stage → predicted seconds of ``make forecast`` (tms.pipeline.forecast), when it was made
-    for the params of ``repo``'s run; else None."""
+def _forecast(repo: Path) -> dict[str, tuple[float, float]] | None:
+    """stage → predicted seconds of ``make forecast`` (tms.pipeline.forecast) at the median
+    stopping step and at the cap (the same where a forecast made before the cap was written
+    has none), when it was made for the params of ``repo``'s run; else None."""
     path = repo / FORECAST_FILE
     if not path.is_file():
         return None
@@ -177,7 +187,8 @@ def _forecast(repo: Path) -> dict[str, float] | None:
     digest = params_digest(params.SECTION.load(repo / PARAMS_FILE))
     if "params" not in table or not (table.params == digest).all():
         return None
-    return dict(zip(table.stage, table.seconds))
+    cap = table.seconds_cap if "seconds_cap" in table else table.seconds
+    return dict(zip(table.stage, zip(table.seconds, cap)))
 
 
 def pipeline_stages(repo: str | Path = ".") -> list[str]:
