@@ -224,6 +224,9 @@ def test_antipodal_finding_needs_more_pairs_where_trained_beats_the_theory():
 
 def test_every_claim_is_present_and_its_verdict_can_flip():
     base = _rows(_inputs())
+    assert {c for c, r in base.items() if r["central"]} == {        # those of parts included
+        "fig2.rug_theory", "fig2.trained_theory", "fig2.trained_trend", "sym.diag_var",
+        "sym.bias_var", "sym.lyapunov"}
     assert list(base) == list(PERTURB) == list(claims.CLAIMS)     # in the report's order
     assert base["fig3.diagonal"]["verdict"] == "reproduced"
     assert base["sym.variance_bound"]["verdict"] == "sanity check"

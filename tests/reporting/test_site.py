@@ -364,6 +364,13 @@ def test_central_claims_are_marked_in_their_rows_and_must_be_declared():
     claims.claim("a.main", "c", "s", "v", "—", None, ())(lambda c, o: c.row(True, "", "", ""))
     claims.claim("a.side", "c", "s", "v", "—", None, ())(lambda c, o: c.row(True, "", "", ""))
     assert [r["central"] for r in claims.rows(None)] == [True, False]
+    part = claim_rows.Claims(central=("a.part", "a.typo"))        # a share in its own module
+    part.claim("a.part", "c", "s", "v", "—", None, ())(lambda c, o: c.row(True, "", "", ""))
+    claims.include(part)
+    with pytest.raises(ValueError, match="a.typo"):                # its central ids checked too
+        claims.rows(None)
+    part.central = claims.central = ("a.main", "a.part")
+    assert [r["central"] for r in claims.rows(None)] == [True, False, True]
     claims.central = ("a.main", "a.gone")
     with pytest.raises(ValueError, match="a.gone"):
         claims.rows(None)

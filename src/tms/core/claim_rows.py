@@ -186,9 +186,10 @@ class Claims(Mapping):
 
     def include(self, part: "Claims") -> None:
         """Declare here, after those declared so far and in their order, the claims of ``part``
-        (a share of this paper's claims kept in a module of its own), with their checks.
-        Raises ValueError on an id declared twice or a ``part`` whose training stages
-        (``empirical``) differ from these, which would count its claims' bases otherwise."""
+        (a share of this paper's claims kept in a module of its own), with their checks and
+        its central ids. Raises ValueError on an id declared twice or a ``part`` whose
+        training stages (``empirical``) differ from these, which would count its claims' bases
+        otherwise."""
         if part.empirical != self.empirical:
             raise ValueError(f"the part's training stages {sorted(part.empirical)} are not "
                              f"{sorted(self.empirical)}")
@@ -196,6 +197,7 @@ class Claims(Mapping):
             raise ValueError(f"claims declared twice: {twice}")
         self._claims.update(part._claims)
         self._checks.update(part._checks)
+        self.central += part.central
 
     def __getitem__(self, id: str) -> Claim:
         return self._claims[id]

@@ -34,7 +34,8 @@ MAX_SPREAD = 0.1
 _FALL = (" falls as n_s grows at every grid location, as training makes the model symmetric "
          "(faster than for untrained weights)", "falls with n_s at all locations")
 
-CLAIMS = Claims(empirical=("pr_train", "pr_fig3"))
+CLAIMS = Claims(empirical=("pr_train", "pr_fig3"),
+                central=("sym.diag_var", "sym.bias_var", "sym.lyapunov"))
 
 
 def _ladder(o: Outputs, col: str) -> tuple[str, tuple[float, float, float, int], float]:
