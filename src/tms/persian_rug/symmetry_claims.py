@@ -158,7 +158,7 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
         undecided = (f"no converged cell at n_s {top} for " + ", ".join(
             "p {0:g} (trained/untrained {2:.2f} at n_s {1})".format(q, *_last_level(excess, q))
             for q in unjudged) + f": it holds on the other p only; those cells converged at n_s "
-            f"{top} (a longer step cap) or a larger n_s can tell")
+            f"{top} (trained longer) or a larger n_s can tell")
     else:
         undecided = None
     return claim.row(
