@@ -15,8 +15,8 @@ baseline stages compute them); ``--no-rug`` leaves the fitted rug out (its loss 
 ``--summarise FILE`` reads such rows back (several rungs and seeds) and prints, as the claims
 judge them (the cells whose models the rule stopped, not worse than linear, averaged over
 seeds), each statistic's per-cell log-log slope along the ladder against the untrained
-weights' and the relative spread of the interference variances per n_s (docs/benchmarks.md,
-"The symmetry statistics to n_s 8192").
+weights', the relative spread of the interference variances per n_s and trained/untrained Λ per
+n_s (docs/benchmarks.md, "The symmetry statistics to n_s 8192").
 
     .venv/bin/python bench/ladder.py --device cuda --n-s 128 256 512 1024 --json out.json
     .venv/bin/python bench/ladder.py --device cuda --n-s 8192 --precision tf32 --symmetry

@@ -98,12 +98,13 @@ def _dvar_nu(claim: Claim, o: Outputs) -> dict:
     return _falls(claim, o, "dvar_nu")
 
 
-def _last_level(excess: pd.Series, p: float) -> tuple[int, float]:
-    """The largest n_s at which ``excess`` (trained/untrained Λ per cell, index n_s,
-    ratio_target, p) has a cell of ``p``, and its median over those cells."""
+def _last_level(excess: pd.Series, p: float) -> str:
+    """Where the cells of ``p`` last stand in ``excess`` (trained/untrained Λ per cell, index
+    n_s, ratio_target, p): their median at the largest n_s that has one, in words."""
     cells = excess[excess.index.get_level_values("p") == p]
     n_s = int(cells.index.get_level_values("n_s").max())
-    return n_s, float(cells.xs(n_s, level="n_s").median())
+    return (f"p {p:g} (trained/untrained {cells.xs(n_s, level='n_s').median():.2f} at n_s "
+            f"{n_s})")
 
 
 @CLAIMS.claim("sym.lyapunov", "Λ falls as n_s grows at every grid location, to the level of "
@@ -155,10 +156,10 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
                      + ("falling along the ladder" if nearing else "the ladder cannot tell "
                         "whether it falls") + ": a larger n_s")
     elif unjudged:
-        undecided = (f"no converged cell at n_s {top} for " + ", ".join(
-            "p {0:g} (trained/untrained {2:.2f} at n_s {1})".format(q, *_last_level(excess, q))
-            for q in unjudged) + f": it holds on the other p only; those cells converged at n_s "
-            f"{top} (trained longer) or a larger n_s can tell")
+        undecided = (f"no converged cell at n_s {top} for "
+                     + ", ".join(_last_level(excess, q) for q in unjudged)
+                     + f": it holds on the other p only; those cells converged at n_s {top} "
+                     "(trained longer) or a larger n_s can tell")
     else:
         undecided = None
     return claim.row(
