@@ -30,12 +30,13 @@ def test_the_sample_is_the_slowest_model_the_rule_stopped_per_n_s_and_p():
 
 
 def _grid(window):
-    """A small grid trained with the stopping rule (window ``window``): its spec and table."""
+    """A small grid trained with the stopping rule (window ``window``): its spec and table, with
+    each model's Λ (its statistics table's ``lyapunov``)."""
     sched = Schedule(batch_size=64, adam_eps=1e-7, window=window, check_every=5, max_steps=20000)
     spec = training.GridSpec(16, 0, 1e-2, sched, 3, 8192)
     points = [training.Point(k, p, 0.25, 4, 0) for k, p in enumerate((0.05, 0.2))]
-    table, _ = training.train_and_score(spec, points, True)
-    return spec, table
+    table, stats = training.train_and_score(spec, points, True, statistics=True)
+    return spec, table.assign(lyapunov=stats.lyapunov)
 
 
 def test_a_rerun_of_one_times_the_steps_is_the_stopped_model_itself():
@@ -45,7 +46,7 @@ def test_a_rerun_of_one_times_the_steps_is_the_stopped_model_itself():
     assert same.long_steps.tolist() == same.steps.tolist() == table.steps.tolist()
     assert same.long_loss.tolist() == table.loss.tolist()       # bit for bit: the same run
     assert (same["drop"] == 0).all()
-    for c in converge.SUMMARY:                                   # the same weights, too
+    for c in (*converge.SUMMARY, "lyapunov"):                    # the same weights, too
         assert same[f"long_{c}"].tolist() == table[c].tolist(), c
     with pytest.raises(ValueError, match="factor must be >= 1"):
         converge.rerun(spec, table, 0.5, "grid")
@@ -56,6 +57,7 @@ def test_a_model_stopped_early_fails_and_one_at_its_minimum_passes():
     longer = converge.rerun(spec, early, 4.0, "grid")
     assert (longer.long_steps == 4 * early.steps).all()
     assert (longer["drop"] > 0.02).all(), longer
+    assert (longer.long_lyapunov != early.lyapunov).all()      # other weights, another Λ
     assert not converge.passing(longer, 0.02).any()
     spec, settled = _grid(window=1500)         # stopped after a flat 1,500-step window
     again = converge.rerun(spec, settled, 2.0, "grid")

@@ -50,6 +50,8 @@ COLUMNS = {
        for c in SUMMARY},
     "long_off_mean": "the rerun's mean of the off-diagonal entries of W = W_out W_in",
     "long_off_std": "their standard deviation",
+    "long_lyapunov": "the rerun's Λ (fig. 7, eq. 3; tms.persian_rug.stats.weight_statistics): "
+                     "beside the stopped model's, whether longer training moves it",
 }
 
 
@@ -98,7 +100,8 @@ def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: s
         entries = W[~np.eye(len(W), dtype=bool)]
         off[pt.instance] = (float(entries.mean()), float(entries.std()))
 
-    long, _ = training.train_and_score(run, points, relu=True, ckpt=ckpt, sink=off_diagonal)
+    long, measured = training.train_and_score(run, points, relu=True, ckpt=ckpt,
+                                              statistics=True, sink=off_diagonal)
     long_loss = long.loss.where(~long.diverged.astype(bool)).to_numpy()   # diverged: NaN
     return pd.DataFrame({
         "source": source, "n_s": chosen.n_s.astype(int), "p": chosen.p,
@@ -109,7 +112,8 @@ def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: s
         "drop": 1.0 - long_loss / chosen.loss.to_numpy(),
         **{f"long_{c}": long[c].to_numpy() for c in SUMMARY},
         "long_off_mean": [off[int(k)][0] for k in chosen.instance],
-        "long_off_std": [off[int(k)][1] for k in chosen.instance]}, columns=list(COLUMNS))
+        "long_off_std": [off[int(k)][1] for k in chosen.instance],
+        "long_lyapunov": measured.lyapunov.to_numpy()}, columns=list(COLUMNS))
 
 
 def passing(checks: pd.DataFrame, tolerance: float) -> pd.Series:

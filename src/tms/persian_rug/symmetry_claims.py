@@ -14,6 +14,7 @@ import pandas as pd
 from tms.core.claim_rows import Claim, Claims, span
 from tms.persian_rug.evidence import (
     DIVERGED,
+    MODEL_KEYS,
     PAPER_GRID,
     TRAINED,
     UNCONVERGED,
@@ -23,6 +24,7 @@ from tms.persian_rug.evidence import (
     median_interval,
     side,
 )
+from tms.persian_rug.stats import cell_means
 
 #: The share of grid cells that must hold fig. 6's "identical variances" (the paper: all; seed
 #: noise allowed for).
@@ -99,12 +101,42 @@ def _dvar_nu(claim: Claim, o: Outputs) -> dict:
 
 
 def _last_level(excess: pd.Series, p: float) -> str:
-    """Where the cells of ``p`` last stand in ``excess`` (trained/untrained Λ per cell, index
-    n_s, ratio_target, p): their median at the largest n_s that has one, in words."""
+    """Where the converged cells of ``p`` last stand in ``excess`` (trained/untrained Λ per
+    cell, index n_s, ratio_target, p): their median at the largest n_s that has one, in words."""
     cells = excess[excess.index.get_level_values("p") == p]
     n_s = int(cells.index.get_level_values("n_s").max())
-    return (f"p {p:g} (trained/untrained {cells.xs(n_s, level='n_s').median():.2f} at n_s "
-            f"{n_s})")
+    return f"trained/untrained {cells.xs(n_s, level='n_s').median():.2f} at n_s {n_s}"
+
+
+def _unconverged(o: Outputs, p: float, top: int) -> tuple[str, bool]:
+    """Where the cells of ``p`` stand at n_s ``top``, where none converged: the median over its
+    cells there of trained/untrained Λ (converged or not), and Λ of its convergence check's model
+    (tms.persian_rug.converge, the column long_lyapunov) over its untrained weights' at the
+    rule's stop and after the longer training, in words; and whether they point away from
+    uniformity: that median above 1 + :data:`MAX_SPREAD` and the longer training not lowering
+    Λ. Without a check (no model the rule stopped, or a table without Λ), not away."""
+    def at(t: pd.DataFrame) -> pd.Series:
+        return cell_means(t[(t.n_s == top) & (t.p == p)], ["lyapunov"]).lyapunov
+
+    cells = (at(o.stats) / at(o.baseline)).dropna()
+    if not len(cells):
+        return f"no model at n_s {top}", False
+    words = f"its {len(cells)} cells at n_s {top}, none converged, {cells.median():.2f}"
+    checks = o.converge[(o.converge.source == "grid") & (o.converge.n_s == top)
+                        & (o.converge.p == p)]
+    if "long_lyapunov" not in checks or not np.isfinite(checks.long_lyapunov).any():
+        return words, False
+    check = checks.iloc[0]
+    key = ("relu", top, check.ratio_target, p, check.seed_index)
+    stopped, untrained = (t.set_index(MODEL_KEYS).lyapunov.get(key) for t in (o.stats, o.baseline))
+    if stopped is None or untrained is None:
+        return words, False
+    rises = check.long_lyapunov >= stopped
+    return (f"{words}; longer training {'raises' if rises else 'lowers'} Λ (its convergence "
+            f"check's model, ratio {check.ratio_target:g}: {stopped / untrained:.2f} at the "
+            f"rule's stop, {check.long_lyapunov / untrained:.2f} after "
+            f"{check.long_steps / check.steps:.3g}× its steps)"), bool(
+        cells.median() > 1 + MAX_SPREAD and rises)
 
 
 @CLAIMS.claim("sym.lyapunov", "Λ falls as n_s grows at every grid location, to the level of "
@@ -142,7 +174,9 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
     p_top = set(at_top.index.get_level_values("p"))
     unjudged = sorted(set(o.means[0].index.get_level_values("p")) - p_top)
     first = excess.xs(int(per.index.min()), level="n_s").groupby("p").median()
-    ok = bool(falls and reached)
+    unconverged = {q: _unconverged(o, q, top) for q in unjudged}
+    away = [q for q in unjudged if unconverged[q][1]]
+    ok = bool(falls and reached and not away)
     if falls is False or (reached is False and nearing is False):
         undecided = None                                            # not reproduced
     elif falls is None:
@@ -156,10 +190,12 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
                      + ("falling along the ladder" if nearing else "the ladder cannot tell "
                         "whether it falls") + ": a larger n_s")
     elif unjudged:
-        undecided = (f"no converged cell at n_s {top} for "
-                     + ", ".join(_last_level(excess, q) for q in unjudged)
-                     + f": it holds on the other p only; those cells converged at n_s {top} "
-                     "(trained longer) or a larger n_s can tell")
+        undecided = (f"no converged cell at n_s {top} for " + "; ".join(
+            f"p {q:g} ({_last_level(excess, q)}; {unconverged[q][0]})" for q in unjudged)
+            + ": it holds on the other p only; " + (
+                f"p {', '.join(f'{q:g}' for q in away)} points away from uniformity at n_s ≤ "
+                f"{top}, and a larger n_s can tell whether it turns" if away else
+                f"those cells converged at n_s {top} (trained longer) or a larger n_s can tell"))
     else:
         undecided = None
     return claim.row(
