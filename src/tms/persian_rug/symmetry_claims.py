@@ -108,35 +108,36 @@ def _last_level(excess: pd.Series, p: float) -> str:
     return f"trained/untrained {cells.xs(n_s, level='n_s').median():.2f} at n_s {n_s}"
 
 
-def _unconverged(o: Outputs, p: float, top: int) -> tuple[str, bool]:
+def _cells_at(o: Outputs, p: float, top: int) -> str:
     """Where the cells of ``p`` stand at n_s ``top``, where none converged: the median over its
-    cells there of trained/untrained Λ (converged or not), and Λ of its convergence check's model
-    (tms.persian_rug.converge, the column long_lyapunov) over its untrained weights' at the
-    rule's stop and after the longer training, in words; and whether they point away from
-    uniformity: that median above 1 + :data:`MAX_SPREAD` and the longer training not lowering
-    Λ. Without a check (no model the rule stopped, or a table without Λ), not away."""
+    cells there of trained/untrained Λ, in words."""
     def at(t: pd.DataFrame) -> pd.Series:
         return cell_means(t[(t.n_s == top) & (t.p == p)], ["lyapunov"]).lyapunov
 
     cells = (at(o.stats) / at(o.baseline)).dropna()
-    if not len(cells):
-        return f"no model at n_s {top}", False
-    words = f"its {len(cells)} cells at n_s {top}, none converged, {cells.median():.2f}"
+    return (f"its {len(cells)} cells at n_s {top}, none converged, {cells.median():.2f}"
+            if len(cells) else f"no model at n_s {top}")
+
+
+def _longer(o: Outputs, p: float, top: int) -> tuple[str, bool] | None:
+    """What training longer does to Λ at (``top``, ``p``): Λ of its convergence check's model
+    (tms.persian_rug.converge, the column long_lyapunov) over its untrained weights' at the
+    rule's stop and after the longer training, in words; and whether it points away from
+    uniformity (after the longer training above 1 + :data:`MAX_SPREAD`, and higher than at the
+    stop). None without a check (no model the rule stopped, or a table without Λ)."""
     checks = o.converge[(o.converge.source == "grid") & (o.converge.n_s == top)
                         & (o.converge.p == p)]
     if "long_lyapunov" not in checks or not np.isfinite(checks.long_lyapunov).any():
-        return words, False
+        return None
     check = checks.iloc[0]
     key = ("relu", top, check.ratio_target, p, check.seed_index)
     stopped, untrained = (t.set_index(MODEL_KEYS).lyapunov.get(key) for t in (o.stats, o.baseline))
     if stopped is None or untrained is None:
-        return words, False
-    rises = check.long_lyapunov >= stopped
-    return (f"{words}; longer training {'raises' if rises else 'lowers'} Λ (its convergence "
-            f"check's model, ratio {check.ratio_target:g}: {stopped / untrained:.2f} at the "
-            f"rule's stop, {check.long_lyapunov / untrained:.2f} after "
-            f"{check.long_steps / check.steps:.3g}× its steps)"), bool(
-        cells.median() > 1 + MAX_SPREAD and rises)
+        return None
+    before, after = stopped / untrained, check.long_lyapunov / untrained
+    return (f"its convergence check's model, ratio {check.ratio_target:g}: {before:.2f} at the "
+            f"rule's stop, {after:.2f} after {check.long_steps / check.steps:.3g}× its steps"
+            ), bool(after > 1 + MAX_SPREAD and after > before)
 
 
 @CLAIMS.claim("sym.lyapunov", "Λ falls as n_s grows at every grid location, to the level of "
@@ -174,8 +175,8 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
     p_top = set(at_top.index.get_level_values("p"))
     unjudged = sorted(set(o.means[0].index.get_level_values("p")) - p_top)
     first = excess.xs(int(per.index.min()), level="n_s").groupby("p").median()
-    unconverged = {q: _unconverged(o, q, top) for q in unjudged}
-    away = [q for q in unjudged if unconverged[q][1]]
+    longer = {q: _longer(o, q, top) for q in sorted(p_top | set(unjudged))}
+    away = [q for q, m in longer.items() if m and m[1]]
     ok = bool(falls and reached and not away)
     if falls is False or (reached is False and nearing is False):
         undecided = None                                            # not reproduced
@@ -189,13 +190,21 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
         undecided = (f"trained/untrained Λ {level:.3f} at n_s {top}, above {bound:g} but "
                      + ("falling along the ladder" if nearing else "the ladder cannot tell "
                         "whether it falls") + ": a larger n_s")
-    elif unjudged:
-        undecided = (f"no converged cell at n_s {top} for " + "; ".join(
-            f"p {q:g} ({_last_level(excess, q)}; {unconverged[q][0]})" for q in unjudged)
-            + ": it holds on the other p only; " + (
-                f"p {', '.join(f'{q:g}' for q in away)} points away from uniformity at n_s ≤ "
-                f"{top}, and a larger n_s can tell whether it turns" if away else
-                f"those cells converged at n_s {top} (trained longer) or a larger n_s can tell"))
+    elif unjudged or away:
+        undecided = "; ".join(filter(None, (
+            f"no converged cell at n_s {top} for " + "; ".join(
+                f"p {q:g} ({_last_level(excess, q)}; {_cells_at(o, q, top)}"
+                + (f"; {longer[q][0]}" if longer[q] else "") + ")" for q in unjudged)
+            if unjudged else "",
+            f"where judged at n_s {top}, training longer moves Λ away: " + "; ".join(
+                f"p {q:g} ({longer[q][0]})" for q in away if q in p_top)
+            if set(away) & p_top else ""))) + (
+            f": p {', '.join(f'{q:g}' for q in away)} point{'s' if len(away) == 1 else ''} "
+            f"away from uniformity at n_s ≤ "
+            f"{top} (the level at the rule's stop is not where training goes); a larger n_s, "
+            "trained past the rule, can tell whether it turns" if away else
+            f": it holds on the other p only; those cells converged at n_s {top} (trained "
+            "longer) or a larger n_s can tell")
     else:
         undecided = None
     return claim.row(
