@@ -6,8 +6,9 @@ and data stream, ``--factor`` times the steps they stopped at, the stopping rule
 convergence check does (tms.persian_rug.converge.rerun, one model at a time, so models the step
 cap stopped are retrained too), and prints per model its held-out loss and its trained/untrained
 Λ at the stop and after: does the excess of Λ over untrained weights vanish with training, or
-stay? (docs/benchmarks.md, "Fig. 7's sparse cells, trained longer"; every row kept in
-docs/measurements/fig7-sparse-longer-cpu.csv).
+stay? (docs/benchmarks.md, "Fig. 7 past the stopping rule"; its rows in
+docs/measurements/fig7-sparse-longer-cpu.csv). Each ``--factor`` retrains from the start: 2 and
+4 cost 6 times the steps, not 4.
 
     .venv/bin/python bench/longer.py --n-s 1024 --p 0.086 --ratio 0.17 0.212 0.254 --factor 2 4
 """
@@ -26,8 +27,10 @@ from tms.persian_rug.evidence import MODEL_KEYS
 
 
 def longer(n_s: int, p: float, ratios: list[float], factor: float) -> pd.DataFrame:
-    """The rows of the measurement: per model (seed index 0) of n_s, p and each ratio, its
-    steps, loss and Λ at the stop and ``factor`` times its steps later, with its untrained Λ."""
+    """The rows of the measurement: per model (seed index 0, not diverged) of n_s, p and each
+    ratio, its steps, loss and Λ at the stop and ``factor`` times its steps later, with its
+    untrained Λ. Raises SystemExit if no trained model matches, ValueError (through
+    tms.persian_rug.converge.rerun) if ``factor`` < 1."""
     pr = params.SECTION.load()
     spec = training.GridSpec(n_s, pr.train.seed, pr.train.lr_for(n_s), Schedule.of(pr.train),
                              pr.eval.seed, pr.eval.n_vectors, resolve_device(pr.device),

@@ -120,14 +120,20 @@ def _cells_at(o: Outputs, p: float, top: int) -> str:
 
 
 def _longer(o: Outputs, p: float, top: int) -> tuple[str, bool] | None:
-    """What training longer does to Λ at (``top``, ``p``): Λ of its convergence check's model
-    (tms.persian_rug.converge, the column long_lyapunov) over its untrained weights' at the
+    """What training longer does to Λ at (``top``, ``p``): Λ of its grid's convergence check's
+    model (tms.persian_rug.converge, the column long_lyapunov) over its untrained weights' at the
     rule's stop and after the longer training, in words; and whether it points away from
-    uniformity (after the longer training above 1 + :data:`MAX_SPREAD`, and higher than at the
-    stop). None without a check (no model the rule stopped, or a table without Λ)."""
+    uniformity: after the longer training above 1 + :data:`MAX_SPREAD` and more than
+    :data:`MAX_SPREAD` above its value at the stop (one-sided: a check that falls back does not
+    count for the claim). None without a usable check: no model the rule stopped, a table
+    without Λ, a rerun that diverged (its drop NaN), or the stopped model or its untrained
+    weights missing from the statistics."""
     checks = o.converge[(o.converge.source == "grid") & (o.converge.n_s == top)
                         & (o.converge.p == p)]
-    if "long_lyapunov" not in checks or not np.isfinite(checks.long_lyapunov).any():
+    if "long_lyapunov" not in checks:
+        return None
+    checks = checks[np.isfinite(checks["drop"]) & np.isfinite(checks.long_lyapunov)]
+    if not len(checks):
         return None
     check = checks.iloc[0]
     key = ("relu", top, check.ratio_target, p, check.seed_index)
@@ -137,7 +143,7 @@ def _longer(o: Outputs, p: float, top: int) -> tuple[str, bool] | None:
     before, after = stopped / untrained, check.long_lyapunov / untrained
     return (f"its convergence check's model, ratio {check.ratio_target:g}: {before:.2f} at the "
             f"rule's stop, {after:.2f} after {check.long_steps / check.steps:.3g}× its steps"
-            ), bool(after > 1 + MAX_SPREAD and after > before)
+            ), bool(after > 1 + MAX_SPREAD and after > before * (1 + MAX_SPREAD))
 
 
 @CLAIMS.claim("sym.lyapunov", "Λ falls as n_s grows at every grid location, to the level of "
@@ -154,7 +160,10 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
     interval (evidence.median_interval), below 1 + :data:`MAX_SPREAD`, with a converged cell at
     every p the ladder judged below it. Reproduced when both hold; not reproduced when Λ does
     not fall, or when the ratio stays above the bound without falling along the ladder (its
-    per-cell slope's interval at or above 0); otherwise inconclusive, saying why."""
+    per-cell slope's interval at or above 0); otherwise inconclusive, saying why. Whether the
+    level the rule's stop reaches is where training goes, the convergence checks at the largest
+    n_s say: a p whose check's model, trained longer, leaves the bound (:func:`_longer`), judged
+    there or not, blocks reproduced and points the row away (direction fails)."""
     if not len(o.stats):
         return claim.not_computed(DIVERGED)
     if not len(o.means[0]):
@@ -200,7 +209,7 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
                 f"p {q:g} ({longer[q][0]})" for q in away if q in p_top)
             if set(away) & p_top else ""))) + (
             f": p {', '.join(f'{q:g}' for q in away)} point{'s' if len(away) == 1 else ''} "
-            f"away from uniformity at n_s ≤ "
+            f"away from uniformity at n_s "
             f"{top} (the level at the rule's stop is not where training goes); a larger n_s, "
             "trained past the rule, can tell whether it turns" if away else
             f": it holds on the other p only; those cells converged at n_s {top} (trained "
@@ -219,9 +228,10 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
         "the 95% interval of the median slope below 0 (the paper: 'falls at all locations') and, "
         f"at the largest n_s, that of the median trained/untrained Λ below {bound:g}, every p "
         f"judged there ('all models approach uniformity', read as within {MAX_SPREAD:.0%} of "
-        "the Λ of independent terms, ≈ 1.6/√n_s)",
+        "the Λ of independent terms, ≈ 1.6/√n_s), and no convergence check there whose model, "
+        f"trained longer, ends above {bound:g} and {MAX_SPREAD:.0%} above its value at the stop",
         o.grid_scale, value=level, uncertainty=(rhi - rlo) / 2,
-        inconclusive=small or undecided)
+        inconclusive="; ".join(filter(None, (small, undecided))) or None)
 
 
 @CLAIMS.claim("sym.identical_variances", "once n_s reaches 8192 all noise variables have "
