@@ -514,3 +514,30 @@ def test_lyapunov_falls_to_the_untrained_level_and_no_faster_is_needed(monkeypat
     # no untrained weights for the converged cells: nothing to compare with
     gone = _rows(_set(i, "baseline", n_s=lambda t: t.n_s * 3))["sym.lyapunov"]
     assert gone["verdict"] == "not computed"
+
+
+def _checked_diag(i, factor):
+    """i whose grids' convergence checks (ratio 0.25, seed 0) keep diag(W)'s spread: Var diag(W)
+    of the check's model ``factor`` times its value at the stop at n_s 2048, unchanged at 1024."""
+    c = i.converge.assign(ratio_target=0.25, seed_index=0)
+    c["long_diag_std"] = np.where(c.source == "grid", np.sqrt(np.where(c.n_s == 2048, factor,
+                                                                       1.0)), np.nan)
+    return replace(i, trained=i.trained.assign(diag_std=1.0), converge=c)
+
+
+def test_a_trend_whose_verdict_turns_when_trained_longer_is_inconclusive():
+    i = _inputs()
+    # Var diag(W) halves from n_s 1024 to 2048 (slope −1, untrained −0.42): reproduced, and
+    # still so where the longer training raises it 10% at 2048 (−0.86)
+    steady = _rows(_checked_diag(i, 1.1))["sym.diag_var"]
+    assert steady["verdict"] == "reproduced", steady
+    assert ("Trained longer (the convergence checks: ×1.1–1.1 at n_s 2048 in 3 checks), scaled "
+            "alike: slope -0.86 [-0.86, -0.86]") in steady["ours"]
+    # raised 1.9× there (−0.07, slower than untrained weights): the verdict depends on the stop
+    turns = _rows(_checked_diag(i, 1.9))["sym.diag_var"]
+    assert (turns["verdict"], turns["direction"]) == ("inconclusive at this scale", "holds")
+    assert turns["inconclusive"].endswith(
+        "the slope's interval is [-0.07, -0.07] against the untrained weights' -0.42: the "
+        "verdict depends on where training stops"), turns["inconclusive"]
+    # ΔVar(ν) is not kept by the check: said, not judged
+    assert "Not measured past the rule's stop" in _rows(i)["sym.dvar_nu"]["ours"]

@@ -57,6 +57,42 @@ def _ladder(o: Outputs, col: str) -> tuple[str, tuple[float, float, float, int],
             "cells"), fit, random_slope
 
 
+#: The statistics of figs. 4–6 the convergence check keeps, as the column whose square they are
+#: (tms.persian_rug.converge.SUMMARY, long_<column>); ΔVar(ν) is not kept there.
+_CHECKED = {"diag_var": "diag_std", "bias_var": "bias_std"}
+
+
+def _trained_longer(o: Outputs, col: str) -> tuple[pd.Series, str] | None:
+    """The statistic ``col`` of the converged cells (o.means) as the convergence checks' longer
+    training moves it: each cell scaled by the factor its (n_s, p)'s check's model saw, (long_<s>
+    / <s>)² of the column s of :data:`_CHECKED` (the model's own value in the trained table), as
+    if every model of the (n_s, p) moved alike; and the factors at the largest n_s in words. None
+    for a statistic the check does not keep, or without a check that did not diverge."""
+    std = _CHECKED.get(col)
+    if std is None or f"long_{std}" not in o.converge:
+        return None
+    checks = o.converge[(o.converge.source == "grid") & np.isfinite(o.converge["drop"])
+                        & np.isfinite(o.converge[f"long_{std}"])]
+    if not len(checks):
+        return None
+    before = checks.assign(model="relu")[MODEL_KEYS].merge(
+        o.trained[MODEL_KEYS + [std]], on=MODEL_KEYS, how="left")[std].to_numpy()
+    factor = pd.Series((checks[f"long_{std}"].to_numpy() / before) ** 2,
+                       index=pd.MultiIndex.from_frame(checks[["n_s", "p"]]))
+    cells = o.means[0][col]
+    keys = pd.MultiIndex.from_arrays([cells.index.get_level_values(k) for k in ("n_s", "p")])
+    top = int(cells.index.get_level_values("n_s").max())
+    at_top = factor[factor.index.get_level_values("n_s") == top].dropna()
+    moved = (f"×{at_top.min():.3g}–{at_top.max():.3g} at n_s {top} in "
+             f"{len(at_top)} checks" if len(at_top) else f"no check at n_s {top}")
+    return (cells * factor.reindex(keys).to_numpy()).dropna(), moved
+
+
+def _decided(falls: bool | None, faster: bool | None) -> bool | None:
+    """A trend row's verdict from its two tests: True reproduced, False not, None undecided."""
+    return True if falls and faster else False if falls is False or faster is False else None
+
+
 def _falls(claim: Claim, o: Outputs, col: str) -> dict:
     """The row of the statistic ``col`` of figs. 4–6 on the converged cells: the median over
     cells of each cell's log-log slope along the n_s ladder, with its bootstrap 95% interval
@@ -64,7 +100,10 @@ def _falls(claim: Claim, o: Outputs, col: str) -> dict:
     untrained weights of the same cells (faster than random weights, which fall too: the
     variances ≈ 1/n_s, but are much smaller, so values do not compare). Reproduced when the
     interval lies below both, not reproduced when it lies above either, inconclusive when it
-    spans one (the ladder cannot tell)."""
+    spans one (the ladder cannot tell). Where the convergence checks keep the statistic
+    (:func:`_trained_longer`), the same tests run on the cells scaled as the checks' longer
+    training moved them, and a verdict that differs there reads inconclusive: it depends on
+    where training stops."""
     if not len(o.stats):
         return claim.not_computed(DIVERGED)
     if not len(o.means[0]):
@@ -76,9 +115,23 @@ def _falls(claim: Claim, o: Outputs, col: str) -> dict:
         f"the 95% interval [{lo:.2f}, {hi:.2f}] of the slope contains "
         + ("0" if falls is None else f"the untrained weights' {random_slope:.2f}")
         + ": this ladder cannot tell them apart; a longer one (n_s 8192) can")
+    if col not in _CHECKED:
+        words += ". Not measured past the rule's stop (the convergence check does not keep it)"
+    elif (longer := _trained_longer(o, col)) is not None:
+        scaled, moved = longer
+        ls, llo, lhi, _ = ladder_slope(scaled)
+        words += (f". Trained longer (the convergence checks: {moved}), scaled alike: slope "
+                  f"{ls:.2f} [{llo:.2f}, {lhi:.2f}]")
+        if _decided(side(llo, lhi, 0.0), side(llo, lhi, random_slope)) != _decided(falls,
+                                                                                    faster):
+            undecided = "; ".join(filter(None, (undecided, (
+                f"scaled as the convergence checks' longer training moved it ({moved}), the "
+                f"slope's interval is [{llo:.2f}, {lhi:.2f}] against the untrained weights' "
+                f"{random_slope:.2f}: the verdict depends on where training stops"))))
     return claim.row(
         ok, words, "the 95% interval of the median slope below 0 (the paper: falls at every "
-        "location) and below the untrained weights' slope (training, not chance, makes it fall)",
+        "location) and below the untrained weights' slope (training, not chance, makes it fall), "
+        "the same where the convergence checks' longer training moves it",
         o.grid_scale, value=slope, uncertainty=(hi - lo) / 2,
         inconclusive=o.too_small(o.means[0].index.unique("n_s")) or undecided)
 
