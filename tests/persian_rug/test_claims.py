@@ -516,28 +516,53 @@ def test_lyapunov_falls_to_the_untrained_level_and_no_faster_is_needed(monkeypat
     assert gone["verdict"] == "not computed"
 
 
-def _checked_diag(i, factor):
-    """i whose grids' convergence checks (ratio 0.25, seed 0) keep diag(W)'s spread: Var diag(W)
-    of the check's model ``factor`` times its value at the stop at n_s 2048, unchanged at 1024."""
+def _checked_diag(i, factor, failing=None):
+    """i whose grids' convergence checks (ratio 0.25, seed 0) keep diag(W)'s spread, every
+    trained model with a spread of its own (a check matched to another model would get another
+    factor): Var diag(W) of the check's model ``factor`` times its value at the stop at n_s 2048
+    (a number, or one per p), unchanged at 1024; the check at (2048, ``failing``) fails its
+    tolerance (drop 5%) with a factor of 100, which must not count."""
+    t = i.trained.assign(diag_std=1.0 + np.arange(len(i.trained)))
     c = i.converge.assign(ratio_target=0.25, seed_index=0)
-    c["long_diag_std"] = np.where(c.source == "grid", np.sqrt(np.where(c.n_s == 2048, factor,
-                                                                       1.0)), np.nan)
-    return replace(i, trained=i.trained.assign(diag_std=1.0), converge=c)
+    own = c.assign(model="relu")[evidence.MODEL_KEYS].merge(
+        t[evidence.MODEL_KEYS + ["diag_std"]], how="left").diag_std.to_numpy()
+    f = np.array([(factor[p] if isinstance(factor, dict) else factor) if n == 2048 else 1.0
+                  for n, p in zip(c.n_s, c.p)])
+    if failing is not None:
+        at = ((c.n_s == 2048) & (c.p == failing)).to_numpy()
+        f[at] = 100.0
+        c.loc[at, "drop"] = 0.05
+    c["long_diag_std"] = np.where(c.source == "grid", own * np.sqrt(f), np.nan)
+    return replace(i, trained=t, converge=c)
 
 
-def test_a_trend_whose_verdict_turns_when_trained_longer_is_inconclusive():
+def test_a_trend_whose_verdict_turns_when_trained_longer_is_inconclusive(monkeypatch):
     i = _inputs()
     # Var diag(W) halves from n_s 1024 to 2048 (slope −1, untrained −0.42): reproduced, and
     # still so where the longer training raises it 10% at 2048 (−0.86)
     steady = _rows(_checked_diag(i, 1.1))["sym.diag_var"]
     assert steady["verdict"] == "reproduced", steady
-    assert ("Trained longer (the convergence checks: ×1.1–1.1 at n_s 2048 in 3 checks), scaled "
-            "alike: slope -0.86 [-0.86, -0.86]") in steady["ours"]
-    # raised 1.9× there (−0.07, slower than untrained weights): the verdict depends on the stop
+    assert ("As if every model moved as its (n_s, p)'s convergence check's model did when "
+            "trained longer (×1.1–1.1 at n_s 2048 from 3 checks): slope -0.86 [-0.86, -0.86]"
+            ) in steady["ours"], steady["ours"]
+    # raised 1.9× there (−0.07, slower than untrained weights): the verdict may turn
     turns = _rows(_checked_diag(i, 1.9))["sym.diag_var"]
     assert (turns["verdict"], turns["direction"]) == ("inconclusive at this scale", "holds")
     assert turns["inconclusive"].endswith(
-        "the slope's interval is [-0.07, -0.07] against the untrained weights' -0.42: the "
-        "verdict depends on where training stops"), turns["inconclusive"]
+        "the slope's interval would be [-0.07, -0.07] against the untrained weights' -0.42: "
+        "the verdict may turn with where training stops"), turns["inconclusive"]
+    # slower than untrained weights at the stop (−0.15: not reproduced), but scaled per p the
+    # cells spread from −1.15 to −0.15 around −0.42: undecided there, so inconclusive (fails)
+    slow = _set(i, "stats", diag_var=lambda t: t.diag_var * np.where(t.n_s == 2048, 1.8, 1.0))
+    assert _rows(slow)["sym.diag_var"]["verdict"] == "not reproduced"
+    spread = _rows(_checked_diag(slow, {0.01: 0.5, 0.1: 1.0, 0.5: 0.7}))["sym.diag_var"]
+    assert (spread["verdict"], spread["direction"]) == ("inconclusive at this scale", "fails")
+    assert "×0.5–1 at n_s 2048 from 3 checks" in spread["inconclusive"]
+    # a check that fails its tolerance (its cells not converged) lends no factor
+    monkeypatch.setattr(evidence, "MIN_CELLS", 4)
+    failing = _rows(_checked_diag(i, 1.1, failing=0.5))["sym.diag_var"]
+    assert failing["verdict"] == "reproduced"
+    assert "(×1.1–1.1 at n_s 2048 from 2 checks)" in failing["ours"], failing["ours"]
     # ΔVar(ν) is not kept by the check: said, not judged
     assert "Not measured past the rule's stop" in _rows(i)["sym.dvar_nu"]["ours"]
+    assert "convergence checks" not in _rows(i)["sym.dvar_nu"]["tolerance"]

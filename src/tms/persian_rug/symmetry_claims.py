@@ -63,15 +63,16 @@ _CHECKED = {"diag_var": "diag_std", "bias_var": "bias_std"}
 
 
 def _trained_longer(o: Outputs, col: str) -> tuple[pd.Series, str] | None:
-    """The statistic ``col`` of the converged cells (o.means) as the convergence checks' longer
-    training moves it: each cell scaled by the factor its (n_s, p)'s check's model saw, (long_<s>
-    / <s>)² of the column s of :data:`_CHECKED` (the model's own value in the trained table), as
-    if every model of the (n_s, p) moved alike; and the factors at the largest n_s in words. None
-    for a statistic the check does not keep, or without a check that did not diverge."""
+    """The statistic ``col`` of the converged cells (o.means) as if every model of each (n_s, p)
+    moved as its convergence check's model did when trained longer: each cell scaled by that
+    model's (long_<s> / <s>)², s the column of :data:`_CHECKED` (its own value in the trained
+    table), a sensitivity check resting on one model per (n_s, p); and the factors applied at the
+    largest n_s in words. Only passing checks (drop ≤ o.tolerance: a converged cell has one)
+    count. None for a statistic the check does not keep, or without such a check."""
     std = _CHECKED.get(col)
     if std is None or f"long_{std}" not in o.converge:
         return None
-    checks = o.converge[(o.converge.source == "grid") & np.isfinite(o.converge["drop"])
+    checks = o.converge[(o.converge.source == "grid") & (o.converge["drop"] <= o.tolerance)
                         & np.isfinite(o.converge[f"long_{std}"])]
     if not len(checks):
         return None
@@ -81,11 +82,14 @@ def _trained_longer(o: Outputs, col: str) -> tuple[pd.Series, str] | None:
                        index=pd.MultiIndex.from_frame(checks[["n_s", "p"]]))
     cells = o.means[0][col]
     keys = pd.MultiIndex.from_arrays([cells.index.get_level_values(k) for k in ("n_s", "p")])
+    applied = pd.Series(factor.reindex(keys).to_numpy(), index=cells.index)
     top = int(cells.index.get_level_values("n_s").max())
-    at_top = factor[factor.index.get_level_values("n_s") == top].dropna()
-    moved = (f"×{at_top.min():.3g}–{at_top.max():.3g} at n_s {top} in "
-             f"{len(at_top)} checks" if len(at_top) else f"no check at n_s {top}")
-    return (cells * factor.reindex(keys).to_numpy()).dropna(), moved
+    at_top = applied.xs(top, level="n_s").dropna().groupby("p").first()
+    lost = int(applied.isna().sum())
+    moved = (f"×{at_top.min():.3g}–{at_top.max():.3g} at n_s {top} from {len(at_top)} checks"
+             if len(at_top) else f"no check at n_s {top}") + (
+        f"; {lost} cells without a check left out" if lost else "")
+    return (cells * applied).dropna(), moved
 
 
 def _decided(falls: bool | None, faster: bool | None) -> bool | None:
@@ -100,10 +104,10 @@ def _falls(claim: Claim, o: Outputs, col: str) -> dict:
     untrained weights of the same cells (faster than random weights, which fall too: the
     variances ≈ 1/n_s, but are much smaller, so values do not compare). Reproduced when the
     interval lies below both, not reproduced when it lies above either, inconclusive when it
-    spans one (the ladder cannot tell). Where the convergence checks keep the statistic
-    (:func:`_trained_longer`), the same tests run on the cells scaled as the checks' longer
-    training moved them, and a verdict that differs there reads inconclusive: it depends on
-    where training stops."""
+    spans one (the ladder cannot tell). Where the convergence checks keep the statistic, the
+    same tests run on the cells scaled as if every model moved as its (n_s, p)'s check's model
+    did when trained longer (:func:`_trained_longer`), and a verdict that differs there reads
+    inconclusive: it may turn with where training stops."""
     if not len(o.stats):
         return claim.not_computed(DIVERGED)
     if not len(o.means[0]):
@@ -120,20 +124,22 @@ def _falls(claim: Claim, o: Outputs, col: str) -> dict:
     elif (longer := _trained_longer(o, col)) is not None:
         scaled, moved = longer
         ls, llo, lhi, _ = ladder_slope(scaled)
-        words += (f". Trained longer (the convergence checks: {moved}), scaled alike: slope "
-                  f"{ls:.2f} [{llo:.2f}, {lhi:.2f}]")
+        words += (f". As if every model moved as its (n_s, p)'s convergence check's model did "
+                  f"when trained longer ({moved}): slope {ls:.2f} [{llo:.2f}, {lhi:.2f}]")
         if _decided(side(llo, lhi, 0.0), side(llo, lhi, random_slope)) != _decided(falls,
                                                                                     faster):
             undecided = "; ".join(filter(None, (undecided, (
-                f"scaled as the convergence checks' longer training moved it ({moved}), the "
-                f"slope's interval is [{llo:.2f}, {lhi:.2f}] against the untrained weights' "
-                f"{random_slope:.2f}: the verdict depends on where training stops"))))
+                f"if every model moved as its (n_s, p)'s convergence check's model did when "
+                f"trained longer ({moved}), the slope's interval would be [{llo:.2f}, "
+                f"{lhi:.2f}] against the untrained weights' {random_slope:.2f}: the verdict "
+                "may turn with where training stops"))))
     return claim.row(
         ok, words, "the 95% interval of the median slope below 0 (the paper: falls at every "
-        "location) and below the untrained weights' slope (training, not chance, makes it fall), "
-        "the same where the convergence checks' longer training moves it",
-        o.grid_scale, value=slope, uncertainty=(hi - lo) / 2,
-        inconclusive=o.too_small(o.means[0].index.unique("n_s")) or undecided)
+        "location) and below the untrained weights' slope (training, not chance, makes it fall)"
+        + (", the same as the convergence checks' longer training moves it" if col in _CHECKED
+           else ""), o.grid_scale, value=slope, uncertainty=(hi - lo) / 2,
+        inconclusive="; ".join(filter(None, (o.too_small(o.means[0].index.unique("n_s")),
+                                             undecided))) or None)
 
 
 @CLAIMS.claim("sym.diag_var", "Var of diag(W)" + _FALL[0], "fig. 4", _FALL[1], PAPER_GRID, "fig4",
