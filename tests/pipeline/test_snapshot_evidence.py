@@ -146,8 +146,6 @@ REAL = {
         lambda o: _fig3(o, "diag_live_mean", 1.03), "not reproduced"),   # 3%
     ("cpu-paper", "persian_rug", "fig3.bias"): (
         lambda o: _fig3(o, "bias_mean", 0.8), "not reproduced"),         # 20%
-    ("cpu-paper", "persian_rug", "sym.bias_var"): (          # 10% lower at n_s 1024: undecided
-        lambda o: _at_largest(o, "bias_var", 0.9), "inconclusive at this scale"),
     ("cpu-paper", "persian_rug", "sym.diag_var"): (          # far from it: 20× at n_s 1024
         lambda o: _at_largest(o, "diag_var", 20.0), "inconclusive at this scale"),
     ("cpu-paper", "persian_rug", "sym.dvar_nu"): (           # far from it: 30× at n_s 1024
