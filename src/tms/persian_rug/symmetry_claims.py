@@ -62,6 +62,14 @@ def _ladder(o: Outputs, col: str) -> tuple[str, tuple[float, float, float, int],
 _CHECKED = {"diag_var": "diag_std", "bias_var": "bias_std"}
 
 
+def _at_stop(checks: pd.DataFrame, table: pd.DataFrame, column: str) -> np.ndarray:
+    """``column`` of ``table`` (a trained-grid table keyed by MODEL_KEYS) for the model each row
+    of ``checks`` (convergence-check rows of the grids) reran, as the rule stopped it: one value
+    per check row, NaN where ``table`` lacks the model."""
+    return checks.assign(model="relu")[MODEL_KEYS].merge(
+        table[MODEL_KEYS + [column]], on=MODEL_KEYS, how="left")[column].to_numpy()
+
+
 def _trained_longer(o: Outputs, col: str) -> tuple[pd.Series, str] | None:
     """The statistic ``col`` of the converged cells (o.means) as if every model of each (n_s, p)
     moved as its convergence check's model did when trained longer: each cell scaled by that
@@ -76,9 +84,7 @@ def _trained_longer(o: Outputs, col: str) -> tuple[pd.Series, str] | None:
                         & np.isfinite(o.converge[f"long_{std}"])]
     if not len(checks):
         return None
-    before = checks.assign(model="relu")[MODEL_KEYS].merge(
-        o.trained[MODEL_KEYS + [std]], on=MODEL_KEYS, how="left")[std].to_numpy()
-    factor = pd.Series((checks[f"long_{std}"].to_numpy() / before) ** 2,
+    factor = pd.Series((checks[f"long_{std}"].to_numpy() / _at_stop(checks, o.trained, std)) ** 2,
                        index=pd.MultiIndex.from_frame(checks[["n_s", "p"]]))
     cells = o.means[0][col]
     keys = pd.MultiIndex.from_arrays([cells.index.get_level_values(k) for k in ("n_s", "p")])
@@ -195,9 +201,9 @@ def _longer(o: Outputs, p: float, top: int) -> tuple[str, bool] | None:
     if not len(checks):
         return None
     check = checks.iloc[0]
-    key = ("relu", top, check.ratio_target, p, check.seed_index)
-    stopped, untrained = (t.set_index(MODEL_KEYS).lyapunov.get(key) for t in (o.stats, o.baseline))
-    if stopped is None or untrained is None:
+    stopped, untrained = (_at_stop(checks.iloc[:1], t, "lyapunov")[0]
+                          for t in (o.stats, o.baseline))
+    if not np.isfinite(stopped) or not np.isfinite(untrained):
         return None
     before, after = stopped / untrained, check.long_lyapunov / untrained
     return (f"its convergence check's model, ratio {check.ratio_target:g}: {before:.2f} at the "
