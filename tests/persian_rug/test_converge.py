@@ -67,6 +67,16 @@ def test_a_model_stopped_early_fails_and_one_at_its_minimum_passes():
     assert converge.passing(again, at).all() and not converge.passing(again, at * 0.999).all()
 
 
+def test_the_floor_lifts_a_short_rerun_to_min_steps():
+    assert [converge.long_steps(s, 2.0, 500) for s in (100, 250, 251, 900)] == [500, 500, 502,
+                                                                                1800]
+    spec, early = _grid(window=5)              # stopped on noise, long before convergence
+    floor = 4 * int(early.steps.max())
+    checks = converge.rerun(spec, early, 1.0, "grid", min_steps=floor)
+    assert (checks.long_steps == floor).all()
+    assert (checks["drop"] > 0.02).all(), checks   # factor 1 alone reruns the same model: drop 0
+
+
 def test_seeds_off_the_grid_rule_are_refused_before_any_training():
     spec, table = _grid(window=10)
     with pytest.raises(ValueError, match="do not share one base seed"):

@@ -4,8 +4,10 @@ The stopping rule ends a model's training when its minibatch loss stops falling 
 that is not convergence (a plateau stops it too). So at every (n_s, p) of a trained grid, and of
 the fig. 3 model, the ReLU model the rule stopped last (the slowest to settle: the most steps;
 ties, the widest, then the first seed) is trained again from its own initialisation and data
-stream, ``factor`` times as many steps with the rule off, and scored on the same held-out sample
-(:func:`rerun`).
+stream, ``factor`` times as many steps (at least ``min_steps``) with the rule off, and scored on
+the same held-out sample (:func:`rerun`). The floor matters: a model can sit on a plateau near the
+symmetric solution, pass at twice its steps, and leave it later (docs/benchmarks.md, "Past the
+stopping rule, every model").
 Up to its own stopping step the rerun is the same trajectory (same seeds, same stream; on the
 CPU path bit for bit; on the GPU path equal up to rounding, which the drop then includes); what
 it adds is the longer training. One model gates every ratio of its (n_s, p): the premise, not
@@ -41,7 +43,8 @@ COLUMNS = {
     "seed_index": "its seed index (its data stream: train.seed + seed_index)",
     "steps": "the steps the stopping rule stopped it at",
     "loss": "its per-feature held-out MSE there (the trained table's loss)",
-    "long_steps": "the rerun's steps: ceil(factor · steps), the rule off",
+    "long_steps": "the rerun's steps: ceil(factor · steps), at least min_steps (long_steps), the "
+                  "rule off",
     "long_loss": "the rerun's per-feature held-out MSE (the same held-out sample; NaN if the "
                  "rerun diverged)",
     "drop": "1 − long_loss / loss: the share of the loss that the longer training removed "
@@ -66,10 +69,17 @@ def sample(table: pd.DataFrame) -> pd.DataFrame:
     return ranked.groupby(["n_s", "p"], sort=False).head(1).reset_index(drop=True)
 
 
+def long_steps(steps: int, factor: float, min_steps: int = 0) -> int:
+    """The steps a model the rule stopped after ``steps`` is retrained: ceil(factor · steps), at
+    least ``min_steps`` (persian_rug.converge.factor and min_steps)."""
+    return max(math.ceil(factor * steps), min_steps)
+
+
 def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: str,
-          ckpt: Checkpoints | None = None) -> pd.DataFrame:
+          ckpt: Checkpoints | None = None, min_steps: int = 0) -> pd.DataFrame:
     """Rerun every :func:`sample` model of ``table`` (one trained grid of n_s = spec.n_s, or the
-    fig. 3 models) ``factor`` times its steps with the stopping rule off, one stack (each model
+    fig. 3 models) :func:`long_steps` (``factor`` times its steps, at least ``min_steps``) with
+    the stopping rule off, one stack (each model
     leaves it at its own cap), from the seeds (seed, data_seed) and learning rate (lr) of the
     table, with ``spec``'s batch, Adam eps, divergence bound, held-out sample, device and
     compute. Returns :data:`COLUMNS`, one row per model rerun (``source`` names the table), empty
@@ -86,7 +96,7 @@ def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: s
     if len(bases) != 1 or chosen.lr.nunique() != 1:
         raise ValueError(f"the models to rerun do not share one base seed and one learning "
                          f"rate: base seeds {sorted(bases)}, lr {sorted(set(chosen.lr))}")
-    caps = [math.ceil(factor * s) for s in chosen.steps]
+    caps = [long_steps(s, factor, min_steps) for s in chosen.steps]
     points = [training.Point(int(r.instance), float(r.p), float(r.ratio_target), int(r.n_d),
                              int(r.seed_index), cap) for r, cap in zip(chosen.itertuples(), caps)]
     # a window of all the steps: the rule needs more than two of them, so it never stops

@@ -27,7 +27,6 @@ engine itself (bench/gpu.py).
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import pandas as pd
 
@@ -44,6 +43,7 @@ from tms.engine.grid import (
 from tms.engine.precision import gpu_path
 from tms.engine.train import train_chunk
 from tms.persian_rug import training, weights
+from tms.persian_rug.converge import long_steps
 from tms.persian_rug.params import PersianRug
 
 #: Useful FLOP/s of batched training on one H100, by precision and n_s (the authors' grid at
@@ -175,14 +175,15 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
                   fig3: bool = False) -> dict:
     """The row of :data:`COLUMNS` for the convergence check of the grid of ``n_s``
     (pr_converge@n_s), or with ``fig3`` of the fig. 3 models (pr_converge_fig3): one model per p
-    retrained persian_rug.converge.factor times its steps, in one stack that each leaves at its
-    own cap (tms.persian_rug.converge). Which models those are is known only after training (at
-    each p, the one the stopping rule stopped last); the forecast takes the median n_d of the
-    grid's ratios and factor × the median stopping step, which underestimates (the models rerun
-    are the last to stop: at cpu-paper's n_s 1024 the stage took 2.1× this), and, for the cap,
-    the widest n_d and factor × the step cap, the bound. Nothing is kept on disk. Rates and
-    errors as :func:`grid_cost`."""
-    factor = pr.converge.factor
+    retrained persian_rug.converge.factor times its steps, at least converge.min_steps
+    (tms.persian_rug.converge.long_steps), in one stack that each leaves at its own cap. Which
+    models those are is known only after training (at each p, the one the stopping rule stopped
+    last); the forecast takes the median n_d of the grid's ratios and the long steps of the
+    median stopping step, which underestimates (the models rerun are the last to stop: at
+    cpu-paper's n_s 1024 the stage took 2.1× this), and, for the cap, the widest n_d and the
+    long steps of the step cap, the bound. Nothing is kept on disk. Rates and errors as
+    :func:`grid_cost`."""
+    factor, floor_steps = pr.converge.factor, pr.converge.min_steps
     if fig3:
         f3 = pr.fig3
         n_s, ps, widths, stage = f3.n_s, [f3.p], [f3.n_d], "pr_converge_fig3"
@@ -192,7 +193,7 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
         ps, widths = grid.p, sorted(training.n_d_of(n_s, r) for r in grid.ratio)
         sched, lr, stage = Schedule.of(pr.train), pr.train.lr_for(n_s), f"pr_converge@{n_s}"
     typical, widest = widths[len(widths) // 2], widths[-1]
-    long = dataclasses.replace(sched, max_steps=math.ceil(factor * sched.max_steps))
+    long = dataclasses.replace(sched, max_steps=long_steps(sched.max_steps, factor, floor_steps))
     seed = pr.train.seed
     stack = [Instance(p, widest, seed + k, lr, seed) for k, p in enumerate(ps)]
     bucketed = gpu_path(device or "cuda", pr.compute.precision)
@@ -202,8 +203,8 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
     floor = STEP_FLOOR if device is None else 0.0
 
     def minutes(steps: float, n_d: int) -> float:
-        return factor * steps * max(floor, 10.0 * sched.batch_size * n_s * n_d * len(ps)
-                                    / rate) / 60
+        step = max(floor, 10.0 * sched.batch_size * n_s * n_d * len(ps) / rate)
+        return long_steps(steps, factor, floor_steps) * step / 60
 
     return {
         "stage": stage, "n_s": n_s, "models": len(ps), "sum_n_d": typical * len(ps),

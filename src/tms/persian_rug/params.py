@@ -318,11 +318,14 @@ class Scaling(Strict):
 class Converge(Strict):
     """The convergence check beyond the stopping rule (tms.persian_rug.converge): at every
     (n_s, p) of the trained grids and of fig. 3, the model the rule stopped last is trained again
-    from its own start, ``factor`` times its steps with the rule off; its cells count as
-    converged only if its held-out loss falls by at most ``tolerance`` (a fraction of it)."""
+    from its own start, ``factor`` times its steps with the rule off, and at least ``min_steps``
+    (0: no floor; a model the rule stops on a plateau can leave it long after twice its steps);
+    its cells count as converged only if its held-out loss falls by at most ``tolerance`` (a
+    fraction of it)."""
 
     factor: Annotated[float, Field(gt=1.0, le=16.0)]
     tolerance: Annotated[float, Field(gt=0.0, lt=1.0)]
+    min_steps: Annotated[int, Field(ge=0)] = 0
 
 
 class PersianRug(Strict):
