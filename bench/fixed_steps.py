@@ -1,0 +1,178 @@
+"""Measurement: the symmetry statistics of figs. 4–7 when every model trains a fixed number of
+steps, the stopping rule off.
+
+The claims judge models where the stopping rule stopped them; the convergence check retrains one
+model per (n_s, p) longer and finds Λ (fig. 7) and Var diag(W) still moving
+(docs/benchmarks.md, "Fig. 7 past the stopping rule"). This trains a whole grid of a params file
+(``--params``, e.g. a profile's snapshot results/cpu-paper/params.yaml: its grid, seeds, learning
+rate, batch and held-out sample) once per n_s of ``--n-s`` for ``--steps`` steps each, every
+model to the same step (a window of all the steps: the rule never fires), and writes per model
+its trained row (tms.persian_rug.training.TRAIN_COLUMNS) and its statistics
+(tms.persian_rug.stats.STAT_COLUMNS) with a column ``fixed_steps``. The untrained baseline is
+the params' own (stats/n{n_s}_random.parquet: the same seeds give the same weights).
+
+``train``: each n_s is written as soon as it is done (``--out``: train.parquet, stats.parquet,
+times.json, the grids done so far together), so a run stopped by ``--deadline`` (seconds; an n_s
+whose forecast from the last one's rate would pass it is skipped) keeps what it finished.
+``summary``: one table of the models where the rule stopped them (a snapshot's data) and after
+each fixed-step run, per model (``--csv``), and printed per n_s: trained/theory (the central
+claim's cells), trained/untrained Λ, and the ladder slopes of figs. 4–7 beside untrained
+weights' (docs/benchmarks.md, "Past the stopping rule, every model";
+docs/measurements/fixed-steps-h100.csv).
+
+    TMS_DEVICE=cuda .venv/bin/python bench/fixed_steps.py train \\
+        --params results/cpu-paper/params.yaml --n-s 128 256 512 1024 2048 --steps 16000 \\
+        --out /tmp/fixed16
+    .venv/bin/python bench/fixed_steps.py summary --snapshot results/cpu-paper/data/persian_rug \\
+        --runs /tmp/fixed16 /tmp/fixed32 --csv docs/measurements/fixed-steps-h100.csv
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from tms.core import io
+from tms.core.device import resolve_device
+from tms.engine.grid import Schedule
+from tms.persian_rug import params, stats, training
+from tms.persian_rug.compare import trained_vs_theory
+from tms.persian_rug.evidence import ladder_slope
+
+#: The statistics of figs. 4–7 the summary follows along the ladder.
+SYMMETRY = ("diag_var", "bias_var", "dvar_nu", "lyapunov")
+#: Per model and horizon, the columns of the summary's table.
+COLUMNS = ["n_s", "p", "ratio_target", "n_d", "instance", "horizon", "steps", "loss",
+           "loss_theory", "trained_theory", "in_regime", *SYMMETRY, "untrained_lyapunov"]
+
+
+def fixed(pr, n_s: int, steps: int, device: str, budget_mb: float | None
+          ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The trained table and statistics of the ReLU models of ``pr``'s grid at n_s (its p,
+    ratios and seeds; n_s need not be one of grid.n_s: the grid's own p and ratio are used), each
+    trained exactly ``steps`` steps. Raises ParamsError as tms.persian_rug.training.plan_grid."""
+    grid = pr.grid.at(n_s) if n_s in pr.grid.n_s else pr.grid.at(pr.grid.n_s[-1])
+    sched = dataclasses.replace(Schedule.of(pr.train), window=steps, max_steps=steps)
+    compute = pr.compute if budget_mb is None else pr.compute.model_copy(
+        update={"memory_budget_mb": budget_mb})
+    spec = training.GridSpec(n_s, pr.train.seed, pr.train.lr_for(n_s), sched, pr.eval.seed,
+                             pr.eval.n_vectors, device, compute, label=f"n_s {n_s} ×{steps} ")
+    with tempfile.TemporaryDirectory() as tmp:
+        table, statistics = training.train_models(
+            spec, training.expand(n_s, grid.p, grid.ratio, grid.seeds), ["relu"],
+            Path(tmp) / "weights", keep=lambda pt: False, statistics=True)
+    return table.assign(fixed_steps=steps), statistics.assign(fixed_steps=steps)
+
+
+def _models(train: pd.DataFrame, statistics: pd.DataFrame, baseline: pd.DataFrame,
+            horizon: str) -> pd.DataFrame:
+    """:data:`COLUMNS` of the ReLU models of one trained table, its statistics and untrained
+    baseline (same instances), at ``horizon`` ('rule', or the fixed step count)."""
+    keys = ["n_s", "instance"]
+    relu = train[train.model == "relu"]
+    cells = trained_vs_theory(relu)[["n_s", "ratio_target", "p", "loss_theory", "in_regime"]]
+    out = (relu[keys + ["p", "ratio_target", "n_d", "steps", "loss"]]
+           .merge(statistics[statistics.model == "relu"][keys + list(SYMMETRY)], on=keys)
+           .merge(baseline[keys + ["lyapunov"]].rename(columns={"lyapunov":
+                                                                "untrained_lyapunov"}), on=keys)
+           .merge(cells, on=["n_s", "ratio_target", "p"]))
+    return out.assign(horizon=horizon, trained_theory=out.loss / out.loss_theory)[COLUMNS]
+
+
+def summary(snapshot: Path, runs: list[Path]) -> pd.DataFrame:
+    """The models of a snapshot's trained grids (``snapshot``: its data/persian_rug, trained
+    tables, statistics and untrained baselines) where the rule stopped them, and of each fixed-step
+    run of :func:`fixed` (``runs``: ``train`` outputs) over the same seeds: :data:`COLUMNS`, one
+    row per model and horizon. An n_s without a baseline in the snapshot gets one computed
+    (tms.persian_rug.stats.baseline_statistics: untrained weights from the same seeds)."""
+    read = lambda kind, n: pd.read_parquet(snapshot / kind / f"n{n}.parquet")  # noqa: E731
+    n_stop = sorted(int(f.stem[1:]) for f in (snapshot / "train").glob("n*.parquet"))
+    fixed_runs = [(pd.read_parquet(r / "train.parquet"), pd.read_parquet(r / "stats.parquet"))
+                  for r in runs]
+    every = sorted(set(n_stop).union(*(set(t.n_s) for t, _ in fixed_runs)))
+    baseline = pd.concat([pd.read_parquet(snapshot / "stats" / f"n{n}_random.parquet")
+                          if n in n_stop else stats.baseline_statistics(
+                              next(t[t.n_s == n] for t, _ in fixed_runs if n in set(t.n_s)))
+                          for n in every], ignore_index=True)
+    rows = [_models(pd.concat([read("train", n) for n in n_stop], ignore_index=True),
+                    pd.concat([read("stats", n) for n in n_stop], ignore_index=True),
+                    baseline, "rule")]
+    rows += [_models(t, s, baseline, str(int(t.fixed_steps.iloc[0]))) for t, s in fixed_runs]
+    return pd.concat(rows, ignore_index=True)
+
+
+def show(table: pd.DataFrame) -> None:
+    """Print per horizon and n_s the medians of trained/theory (in-regime cells) and
+    trained/untrained Λ, and along the ladder the median per-cell log-log slope of each statistic
+    of :data:`SYMMETRY` with its bootstrap 95% interval (tms.persian_rug.evidence.ladder_slope)
+    beside untrained weights' Λ slope: over the n_s every horizon has, and over its own where
+    they differ."""
+    common = set.intersection(*(set(t.n_s) for _, t in table.groupby("horizon")))
+    for horizon, t in table.groupby("horizon", sort=False):
+        t = t.assign(excess=t.lyapunov / t.untrained_lyapunov)
+        per = pd.DataFrame({
+            "trained/theory": t[t.in_regime].groupby("n_s").trained_theory.median(),
+            "Λ trained/untrained": t.groupby("n_s").excess.median(),
+            "loss": t.groupby("n_s").loss.mean()})
+        print(f"horizon {horizon}:\n{per.to_string(float_format=lambda v: f'{v:.4g}')}")
+        for ladder in {frozenset(common), frozenset(t.n_s)}:
+            cells = t[t.n_s.isin(ladder)].set_index(["n_s", "ratio_target", "p"])
+            print(f"  n_s {min(ladder)}–{max(ladder)}: " + "; ".join(
+                "{} {:.2f} [{:.2f}, {:.2f}]".format(col, *ladder_slope(cells[col])[:3])
+                for col in (*SYMMETRY, "untrained_lyapunov")))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="command", required=True)
+    tr = sub.add_parser("train", help="train a grid with the rule off")
+    tr.add_argument("--params", default="params.yaml", help="the params file whose grid to train")
+    tr.add_argument("--n-s", type=int, nargs="+", required=True, help="the n_s, in order")
+    tr.add_argument("--steps", type=int, required=True, help="steps every model trains")
+    tr.add_argument("--budget-mb", type=float, help="over persian_rug.compute.memory_budget_mb")
+    tr.add_argument("--deadline", type=float, default=float("inf"),
+                    help="seconds from the start after which no n_s is started")
+    tr.add_argument("--out", required=True, help="folder for train/stats parquet, times.json")
+    su = sub.add_parser("summary", help="the rule's stop beside the fixed-step runs")
+    su.add_argument("--snapshot", type=Path, required=True, help="a snapshot's data/persian_rug")
+    su.add_argument("--runs", type=Path, nargs="+", required=True, help="train --out folders")
+    su.add_argument("--csv", help="also write the table here")
+    a = ap.parse_args()
+    if a.command == "summary":
+        table = summary(a.snapshot, a.runs)
+        show(table)
+        if a.csv:
+            table.to_csv(a.csv, index=False, float_format="%.6g")
+        return
+    start = time.perf_counter()
+    pr = params.SECTION.load(a.params)
+    device = resolve_device(pr.device)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    tables, stats, times = [], [], {}
+    for k, n_s in enumerate(a.n_s):
+        elapsed = time.perf_counter() - start
+        if k and elapsed + times[a.n_s[k - 1]] * (n_s / a.n_s[k - 1]) ** 2 > a.deadline:
+            print(f"n_s {n_s} skipped: forecast past the {a.deadline:.0f} s deadline", flush=True)
+            continue
+        t0 = time.perf_counter()
+        table, statistics = fixed(pr, n_s, a.steps, device, a.budget_mb)
+        times[n_s] = time.perf_counter() - t0
+        tables.append(table)
+        stats.append(statistics)
+        io.write_parquet(pd.concat(tables, ignore_index=True), out / "train.parquet")
+        io.write_parquet(pd.concat(stats, ignore_index=True), out / "stats.parquet")
+        (out / "times.json").write_text(json.dumps({"device": device, "steps": a.steps,
+                                                    "seconds": times}, indent=1))
+        print(f"n_s {n_s}: {len(table)} models × {a.steps} steps in {times[n_s]:.1f} s "
+              f"(mean loss {table.loss.mean():.4g})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
