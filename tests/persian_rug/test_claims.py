@@ -322,6 +322,30 @@ def test_cells_below_the_theory_count_converged_or_not_and_those_at_it_only_conv
         "ours"], kept["ours"]
 
 
+def test_a_cell_its_check_takes_below_the_theory_counts_at_the_lower_value():
+    i = _inputs()
+    # at the largest n_s the checks of p 0.01 and 0.1 fail: their model (ratio 0.25, seed 0),
+    # at the theory where the rule stopped it, ends 30% below it when trained longer
+    th = {p: theory.optimal_symmetric(p, 0.25)["loss"] for p in (0.01, 0.1)}
+    failing = (i.converge.source == "grid") & (i.converge.n_s == 2048) & (i.converge.p < 0.5)
+    c = i.converge.assign(ratio_target=0.25, seed_index=0, long_loss=np.nan)
+    c.loc[failing, "long_loss"] = [0.7 * th[p] for p in c.p[failing]]
+    c.loc[failing, "drop"] = 1 - 0.7 / 1.01
+    longer = replace(i, converge=c)
+    row = _rows(longer)["fig2.trained_theory"]
+    # judged: the 2 converged p 0.5 cells at 1.01 and the 2 checked cells at (0.7 + 1.01) / 2
+    assert row["value"] == pytest.approx((1.01 + 0.855) / 2), row["ours"]
+    assert "n_s 2048: 0.933 (0.85–1.01, 4)" in row["ours"], row["ours"]
+    assert row["verdict"] == "inconclusive at this scale"      # 4 cells, fewer than 5
+    beats = _rows(longer)["finding.beats_theory"]
+    assert beats["verdict"] == "caveat" and beats["ours"].startswith("2 of"), beats["ours"]
+    # the same checks failing without going below: their cells are left out, as before
+    level = replace(i, converge=c.assign(long_loss=c.long_loss / 0.7 * 0.99))
+    kept = _rows(level)["fig2.trained_theory"]
+    assert kept["value"] == pytest.approx(1.01) and "4 in-regime cells did not converge" in kept[
+        "ours"], kept["ours"]
+
+
 def test_the_bound_holds_for_any_trained_model_converged_or_not():
     i = _inputs()                       # the p 0.1 cells at n_s 1024 stopped by the step cap
     capped = _set(i, "trained", stopped=lambda t: ~((t.n_s == 1024) & (t.p == 0.1)))

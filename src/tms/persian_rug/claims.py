@@ -117,8 +117,9 @@ def _rug_gap(o: Outputs) -> str:
 def _trained_theory(claim: Claim, o: Outputs) -> dict:
     """Every trained model of the run at the paper's cells: the grids and the fig. 3 models;
     judged on the median over the in-regime cells at the largest n_s that converged or are
-    already more than CENTRAL_TOL below the theory (Outputs.decided_below: training longer
-    only lowers their loss)."""
+    already more than CENTRAL_TOL below the theory, at the rule's stop or after their
+    convergence check's longer training (Outputs.decided_below: training longer only lowers
+    their loss; such a cell enters at the lower value)."""
     if isinstance(reg := _in_regime(claim, o), dict):
         return reg
     below = o.decided_below(1 - CENTRAL_TOL)
@@ -130,9 +131,10 @@ def _trained_theory(claim: Claim, o: Outputs) -> dict:
     out = o.cells[o.cells.in_regime & (o.cells.n_s == top_n_s)
                   & ~o.cells.index.isin(judged.index)]
     text = ("trained/theory, median over the converged cells and those already more than "
-            f"{CENTRAL_TOL:.0%} below the theory, which training longer only lowers (range, "
-            "cells): " + "; ".join(f"n_s {n}: {m:.3f} ({lo:.2f}–{hi:.2f}, {k})"
-                                   for n, m, lo, hi, k in per.itertuples())
+            f"{CENTRAL_TOL:.0%} below the theory at the rule's stop or after their convergence "
+            "check's longer training, which training longer only lowers (range, cells): "
+            + "; ".join(f"n_s {n}: {m:.3f} ({lo:.2f}–{hi:.2f}, {k})"
+                        for n, m, lo, hi, k in per.itertuples())
         + (f". At n_s {top_n_s}, {len(out)} in-regime cells did not converge and are left out, "
            f"trained/theory {out.trained_theory.min():.2f}–{out.trained_theory.max():.2f}"
            if len(out) else "")
@@ -270,8 +272,9 @@ def _beats_theory(claim: Claim, o: Outputs) -> dict:
         + (f", down to {beats.trained_theory.min():.2f} (at p {span(beats.p)}, ratio "
            f"{span(beats.ratio)}); by n_s: " + ", ".join(f"{k} at {n}" for n, k in per.items())
            if len(beats) else ""),
-        f"any cell ≤ {compare.BEATS:g}, converged or not (more training only lowers a trained "
-        "loss), none worse than linear", o.grid_scale,
+        f"any cell ≤ {compare.BEATS:g} at the rule's stop or after its convergence check's "
+        "longer training, converged or not (more training only lowers a trained loss), none "
+        "worse than linear", o.grid_scale,
         value=float(fit.trained_theory.min()) if len(fit) else None)
 
 

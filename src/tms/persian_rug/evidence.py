@@ -166,12 +166,17 @@ class Outputs:
                     f"falls {ch['drop'].max():.1%} more (the rule stopped it before it converged)")
 
     def decided_below(self, limit: float) -> pd.DataFrame:
-        """The cells of :attr:`cells` whose trained/theory is below ``limit`` and that did not
-        fail to optimise (not worse than linear), converged or not: training longer only lowers
-        a trained loss (the convergence checks measure it falling), so their trained/theory is
-        below ``limit`` wherever they would converge."""
+        """The cells of :attr:`cells` whose trained/theory is below ``limit`` at the rule's stop
+        or after their convergence check's longer training (``trained_theory_longer``), and
+        that did not fail to optimise (not worse than linear), converged or not: training longer
+        only lowers a trained loss (the convergence checks measure it falling), so their
+        trained/theory is below ``limit`` wherever they would converge. Their ``trained_theory``
+        is the lower of the two."""
         c = self.cells
-        return c[(c.trained_theory < limit) & ~c.worse_than_linear] if len(c) else c
+        if not len(c):
+            return c
+        c = c.assign(trained_theory=np.fmin(c.trained_theory, c.trained_theory_longer))
+        return c[(c.trained_theory < limit) & ~c.worse_than_linear]
 
     @cached_property
     def cells(self) -> pd.DataFrame:
@@ -181,13 +186,24 @@ class Outputs:
         not the step cap), ``worse_than_linear`` (the loss above the optimal linear map's: a
         ReLU model can represent ReLU of that map, never worse on x ≥ 0, so such a model
         failed to optimise), ``steady`` (every convergence check of its (n_s, p) passes:
-        tms.persian_rug.converge.passing) and ``converged`` (stopped, not worse than linear,
-        and steady): a trained-grid claim is judged on the converged cells only."""
+        tms.persian_rug.converge.passing), ``converged`` (stopped, not worse than linear,
+        and steady): a trained-grid claim is judged on the converged cells only; and
+        ``trained_theory_longer``: its mean loss over the theory's with each model its
+        convergence check retrained at the lower of its two losses (the rerun's, where it did
+        not diverge; equal to trained_theory in a cell no check reran)."""
         fig3 = divergence.split(self.fig3)[0]
-        models = pd.concat([self.stats, fig3[fig3.columns.intersection(self.stats.columns)]],
-                           ignore_index=True)
+        models = pd.concat([self.stats.assign(source="grid"), fig3[fig3.columns.intersection(
+            self.stats.columns)].assign(source="fig3")], ignore_index=True)
         if not len(models):
             return pd.DataFrame()
+        relu = models[models.model == "relu"]
+        reruns = (self.converge.dropna(subset=["long_loss"]) if "long_loss" in self.converge
+                  else self.converge.iloc[:0])
+        if len(reruns):
+            relu = relu.merge(reruns.assign(model="relu")[MODEL_KEYS + ["source", "long_loss"]],
+                              on=MODEL_KEYS + ["source"], how="left")
+            relu = relu.assign(loss=np.fmin(relu.loss, relu.long_loss))
+        lowest = relu.groupby(CELL_KEYS).loss.mean()
         runs = pd.concat([self.trained[MODEL_KEYS + ["stopped"]], fig3[MODEL_KEYS + ["stopped"]]])
         cells = compare.trained_vs_theory(models)
         stopped = (runs[runs.model == "relu"].groupby(CELL_KEYS).stopped.all()
@@ -198,6 +214,8 @@ class Outputs:
         cells["steady"] = steady.reindex(pd.MultiIndex.from_frame(cells[["n_s", "p"]]),
                                          fill_value=False).to_numpy()
         cells["converged"] = cells.stopped & ~cells.worse_than_linear & cells.steady
+        cells["trained_theory_longer"] = lowest.reindex(pd.MultiIndex.from_frame(
+            cells[CELL_KEYS])).to_numpy() / cells.loss_theory
         return cells
 
     @cached_property
