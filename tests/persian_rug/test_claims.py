@@ -353,6 +353,12 @@ def test_the_bound_holds_for_any_trained_model_converged_or_not():
     below = _below(capped, 0.1, 1024)
     assert not below.converged_cells.query("n_s == 1024 and p == 0.1").shape[0]
     assert _rows(below)["scaling.trained_bound"]["verdict"] == "not reproduced"
+    # 2 converged cells at the largest n_s leave it decided: its 6 trained cells decide it
+    few = _set(i, "converge", drop=lambda t: t["drop"].where(
+        (t.n_s != 2048) | (t.p == 0.5), 0.05))
+    assert len(few.converged_cells.query("n_s == 2048")) == 2
+    assert _rows(few)["scaling.trained_bound"]["verdict"] == "reproduced"
+    assert _rows(few)["fig2.trained_trend"]["verdict"] == "inconclusive at this scale"
 
 
 def _fig3_longer(i, drop, **long):

@@ -90,7 +90,8 @@ def _trained_bound(claim: Claim, o: Outputs) -> dict:
     """Every trained cell in the theory's regime (compare.trained_vs_theory's in_regime; its
     models did not diverge; converged or not, since the bound holds for any elementwise model)
     with its trained loss (mean over seeds) at or above bounds.lower_bound at its p and realised
-    ratio; the cells outside the regime that fall below it are named, with why."""
+    ratio; the cells outside the regime that fall below it are named, with why. Its scale is
+    that of those cells (evidence.Outputs.too_small), not of the converged ones."""
     cells = o.cells
     if not len(cells):
         return claim.not_computed("every trained model diverged", o.grid_scale)
@@ -112,7 +113,7 @@ def _trained_bound(claim: Claim, o: Outputs) -> dict:
         "every trained cell in the regime, converged or not (the bound holds for any "
         "elementwise model), at or above the bound (its held-out loss); a cell at 0.99× the "
         "bound breaks it", o.grid_scale, value=lowest,
-        inconclusive=o.too_small())
+        inconclusive=o.too_small(cells=cells[inside]))
 
 
 #: The law fitted with the exact σ², and its term β′ (tms.persian_rug.scaling):
