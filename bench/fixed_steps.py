@@ -37,6 +37,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import torch
 
 from tms.core import io
 from tms.core.device import resolve_device
@@ -49,7 +50,8 @@ from tms.persian_rug.evidence import ladder_slope
 SYMMETRY = ("diag_var", "bias_var", "dvar_nu", "lyapunov")
 #: Per model and horizon, the columns of the summary's table.
 COLUMNS = ["n_s", "p", "ratio_target", "n_d", "instance", "horizon", "steps", "loss",
-           "loss_theory", "trained_theory", "in_regime", *SYMMETRY, "untrained_lyapunov"]
+           "loss_theory", "trained_theory", "in_regime", *SYMMETRY,
+           *(f"untrained_{c}" for c in SYMMETRY)]
 
 
 def fixed(pr, n_s: int, steps: int, device: str, budget_mb: float | None
@@ -79,8 +81,8 @@ def _models(train: pd.DataFrame, statistics: pd.DataFrame, baseline: pd.DataFram
     cells = trained_vs_theory(relu)[["n_s", "ratio_target", "p", "loss_theory", "in_regime"]]
     out = (relu[keys + ["p", "ratio_target", "n_d", "steps", "loss"]]
            .merge(statistics[statistics.model == "relu"][keys + list(SYMMETRY)], on=keys)
-           .merge(baseline[keys + ["lyapunov"]].rename(columns={"lyapunov":
-                                                                "untrained_lyapunov"}), on=keys)
+           .merge(baseline[baseline.model == "relu"][keys + list(SYMMETRY)].rename(
+               columns={c: f"untrained_{c}" for c in SYMMETRY}), on=keys)
            .merge(cells, on=["n_s", "ratio_target", "p"]))
     return out.assign(horizon=horizon, trained_theory=out.loss / out.loss_theory)[COLUMNS]
 
@@ -111,8 +113,8 @@ def show(table: pd.DataFrame) -> None:
     """Print per horizon and n_s the medians of trained/theory (in-regime cells) and
     trained/untrained Λ, and along the ladder the median per-cell log-log slope of each statistic
     of :data:`SYMMETRY` with its bootstrap 95% interval (tms.persian_rug.evidence.ladder_slope)
-    beside untrained weights' Λ slope: over the n_s every horizon has, and over its own where
-    they differ."""
+    beside untrained weights': over the n_s every horizon has, and over its own where they
+    differ."""
     common = set.intersection(*(set(t.n_s) for _, t in table.groupby("horizon")))
     for horizon, t in table.groupby("horizon", sort=False):
         t = t.assign(excess=t.lyapunov / t.untrained_lyapunov)
@@ -125,7 +127,7 @@ def show(table: pd.DataFrame) -> None:
             cells = t[t.n_s.isin(ladder)].set_index(["n_s", "ratio_target", "p"])
             print(f"  n_s {min(ladder)}–{max(ladder)}: " + "; ".join(
                 "{} {:.2f} [{:.2f}, {:.2f}]".format(col, *ladder_slope(cells[col])[:3])
-                for col in (*SYMMETRY, "untrained_lyapunov")))
+                for col in (*SYMMETRY, *(f"untrained_{c}" for c in SYMMETRY))))
 
 
 def main() -> None:
@@ -168,8 +170,9 @@ def main() -> None:
         stats.append(statistics)
         io.write_parquet(pd.concat(tables, ignore_index=True), out / "train.parquet")
         io.write_parquet(pd.concat(stats, ignore_index=True), out / "stats.parquet")
-        (out / "times.json").write_text(json.dumps({"device": device, "steps": a.steps,
-                                                    "seconds": times}, indent=1))
+        (out / "times.json").write_text(json.dumps({
+            "device": torch.cuda.get_device_name(device) if device.startswith("cuda") else device,
+            "torch": torch.__version__, "steps": a.steps, "seconds": times}, indent=1))
         print(f"n_s {n_s}: {len(table)} models × {a.steps} steps in {times[n_s]:.1f} s "
               f"(mean loss {table.loss.mean():.4g})", flush=True)
 

@@ -337,6 +337,8 @@ def test_a_cell_its_check_takes_below_the_theory_counts_at_the_lower_value():
     assert row["value"] == pytest.approx((1.01 + 0.855) / 2), row["ours"]
     assert "n_s 2048: 0.933 (0.85–1.01, 4)" in row["ours"], row["ours"]
     assert row["verdict"] == "inconclusive at this scale"      # 4 cells, fewer than 5
+    # and the 2 left out at 1.01 hold the median over every cell at its lowest value up: 1.01
+    assert "hold it up" in row["inconclusive"] and "median 1.010" in row["ours"], row
     beats = _rows(longer)["finding.beats_theory"]
     assert beats["verdict"] == "caveat" and beats["ours"].startswith("2 of"), beats["ours"]
     # the same checks failing without going below: their cells are left out, as before

@@ -116,10 +116,14 @@ def _rug_gap(o: Outputs) -> str:
               PAPER_GRID, "fig2", (*_VS, "pr_fig3"))
 def _trained_theory(claim: Claim, o: Outputs) -> dict:
     """Every trained model of the run at the paper's cells: the grids and the fig. 3 models;
-    judged on the median over the in-regime cells at the largest n_s that converged or are
-    already more than CENTRAL_TOL below the theory, at the rule's stop or after their
-    convergence check's longer training (Outputs.decided_below: training longer only lowers
-    their loss; such a cell enters at the lower value)."""
+    judged on the median over the in-regime cells at the largest n_s that converged or whose
+    lowest measured trained/theory, at the rule's stop or after their convergence check's
+    longer training, is more than CENTRAL_TOL below the theory (Outputs.decided_below; such a
+    cell enters at that value). Reproduced when that median is within CENTRAL_TOL of 1; not
+    reproduced when it is above, or when even the median over every in-regime cell there that
+    did not fail to optimise, each at its lowest measured value (an upper bound: training
+    longer lowers a loss), is below; otherwise inconclusive (the cells left out could hold the
+    median up)."""
     if isinstance(reg := _in_regime(claim, o), dict):
         return reg
     below = o.decided_below(1 - CENTRAL_TOL)
@@ -127,24 +131,34 @@ def _trained_theory(claim: Claim, o: Outputs) -> dict:
     per = judged.groupby("n_s").trained_theory.agg(["median", "min", "max", "size"])
     top_n_s = int(per.index.max())
     med = float(per.loc[top_n_s, "median"])
-    ok, small = abs(med - 1) <= CENTRAL_TOL, o.too_small(cells=judged)
+    every = o.cells[o.cells.in_regime & ~o.cells.worse_than_linear & (o.cells.n_s == top_n_s)]
+    bound = float(every.trained_theory_lowest.median())
+    ok, small = abs(med - 1) <= CENTRAL_TOL, o.too_small(cells=judged, kind="judged")
+    held_up = None if ok or med > 1 + CENTRAL_TOL or bound < 1 - CENTRAL_TOL else (
+        f"the judged cells' median {med:.3f} is more than {CENTRAL_TOL:.0%} below 1, but over "
+        f"every in-regime cell at n_s {top_n_s}, each at its lowest measured value, the median "
+        f"is {bound:.3f}: the cells left out, if they stay where they are, hold it up")
     out = o.cells[o.cells.in_regime & (o.cells.n_s == top_n_s)
                   & ~o.cells.index.isin(judged.index)]
-    text = ("trained/theory, median over the converged cells and those already more than "
-            f"{CENTRAL_TOL:.0%} below the theory at the rule's stop or after their convergence "
-            "check's longer training, which training longer only lowers (range, cells): "
+    text = ("trained/theory, median over the converged cells and those whose lowest measured "
+            f"value (at the rule's stop or after their convergence check's longer training) is "
+            f"more than {CENTRAL_TOL:.0%} below the theory, entering at it (range, cells): "
             + "; ".join(f"n_s {n}: {m:.3f} ({lo:.2f}–{hi:.2f}, {k})"
                         for n, m, lo, hi, k in per.itertuples())
         + (f". At n_s {top_n_s}, {len(out)} in-regime cells did not converge and are left out, "
-           f"trained/theory {out.trained_theory.min():.2f}–{out.trained_theory.max():.2f}"
-           if len(out) else "")
-        + _rug_gap(o) + ("" if ok or small else f". Not reproduced at n_s ≤ {top_n_s}")
+           f"lowest trained/theory {out.trained_theory_lowest.min():.2f}–"
+           f"{out.trained_theory_lowest.max():.2f}" if len(out) else "")
+        + f". Over all {len(every)} in-regime cells at n_s {top_n_s} that did not fail to "
+        f"optimise, each at its lowest measured value (training longer lowers a loss, so where "
+        f"they end is at or below it): median {bound:.3f}"
+        + _rug_gap(o) + ("" if ok or small or held_up else f". Not reproduced at n_s ≤ {top_n_s}")
         + f". {o.convergence()}")
     return claim.row(
         ok, text, f"|median − 1| ≤ {CENTRAL_TOL:g} at the largest n_s: the paper's 'precisely "
         f"matches' (fig. 2 draws the curves on top of each other); a median of "
-        f"{1 - 1.5 * CENTRAL_TOL:g} breaks it", o.grid_scale + "; fig. 3 models included",
-        value=med, inconclusive=small)
+        f"{1 - 1.5 * CENTRAL_TOL:g} breaks it, where the median over every cell at its lowest "
+        "value breaks it too", o.grid_scale + "; fig. 3 models included",
+        value=med, inconclusive="; ".join(filter(None, (small, held_up))) or None)
 
 
 @CLAIMS.claim("fig2.trained_trend", "trained/theory → 1 as n_s grows (p·n_s ≥ 20)",
@@ -275,7 +289,7 @@ def _beats_theory(claim: Claim, o: Outputs) -> dict:
         f"any cell ≤ {compare.BEATS:g} at the rule's stop or after its convergence check's "
         "longer training, converged or not (more training only lowers a trained loss), none "
         "worse than linear", o.grid_scale,
-        value=float(fit.trained_theory.min()) if len(fit) else None)
+        value=float(fit.trained_theory_lowest.min()) if len(fit) else None)
 
 
 @CLAIMS.claim("finding.antipodal", "where they beat it they pair features antipodally (two "

@@ -180,7 +180,8 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
     models those are is known only after training (at each p, the one the stopping rule stopped
     last); the forecast takes the median n_d of the grid's ratios and the long steps of the
     median stopping step, which underestimates (the models rerun are the last to stop: at
-    cpu-paper's n_s 1024 the stage took 2.1× this), and, for the cap, the widest n_d and the
+    cpu-paper's n_s 1024, at twice the steps without a floor, the stage took 2.1× this), and,
+    for the cap, the widest n_d and the
     long steps of the step cap, the bound. Nothing is kept on disk. Rates and errors as
     :func:`grid_cost`."""
     factor, floor_steps = pr.converge.factor, pr.converge.min_steps

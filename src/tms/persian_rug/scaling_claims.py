@@ -113,7 +113,7 @@ def _trained_bound(claim: Claim, o: Outputs) -> dict:
         "every trained cell in the regime, converged or not (the bound holds for any "
         "elementwise model), at or above the bound (its held-out loss); a cell at 0.99× the "
         "bound breaks it", o.grid_scale, value=lowest,
-        inconclusive=o.too_small(cells=cells[inside]))
+        inconclusive=o.too_small(cells=cells[inside], kind="trained in-regime"))
 
 
 #: The law fitted with the exact σ², and its term β′ (tms.persian_rug.scaling):
