@@ -322,7 +322,7 @@ def test_cells_below_the_theory_count_converged_or_not_and_those_at_it_only_conv
         "ours"], kept["ours"]
 
 
-def test_a_cell_its_check_takes_below_the_theory_counts_at_the_lower_value():
+def test_a_cell_its_check_takes_below_the_theory_counts_at_the_lower_value(monkeypatch):
     i = _inputs()
     # at the largest n_s the checks of p 0.01 and 0.1 fail: their model (ratio 0.25, seed 0),
     # at the theory where the rule stopped it, ends 30% below it when trained longer
@@ -341,6 +341,13 @@ def test_a_cell_its_check_takes_below_the_theory_counts_at_the_lower_value():
     assert "hold it up" in row["inconclusive"] and "median 1.010" in row["ours"], row
     beats = _rows(longer)["finding.beats_theory"]
     assert beats["verdict"] == "caveat" and beats["ours"].startswith("2 of"), beats["ours"]
+    assert beats["value"] == pytest.approx(0.855)           # the lowest measured: stop's 1.01
+    # with 4 cells enough to decide, the cells left out alone keep it open, pointing to fails
+    monkeypatch.setattr(evidence, "MIN_CELLS", 4)
+    held = _rows(longer)["fig2.trained_theory"]
+    assert held["verdict"] == "inconclusive at this scale" and held["direction"] == "fails"
+    assert held["inconclusive"].startswith("the judged cells' median 0.933"), held
+    assert "Not reproduced" not in held["ours"]
     # the same checks failing without going below: their cells are left out, as before
     level = replace(i, converge=c.assign(long_loss=c.long_loss / 0.7 * 0.99))
     kept = _rows(level)["fig2.trained_theory"]

@@ -25,7 +25,8 @@ from tms.persian_rug.stats import cell_means
 #: The smallest largest-n_s at which a trained-model trend is decided: the paper's heat maps run
 #: n_s 128, 1024, 8192, and a trend must reach its middle size.
 DECISIVE_N_S = 1024
-#: The fewest converged cells at the largest n_s on which a trained-grid claim is decided.
+#: The fewest cells at the largest n_s on which a trained-grid claim is decided (the converged
+#: ones; the cells a claim judges, where it names them: Outputs.too_small).
 MIN_CELLS = 5
 #: The bootstrap of :func:`ladder_slope`: resamples of the cells, and its seed.
 N_BOOT, BOOT_SEED = 2000, 0
