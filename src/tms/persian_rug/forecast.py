@@ -181,10 +181,9 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
     last); the forecast takes the median n_d of the grid's ratios and the long steps of the
     median stopping step, which underestimates (the models rerun are the last to stop: at
     cpu-paper's n_s 1024, at twice the steps without a floor, the stage took 2.1× this), and,
-    for the cap, the widest n_d and the
-    long steps of the step cap, the bound. Nothing is kept on disk. Rates and errors as
-    :func:`grid_cost`."""
-    factor, floor_steps = pr.converge.factor, pr.converge.min_steps
+    for the cap, the widest n_d and the long steps of the step cap, the bound. Nothing is kept
+    on disk. Rates and errors as :func:`grid_cost`."""
+    factor, min_steps = pr.converge.factor, pr.converge.min_steps
     if fig3:
         f3 = pr.fig3
         n_s, ps, widths, stage = f3.n_s, [f3.p], [f3.n_d], "pr_converge_fig3"
@@ -194,7 +193,7 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
         ps, widths = grid.p, sorted(training.n_d_of(n_s, r) for r in grid.ratio)
         sched, lr, stage = Schedule.of(pr.train), pr.train.lr_for(n_s), f"pr_converge@{n_s}"
     typical, widest = widths[len(widths) // 2], widths[-1]
-    long = dataclasses.replace(sched, max_steps=long_steps(sched.max_steps, factor, floor_steps))
+    long = dataclasses.replace(sched, max_steps=long_steps(sched.max_steps, factor, min_steps))
     seed = pr.train.seed
     stack = [Instance(p, widest, seed + k, lr, seed) for k, p in enumerate(ps)]
     bucketed = gpu_path(device or "cuda", pr.compute.precision)
@@ -205,7 +204,7 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
 
     def minutes(steps: float, n_d: int) -> float:
         step = max(floor, 10.0 * sched.batch_size * n_s * n_d * len(ps) / rate)
-        return long_steps(steps, factor, floor_steps) * step / 60
+        return long_steps(steps, factor, min_steps) * step / 60
 
     return {
         "stage": stage, "n_s": n_s, "models": len(ps), "sum_n_d": typical * len(ps),
