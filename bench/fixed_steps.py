@@ -17,14 +17,17 @@ whose forecast from the last one's rate would pass it is skipped) keeps what it 
 ``summary``: one table of the models where the rule stopped them (a snapshot's data) and after
 each fixed-step run, per model (``--csv``), and printed per n_s: trained/theory (the central
 claim's cells), trained/untrained Λ, and the ladder slopes of figs. 4–7 beside untrained
-weights' (docs/benchmarks.md, "Past the stopping rule, every model";
-docs/measurements/fixed-steps-h100.csv).
+weights', and again with each n_s of two runs or more at its longest (docs/benchmarks.md,
+"Past the stopping rule, every model"; docs/measurements/fixed-steps-h100.csv). ``--earlier``
+adds the fixed-step rows of an earlier summary's ``--csv``, so a run can join runs whose folders
+are gone.
 
     TMS_DEVICE=cuda .venv/bin/python bench/fixed_steps.py train \\
         --params results/cpu-paper/params.yaml --n-s 128 256 512 1024 2048 --steps 16000 \\
         --out /tmp/fixed16
     .venv/bin/python bench/fixed_steps.py summary --snapshot results/cpu-paper/data/persian_rug \\
-        --runs /tmp/fixed16 /tmp/fixed32 --csv docs/measurements/fixed-steps-h100.csv
+        --runs /tmp/fixed64 --earlier docs/measurements/fixed-steps-h100.csv \\
+        --csv docs/measurements/fixed-steps-h100.csv
 """
 
 from __future__ import annotations
@@ -114,16 +117,23 @@ def show(table: pd.DataFrame) -> None:
     trained/untrained Λ, and along the ladder the median per-cell log-log slope of each statistic
     of :data:`SYMMETRY` with its bootstrap 95% interval (tms.persian_rug.evidence.ladder_slope)
     beside untrained weights': over the n_s every horizon has, and over its own where they
-    differ."""
+    differ; then the same with each n_s that has two fixed-step runs or more at its longest (a
+    horizon where the loss has had the chance to settle)."""
     common = set.intersection(*(set(t.n_s) for _, t in table.groupby("horizon")))
-    for horizon, t in table.groupby("horizon", sort=False):
+    trained = table[table.horizon != "rule"]
+    trained = trained[trained.groupby("n_s").horizon.transform("nunique") >= 2]
+    longest = trained[trained.steps == trained.groupby("n_s").steps.transform("max")]
+    views = [*table.groupby("horizon", sort=False)]
+    if len(longest):
+        views.append(("each n_s of two fixed-step runs or more at its longest", longest))
+    for horizon, t in views:
         t = t.assign(excess=t.lyapunov / t.untrained_lyapunov)
         per = pd.DataFrame({
             "trained/theory": t[t.in_regime].groupby("n_s").trained_theory.median(),
             "Λ trained/untrained": t.groupby("n_s").excess.median(),
             "loss": t.groupby("n_s").loss.mean()})
         print(f"horizon {horizon}:\n{per.to_string(float_format=lambda v: f'{v:.4g}')}")
-        for ladder in {frozenset(common), frozenset(t.n_s)}:
+        for ladder in (x for x in {frozenset(common), frozenset(t.n_s)} if len(x) >= 2):
             cells = t[t.n_s.isin(ladder)].set_index(["n_s", "ratio_target", "p"])
             print(f"  n_s {min(ladder)}–{max(ladder)}: " + "; ".join(
                 "{} {:.2f} [{:.2f}, {:.2f}]".format(col, *ladder_slope(cells[col])[:3])
@@ -144,10 +154,17 @@ def main() -> None:
     su = sub.add_parser("summary", help="the rule's stop beside the fixed-step runs")
     su.add_argument("--snapshot", type=Path, required=True, help="a snapshot's data/persian_rug")
     su.add_argument("--runs", type=Path, nargs="+", required=True, help="train --out folders")
+    su.add_argument("--earlier", type=Path,
+                    help="an earlier summary's --csv: its fixed-step rows join the table")
     su.add_argument("--csv", help="also write the table here")
     a = ap.parse_args()
     if a.command == "summary":
         table = summary(a.snapshot, a.runs)
+        if a.earlier:
+            earlier = pd.read_csv(a.earlier, dtype={"horizon": str})
+            table = pd.concat([table, earlier[~earlier.horizon.isin(table.horizon)]])
+            order = table.horizon.map(lambda h: -1 if h == "rule" else int(h))
+            table = table.iloc[order.argsort(kind="stable")].reset_index(drop=True)
         show(table)
         if a.csv:
             table.to_csv(a.csv, index=False, float_format="%.6g")
