@@ -97,15 +97,46 @@ class Outputs:
                   kind: str = "converged") -> str | None:
         """Why the trained grids ``n_s`` (default: those of ``cells``) cannot decide a claim, or
         None: the largest below :data:`DECISIVE_N_S`, or fewer than :data:`MIN_CELLS` of
-        ``cells`` (default: the converged :attr:`cells`; ``kind`` names them) at it."""
+        ``cells`` (default: the converged :attr:`cells`; ``kind`` names them) at it; then, for
+        the converged cells, why the others at it did not converge and what deciding needs
+        (:meth:`unconverged_at`)."""
         conv = self.converged_cells if cells is None else cells
         n_s = conv.n_s.unique() if n_s is None else n_s
         top = max(n_s, default=0)
         if top < DECISIVE_N_S:
             return f"largest n_s {top} < {DECISIVE_N_S}"
         if (k := int((conv.n_s == top).sum())) < MIN_CELLS:
-            return f"{k} {kind} cells at n_s {top}, fewer than {MIN_CELLS}"
+            why = self.unconverged_at(top) if cells is None else None
+            return f"{k} {kind} cells at n_s {top}, fewer than {MIN_CELLS}" + (
+                f" ({why})" if why else "")
         return None
+
+    def unconverged_at(self, n_s: int) -> str | None:
+        """Why the cells of :attr:`cells` at ``n_s`` that did not converge did not, and what
+        would let them, in words (None when all did): stopped at the step cap, worse than the
+        optimal linear map, or still falling when their (n_s, p)'s convergence check trains
+        longer (the largest such drop and the check's steps)."""
+        if not len(self.cells):
+            return None
+        c = self.cells[self.cells.n_s == n_s]
+        capped = int((~c.stopped).sum())
+        worse = int((c.stopped & c.worse_than_linear).sum())
+        falling = c[c.stopped & ~c.worse_than_linear & ~c.steady]
+        ch = self.converge[(self.converge.source == "grid") & (self.converge.n_s == n_s)
+                           & self.converge.p.isin(falling.p)]
+        parts = [f"{capped} at the step cap" if capped else "",
+                 f"{worse} worse than linear" if worse else "",
+                 f"{len(falling)} still falling: their convergence checks lose up to "
+                 f"{ch['drop'].max():.1%} more at {span(ch.long_steps.astype(int))} steps"
+                 if len(falling) and ch["drop"].notna().any() else
+                 f"{len(falling)} whose convergence check diverged" if len(falling) else ""]
+        if not any(parts):
+            return None
+        return (f"of the other {capped + worse + len(falling)}, "
+                + ", ".join(filter(None, parts))
+                + ("; deciding needs them trained until their checks pass: "
+                   "persian_rug.train.max_steps and persian_rug.converge.min_steps"
+                   if capped or len(falling) else ""))
 
     @property
     def converged_cells(self) -> pd.DataFrame:
