@@ -97,7 +97,8 @@ def _inputs():
     stats["lyapunov"] = baseline.lyapunov * np.where(baseline.n_s == 1024, 2.0, 1.02)
     checks = pd.concat([trained, fig3])[["n_s", "p", "steps"]].drop_duplicates(["n_s", "p"])
     checks = checks.assign(long_steps=4 * checks.steps, drop=0.001,   # steady when trained longer
-                           source=["grid"] * (len(checks) - 1) + ["fig3"])
+                           source=["grid"] * (len(checks) - 1) + ["fig3"]
+                           ).reindex(columns=list(converge.COLUMNS))   # the rest not measured
     return evidence.Outputs(fig3=fig3, fig3_W=W, theory=theory_t, rug=rug, stats=stats,
                           trained=trained, baseline=baseline, fits=fits, theory_grid=th_grid,
                           fig1_n_s=8, fig2_n_s=128, max_p_over_r=0.25, small_r=0.05,

@@ -232,8 +232,7 @@ class Outputs:
         if not len(models):
             return pd.DataFrame()
         relu = models[models.model == "relu"]
-        reruns = (self.converge.dropna(subset=["long_loss"]) if "long_loss" in self.converge
-                  else self.converge.iloc[:0])
+        reruns = self.converge.dropna(subset=["long_loss"])
         if len(reruns):
             relu = relu.merge(reruns.assign(model="relu")[MODEL_KEYS + ["source", "long_loss"]],
                               on=MODEL_KEYS + ["source"], how="left")

@@ -78,7 +78,7 @@ def _trained_longer(o: Outputs, col: str) -> tuple[pd.Series, str] | None:
     largest n_s in words. Only passing checks (drop ≤ o.tolerance: a converged cell has one)
     count. None for a statistic the check does not keep, or without such a check."""
     std = _CHECKED.get(col)
-    if std is None or f"long_{std}" not in o.converge:
+    if std is None:
         return None
     checks = o.converge[(o.converge.source == "grid") & (o.converge["drop"] <= o.tolerance)
                         & np.isfinite(o.converge[f"long_{std}"])]
