@@ -16,7 +16,8 @@ from tms.pipeline import profiles
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Overlays on the default params.yaml, by name.
-PROFILES = {name: ROOT / f"profiles/{name}.yaml" for name in ("paper", "gpu", "smoke")}
+PROFILES = {name: ROOT / f"profiles/{name}.yaml"
+            for name in ("paper", "gpu", "smoke", "cpu-paper")}
 DVC = [sys.executable, "-m", "dvc"]
 
 
@@ -37,8 +38,8 @@ def root() -> Path:
 @pytest.fixture(scope="session")
 def load_profile() -> Callable[[str], dict]:
     """``load_profile(name)``: a fresh copy of the params of profile ``name``: 'default' (the
-    default params.yaml, tms.pipeline.profiles.default_params), or 'paper', 'gpu' and 'smoke',
-    overlays on it validated by the schema."""
+    default params.yaml, tms.pipeline.profiles.default_params), or 'paper', 'gpu', 'smoke' and
+    'cpu-paper', overlays on it validated by the schema."""
     def load(name: str) -> dict:
         default = profiles.default_params(ROOT)
         return default if name == "default" else profiles.profile(default, PROFILES[name])

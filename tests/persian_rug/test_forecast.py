@@ -20,14 +20,34 @@ def test_the_convergence_checks_cost_one_model_per_p_at_factor_times_the_steps(l
     n_d = sorted(max(1, int(1024 * r)) for r in axis)
     row = table.loc["pr_converge@1024"]
     assert row.models == 20 and row.chunks == 1 and row.sum_n_d == 20 * n_d[10]   # median n_d
-    # one stack of 20 models: 3.4 ms of work a step at 25 TFLOP/s (fp32, one H100), so the floor
-    assert 10 * 1024 * 1024 * 20 * n_d[10] / 25e12 < 6.5e-3
-    assert row.minutes_median == pytest.approx(4 * 2445 * 6.5e-3 / 60)
-    widest = 10 * 1024 * 1024 * 20 * n_d[-1] / 25e12                     # above it
-    assert row.minutes_cap == pytest.approx(4 * 45000 * widest / 60)
+    # one stack of 20 models of 20 widths: 3.0 ms of work a step at 28 TFLOP/s (fp32, one H100)
+    # and 6.5 ms of launches
+    work = 10 * 1024 * 1024 * 20 * n_d[10] / 28e12
+    assert row.minutes_median == pytest.approx(4 * 2445 * (6.5e-3 + work) / 60)
+    widest = 10 * 1024 * 1024 * 20 * n_d[-1] / 28e12
+    assert row.minutes_cap == pytest.approx(4 * 45000 * (6.5e-3 + widest) / 60)
     assert row.kept_gib == 0
-    fig3 = table.loc["pr_converge_fig3"]                        # one p, n_d 130, the step floor
-    assert fig3.models == 1 and fig3.minutes_median == pytest.approx(4 * 4530 * 6.5e-3 / 60)
+    fig3 = table.loc["pr_converge_fig3"]         # one p, n_d 130: the launches of one width
+    assert fig3.models == 1 and fig3.minutes_median == pytest.approx(
+        4 * 4530 * (6.5e-3 / 20 + 10 * 1024 * 512 * 130 / 28e12) / 60)
+
+
+def test_a_longer_window_is_forecast_at_its_own_median_stop_and_an_unmeasured_one_at_the_cap(
+        load_profile):
+    raw = load_profile("cpu-paper")
+    raw["persian_rug"]["train"]["max_steps"] = 45000
+    default = _grids(params.SECTION.parse(raw).persian_rug)
+    for window in (2000, 1000):
+        raw["persian_rug"]["train"]["window"] = window
+        longer = _grids(params.SECTION.parse(raw).persian_rug)
+        measured = forecast.MEDIAN_STOP.get(window, {})
+        for n_s in (128, 256, 512, 1024):
+            steps = (measured[min(measured, key=lambda k: abs(k - n_s))]
+                     if measured and n_s <= max(measured) else 45000)
+            assert longer.loc[n_s].minutes_median == pytest.approx(
+                default.loc[n_s].minutes_median * steps / forecast.MEDIAN_STOP[200][n_s])
+    assert longer.loc[1024].minutes_median == longer.loc[1024].minutes_cap   # window 1000
+    assert forecast.MEDIAN_STOP[2000][256] < 45000 and max(forecast.MEDIAN_STOP[2000]) < 1024
 
 
 def test_the_paper_grids_cost_what_their_closed_forms_say(load_profile):
@@ -43,20 +63,26 @@ def test_the_paper_grids_cost_what_their_closed_forms_say(load_profile):
         assert row.kept_gib == pytest.approx(kept)
     assert table.loc[8192].sum_n_d == 1_313_800                  # 110 TFLOP a step, 80 GiB
     assert table.loc[8192].tflop_per_step == pytest.approx(110.2, abs=0.05)
-    # n_s 1024 is one stack: 2,445 steps of 1.72 TFLOP at 25 TFLOP/s (fp32, measured)
+    # n_s 1024 is one stack: 2,445 steps of 1.72 TFLOP at 28 TFLOP/s and the launches of its 20
+    # widths, 68 ms a step (fp32, measured)
     one = table.loc[1024]
     assert one.chunks == 1
-    assert one.minutes_median == pytest.approx(2445 * one.tflop_per_step / 25 / 60)
-    assert one.minutes_cap == pytest.approx(45000 * one.tflop_per_step / 25 / 60)
-    # n_s 128 is launch-bound: the step floor, at its own median stopping step
-    assert table.loc[128].minutes_median == pytest.approx(4320 * 6.5e-3 / 60)
+    assert one.minutes_median == pytest.approx(2445 * (one.tflop_per_step / 28 + 6.5e-3) / 60)
+    assert one.minutes_cap == pytest.approx(45000 * (one.tflop_per_step / 28 + 6.5e-3) / 60)
+    # n_s 128 is launch-bound: nearly all launches, at its own median stopping step
+    small = table.loc[128]
+    assert small.minutes_median == pytest.approx(4320 * (6.5e-3 + small.tflop_per_step / 28) / 60)
+    assert small.tflop_per_step / 28 < 6.5e-3 / 5
+    # the cpu-paper grid's 6 widths: 2.0 ms a step at n_s 128 (measured on one H100: 1.8 ms)
+    ladder = _grids(params.SECTION.parse(load_profile("cpu-paper")).persian_rug).loc[128]
+    assert 60 * ladder.minutes_median / 4320 == pytest.approx(1.98e-3, abs=0.02e-3)
 
 
 def test_the_gpu_profile_trains_faster_in_tf32_and_keeps_no_weights_at_8192(load_profile):
     paper = _grids(params.SECTION.parse(load_profile("paper")).persian_rug)
     gpu = _grids(params.SECTION.parse(load_profile("gpu")).persian_rug)
     assert gpu.loc[1024].minutes_median == pytest.approx(
-        paper.loc[1024].minutes_median * 25 / 41)
+        2445 * (paper.loc[1024].tflop_per_step / 48.5 + 6.5e-3) / 60)
     assert gpu.loc[8192].models == 80 and gpu.loc[8192].kept_gib == 0
     assert gpu.minutes_median.sum() < 15                  # of the 25-minute sitting
     assert gpu.gpu_gib.max() <= 64                        # within its memory budget

@@ -12,10 +12,10 @@ and disk, one row per stage.
   tms.engine.grid.grid_flops) at a rate (useful FLOP/s) **measured on this machine**
   (:func:`measured_rate`: the stage's own engine trains a piece of its largest stack for a few
   steps on the profile's device), or, for a machine one does not have, at :data:`RATES` of one
-  NVIDIA H100 with its :data:`STEP_FLOOR`. ``steps``: the median stopping step measured at the
-  authors' settings (:data:`MEDIAN_STOP`, nearest measured n_s; models stop at different
-  steps, so a chunk's work falls as they leave: the median is the typical cost), and the step
-  cap (the bound).
+  NVIDIA H100 plus its launch time per width (:data:`LAUNCH_PER_WIDTH`). ``steps``: the median
+  stopping step measured for the profile's stopping-rule window (:func:`median_stop`; models
+  stop at different steps, so a chunk's work falls as they leave: the median is the typical
+  cost), and the step cap (the bound).
 
 The H100 figures: torch 2.11 + CUDA 13, batched matmuls over models of equal n_d, the design
 of the GPU path (docs/benchmarks.md, "On one H100"); `make bench` on a GPU measures this
@@ -46,17 +46,29 @@ from tms.persian_rug import training, weights
 from tms.persian_rug.converge import long_steps
 from tms.persian_rug.params import PersianRug
 
-#: Useful FLOP/s of batched training on one H100, by precision and n_s (the authors' grid at
-#: n_s 1024: 68 ms a step in fp32, 42 ms in TF32; one 60-model chunk of it at n_s 8192).
-RATES = {"fp32": {1024: 25e12, 8192: 36e12}, "tf32": {1024: 41e12, 8192: 75e12},
+#: Useful FLOP/s of batched training on one H100 beside its launches (:data:`LAUNCH_PER_WIDTH`),
+#: by precision and n_s: the authors' grid at n_s 1024 (1.72 TFLOP a step) took 68 ms a step in
+#: fp32 and 42 ms in TF32, 61.5 and 35.5 ms past the launches of its 20 widths; one 60-model
+#: chunk of it at n_s 8192 (36, 75 and 79 TFLOP/s in all, the launches a few per cent).
+RATES = {"fp32": {1024: 28e12, 8192: 36e12}, "tf32": {1024: 48.5e12, 8192: 75e12},
          "bf16": {8192: 79e12}}
-#: The shortest step of a stack, however small (s): n_s 128 and 512, 400 models, one H100.
-STEP_FLOOR = 6.5e-3
-#: The median step at which the stopping rule fired at the authors' settings (lr 3e-3/√n_s,
-#: eps 1e-7, batch 1024, window 200, checks every 30 steps), one H200, 30 models of 5 p × 6
-#: ratios per n_s (docs/measurements/ladder-h200.csv, seed 0, 8,000-step cap), and 15 models of
-#: the paper's grid at n_s 8192.
-MEDIAN_STOP = {128: 4320, 256: 4935, 512: 4530, 1024: 2445, 2048: 2715, 4096: 3345, 8192: 4680}
+#: The launch time of a step per hidden width n_d in the stack (s; the GPU path runs one batched
+#: product per width), added to its work at :data:`RATES`: 6.5 ms for the 400 models of the
+#: authors' grid at n_s 128 and 512 (20 widths), 1.8–2.2 ms for the 30 of the cpu-paper grid at
+#: n_s 128–512 (6 widths; docs/measurements/fixed-steps-h100-times.json), one H100. Where the
+#: two are alike the sum over-predicts by up to a quarter (the cpu-paper grid at n_s 512 and
+#: 1024: 2.4 and 3.7 ms against 1.9 and 3.4 measured).
+LAUNCH_PER_WIDTH = 6.5e-3 / 20
+#: The median step at which the stopping rule fired, per window and n_s, at the authors'
+#: settings otherwise (lr 3e-3/√n_s, eps 1e-7, batch 1024, checks every 30 steps). Window 200
+#: (the authors'): one H200, 30 models of 5 p × 6 ratios per n_s (docs/measurements/
+#: ladder-h200.csv, seed 0, 8,000-step cap), and 15 models of the paper's grid at n_s 8192.
+#: Window 2000: the cpu-paper grid on two CPU cores, 32,000-step cap, at n_s 256 (24 of 30 models
+#: stopped by the rule); at n_s 512 only half stopped by the cap, so its median is not known
+#: (docs/benchmarks.md, "A longer window").
+MEDIAN_STOP = {200: {128: 4320, 256: 4935, 512: 4530, 1024: 2445, 2048: 2715, 4096: 3345,
+                     8192: 4680},
+               2000: {256: 26700}}
 #: :func:`measured_rate` times at most this much work a step (FLOPs): a piece of a large stack.
 MEASURE_FLOPS = 2e10
 GiB = 2 ** 30
@@ -80,6 +92,18 @@ COLUMNS = {
 
 def _nearest(table: dict[int, float], n_s: int) -> float:
     return table[min(table, key=lambda k: abs(k - n_s))]
+
+
+def median_stop(sched: Schedule, n_s: int) -> int:
+    """The typical step at which the stopping rule stops a model of ``sched`` at ``n_s``:
+    :data:`MEDIAN_STOP` of its window at the nearest measured n_s, at most its step cap; the
+    cap for a window never measured, or an n_s above the largest measured with it (a larger n_s,
+    whose learning rate is smaller, may stop later: its typical cost is unknown, the forecast
+    gives the bound)."""
+    table = MEDIAN_STOP.get(sched.window)
+    if table is None or n_s > max(table):
+        return sched.max_steps
+    return int(min(_nearest(table, n_s), sched.max_steps))
 
 
 def _instances(pr: PersianRug, n_s: int, points: list[training.Point], lr: float
@@ -145,13 +169,13 @@ def grid_cost(pr: PersianRug, n_s: int, copies: int = 1, device: str | None = No
     largest = max(chunks, key=lambda c: sum(insts[k].n_d for k in c))
     rate = (_nearest(RATES[precision], n_s) if device is None else
             measured_rate(n_s, insts, sched, largest, device, precision))
-    floor = STEP_FLOOR if device is None else 0.0
+    launch = LAUNCH_PER_WIDTH if device is None else 0.0
 
     def minutes(steps: int) -> float:
         return len(models) * sum(
-            max(floor * steps,
-                grid_flops(n_s, [insts[k] for k in c], Schedule(sched.batch_size, 0, 1, 1, steps))
-                / rate) for c in chunks) / 60
+            launch * len({insts[k].n_d for k in c}) * steps
+            + grid_flops(n_s, [insts[k] for k in c], Schedule(sched.batch_size, 0, 1, 1, steps))
+            / rate for c in chunks) / 60
 
     scratch = (training.ckpt_bytes(n_s, insts, chunks, kept, sched)
                if pr.train.checkpoint_every else 0)
@@ -161,7 +185,7 @@ def grid_cost(pr: PersianRug, n_s: int, copies: int = 1, device: str | None = No
         "tflop_per_step": grid_flops(n_s, insts, Schedule(sched.batch_size, 0, 1, 1, 1))
         * len(models) / 1e12,
         "chunks": len(chunks) * len(models), "gflop_s": rate / 1e9,
-        "minutes_median": minutes(min(_nearest(MEDIAN_STOP, n_s), sched.max_steps)),
+        "minutes_median": minutes(median_stop(sched, n_s)),
         "minutes_cap": minutes(sched.max_steps),
         "gpu_gib": max(chunk_bytes(n_s, insts, c, sched, bucketed=bucketed)
                        for c in chunks) / GiB,
@@ -200,17 +224,18 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
     rate = (_nearest(RATES[pr.compute.precision], n_s) if device is None else measured_rate(
         n_s, [dataclasses.replace(i, n_d=typical) for i in stack], long, list(range(len(ps))),
         device, pr.compute.precision))
-    floor = STEP_FLOOR if device is None else 0.0
+    launch = LAUNCH_PER_WIDTH if device is None else 0.0
 
     def minutes(steps: float, n_d: int) -> float:
-        step = max(floor, 10.0 * sched.batch_size * n_s * n_d * len(ps) / rate)
+        step = (launch * min(len(ps), len(set(widths)))   # a width per model, at most the grid's
+                + 10.0 * sched.batch_size * n_s * n_d * len(ps) / rate)
         return long_steps(steps, factor, min_steps) * step / 60
 
     return {
         "stage": stage, "n_s": n_s, "models": len(ps), "sum_n_d": typical * len(ps),
         "tflop_per_step": 10.0 * sched.batch_size * n_s * typical * len(ps) / 1e12,
         "chunks": 1, "gflop_s": rate / 1e9,
-        "minutes_median": minutes(min(_nearest(MEDIAN_STOP, n_s), sched.max_steps), typical),
+        "minutes_median": minutes(median_stop(sched, n_s), typical),
         "minutes_cap": minutes(sched.max_steps, widest),
         "gpu_gib": chunk_bytes(n_s, stack, list(range(len(ps))), long, bucketed=bucketed) / GiB,
         "host_gib": 2 * weights.nbytes(n_s, [widest] * len(ps)) / GiB, "kept_gib": 0.0,
