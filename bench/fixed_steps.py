@@ -1,5 +1,5 @@
 """Measurement: the symmetry statistics of figs. 4–7 when every model trains a fixed number of
-steps, the stopping rule off.
+steps, the stopping rule off (or on, with a longer window).
 
 The claims judge models where the stopping rule stopped them; the convergence check retrains one
 model per (n_s, p) longer and finds Λ (fig. 7) and Var diag(W) still moving
@@ -8,8 +8,11 @@ model per (n_s, p) longer and finds Λ (fig. 7) and Var diag(W) still moving
 rate, batch and held-out sample) once per n_s of ``--n-s`` for ``--steps`` steps each, every
 model to the same step (a window of all the steps: the rule never fires), and writes per model
 its trained row (tms.persian_rug.training.TRAIN_COLUMNS) and its statistics
-(tms.persian_rug.stats.STAT_COLUMNS) with a column ``fixed_steps``. The untrained baseline is
-the params' own (stats/n{n_s}_random.parquet: the same seeds give the same weights).
+(tms.persian_rug.stats.STAT_COLUMNS) with columns ``fixed_steps`` and ``window``. The
+untrained baseline is the params' own (stats/n{n_s}_random.parquet: the same seeds give the same
+weights). ``--window W`` turns the stopping rule on with that window (``--steps`` the cap): does
+a longer window than the authors' 200 stop the models past the plateau? (docs/benchmarks.md,
+"A longer window").
 
 ``train``: each n_s is written as soon as it is done (``--out``: train.parquet, stats.parquet,
 times.json, the grids done so far together), so a run stopped by ``--deadline`` (seconds; an n_s
@@ -52,18 +55,21 @@ from tms.persian_rug.evidence import ladder_slope
 #: The statistics of figs. 4–7 the summary follows along the ladder.
 SYMMETRY = ("diag_var", "bias_var", "dvar_nu", "lyapunov")
 #: Per model and horizon, the columns of the summary's table.
-COLUMNS = ["n_s", "p", "ratio_target", "n_d", "instance", "horizon", "steps", "loss",
+COLUMNS = ["n_s", "p", "ratio_target", "n_d", "instance", "horizon", "steps", "stopped", "loss",
            "loss_theory", "trained_theory", "in_regime", *SYMMETRY,
            *(f"untrained_{c}" for c in SYMMETRY)]
 
 
-def fixed(pr, n_s: int, steps: int, device: str, budget_mb: float | None
-          ) -> tuple[pd.DataFrame, pd.DataFrame]:
+def fixed(pr, n_s: int, steps: int, device: str, budget_mb: float | None,
+          window: int | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The trained table and statistics of the ReLU models of ``pr``'s grid at n_s (its p,
     ratios and seeds; n_s need not be one of grid.n_s: the grid's own p and ratio are used), each
-    trained exactly ``steps`` steps. Raises ParamsError as tms.persian_rug.training.plan_grid."""
+    trained exactly ``steps`` steps, or, with ``window``, until the stopping rule with that
+    window stops it (``steps`` the cap; column ``window``). Raises ParamsError as
+    tms.persian_rug.training.plan_grid."""
     grid = pr.grid.at(n_s) if n_s in pr.grid.n_s else pr.grid.at(pr.grid.n_s[-1])
-    sched = dataclasses.replace(Schedule.of(pr.train), window=steps, max_steps=steps)
+    window = window or steps
+    sched = dataclasses.replace(Schedule.of(pr.train), window=window, max_steps=steps)
     compute = pr.compute if budget_mb is None else pr.compute.model_copy(
         update={"memory_budget_mb": budget_mb})
     spec = training.GridSpec(n_s, pr.train.seed, pr.train.lr_for(n_s), sched, pr.eval.seed,
@@ -72,7 +78,8 @@ def fixed(pr, n_s: int, steps: int, device: str, budget_mb: float | None
         table, statistics = training.train_models(
             spec, training.expand(n_s, grid.p, grid.ratio, grid.seeds), ["relu"],
             Path(tmp) / "weights", keep=lambda pt: False, statistics=True)
-    return table.assign(fixed_steps=steps), statistics.assign(fixed_steps=steps)
+    return (table.assign(fixed_steps=steps, window=window),
+            statistics.assign(fixed_steps=steps, window=window))
 
 
 def _models(train: pd.DataFrame, statistics: pd.DataFrame, baseline: pd.DataFrame,
@@ -82,7 +89,7 @@ def _models(train: pd.DataFrame, statistics: pd.DataFrame, baseline: pd.DataFram
     keys = ["n_s", "instance"]
     relu = train[train.model == "relu"]
     cells = trained_vs_theory(relu)[["n_s", "ratio_target", "p", "loss_theory", "in_regime"]]
-    out = (relu[keys + ["p", "ratio_target", "n_d", "steps", "loss"]]
+    out = (relu[keys + ["p", "ratio_target", "n_d", "steps", "stopped", "loss"]]
            .merge(statistics[statistics.model == "relu"][keys + list(SYMMETRY)], on=keys)
            .merge(baseline[baseline.model == "relu"][keys + list(SYMMETRY)].rename(
                columns={c: f"untrained_{c}" for c in SYMMETRY}), on=keys)
@@ -108,8 +115,24 @@ def summary(snapshot: Path, runs: list[Path]) -> pd.DataFrame:
     rows = [_models(pd.concat([read("train", n) for n in n_stop], ignore_index=True),
                     pd.concat([read("stats", n) for n in n_stop], ignore_index=True),
                     baseline, "rule")]
-    rows += [_models(t, s, baseline, str(int(t.fixed_steps.iloc[0]))) for t, s in fixed_runs]
+    rows += [_models(t, s, baseline, _horizon(t)) for t, s in fixed_runs]
     return pd.concat(rows, ignore_index=True)
+
+
+def _horizon(table: pd.DataFrame) -> str:
+    """A run's horizon: its fixed step count, or 'cap C, window W' where a stopping rule of
+    window W stopped its models (at most C steps; a rule that needs more than 2·W losses never
+    fires at 2·W ≥ C: a fixed-step run)."""
+    steps, window = int(table.fixed_steps.iloc[0]), int(table.get("window", table.fixed_steps
+                                                                   ).iloc[0])
+    return str(steps) if 2 * window >= steps else f"cap {steps}, window {window}"
+
+
+def _order(horizon: str) -> float:
+    """Sort key of a horizon: the rule's stop first, then by step count (a rule-stopped run
+    after the fixed run of its cap)."""
+    return -1 if horizon == "rule" else int(horizon) if horizon.isdigit() else int(
+        horizon.split(",")[0].split()[1]) + 0.5
 
 
 def show(table: pd.DataFrame) -> None:
@@ -120,7 +143,7 @@ def show(table: pd.DataFrame) -> None:
     differ; then the same with each n_s that has two fixed-step runs or more at its longest (a
     horizon where the loss has had the chance to settle)."""
     common = set.intersection(*(set(t.n_s) for _, t in table.groupby("horizon")))
-    trained = table[table.horizon != "rule"]
+    trained = table[table.horizon.str.isdigit()]
     trained = trained[trained.groupby("n_s").horizon.transform("nunique") >= 2]
     longest = trained[trained.steps == trained.groupby("n_s").steps.transform("max")]
     views = [*table.groupby("horizon", sort=False)]
@@ -131,7 +154,9 @@ def show(table: pd.DataFrame) -> None:
         per = pd.DataFrame({
             "trained/theory": t[t.in_regime].groupby("n_s").trained_theory.median(),
             "Λ trained/untrained": t.groupby("n_s").excess.median(),
-            "loss": t.groupby("n_s").loss.mean()})
+            "loss": t.groupby("n_s").loss.mean(),
+            "steps, median": t.groupby("n_s").steps.median().astype(int),
+            "stopped by the rule": t.groupby("n_s").stopped.mean()})
         print(f"horizon {horizon}:\n{per.to_string(float_format=lambda v: f'{v:.4g}')}")
         for ladder in (x for x in {frozenset(common), frozenset(t.n_s)} if len(x) >= 2):
             cells = t[t.n_s.isin(ladder)].set_index(["n_s", "ratio_target", "p"])
@@ -143,10 +168,12 @@ def show(table: pd.DataFrame) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="command", required=True)
-    tr = sub.add_parser("train", help="train a grid with the rule off")
+    tr = sub.add_parser("train", help="train a grid with the rule off, or with --window")
     tr.add_argument("--params", default="params.yaml", help="the params file whose grid to train")
     tr.add_argument("--n-s", type=int, nargs="+", required=True, help="the n_s, in order")
     tr.add_argument("--steps", type=int, required=True, help="steps every model trains")
+    tr.add_argument("--window", type=int,
+                    help="the stopping rule on, with this window (--steps the cap)")
     tr.add_argument("--budget-mb", type=float, help="over persian_rug.compute.memory_budget_mb")
     tr.add_argument("--deadline", type=float, default=float("inf"),
                     help="seconds from the start after which no n_s is started")
@@ -162,9 +189,10 @@ def main() -> None:
         table = summary(a.snapshot, a.runs)
         if a.earlier:
             earlier = pd.read_csv(a.earlier, dtype={"horizon": str})
+            earlier = earlier.assign(stopped=earlier.get("stopped", False))   # fixed-step rows
             table = pd.concat([table, earlier[~earlier.horizon.isin(table.horizon)]])
-            order = table.horizon.map(lambda h: -1 if h == "rule" else int(h))
-            table = table.iloc[order.argsort(kind="stable")].reset_index(drop=True)
+        order = table.horizon.map(_order)
+        table = table.iloc[order.argsort(kind="stable")].reset_index(drop=True)
         show(table)
         if a.csv:
             table.to_csv(a.csv, index=False, float_format="%.6g")
@@ -181,7 +209,7 @@ def main() -> None:
             print(f"n_s {n_s} skipped: forecast past the {a.deadline:.0f} s deadline", flush=True)
             continue
         t0 = time.perf_counter()
-        table, statistics = fixed(pr, n_s, a.steps, device, a.budget_mb)
+        table, statistics = fixed(pr, n_s, a.steps, device, a.budget_mb, a.window)
         times[n_s] = time.perf_counter() - t0
         tables.append(table)
         stats.append(statistics)
@@ -189,9 +217,11 @@ def main() -> None:
         io.write_parquet(pd.concat(stats, ignore_index=True), out / "stats.parquet")
         (out / "times.json").write_text(json.dumps({
             "device": torch.cuda.get_device_name(device) if device.startswith("cuda") else device,
-            "torch": torch.__version__, "steps": a.steps, "seconds": times}, indent=1))
-        print(f"n_s {n_s}: {len(table)} models × {a.steps} steps in {times[n_s]:.1f} s "
-              f"(mean loss {table.loss.mean():.4g})", flush=True)
+            "torch": torch.__version__, "steps": a.steps, "window": a.window or a.steps,
+            "seconds": times}, indent=1))
+        print(f"n_s {n_s}: {len(table)} models, median {table.steps.median():.0f} of at most "
+              f"{a.steps} steps, in {times[n_s]:.1f} s (mean loss {table.loss.mean():.4g})",
+              flush=True)
 
 
 if __name__ == "__main__":
