@@ -119,24 +119,23 @@ class Outputs:
         if not len(self.cells):
             return None
         c = self.cells[self.cells.n_s == n_s]
-        capped = int((~c.stopped).sum())
-        worse = int((c.stopped & c.worse_than_linear).sum())
-        falling = c[c.stopped & ~c.worse_than_linear & ~c.steady]
+        at_cap, failed, still = _why_not_converged(c)
+        capped, worse, unsteady = int(at_cap.sum()), int(failed.sum()), c[still]
         ch = self.converge[(self.converge.source == "grid") & (self.converge.n_s == n_s)
-                           & self.converge.p.isin(falling.p)]
+                           & self.converge.p.isin(unsteady.p)]
         parts = [f"{capped} at the step cap" if capped else "",
                  f"{worse} worse than linear" if worse else "",
-                 f"{len(falling)} still falling: their convergence checks lose up to "
+                 f"{len(unsteady)} still falling: their convergence checks lose up to "
                  f"{ch['drop'].max():.1%} more at {span(ch.long_steps.astype(int))} steps"
-                 if len(falling) and ch["drop"].notna().any() else
-                 f"{len(falling)} whose convergence check diverged" if len(falling) else ""]
+                 if len(unsteady) and ch["drop"].notna().any() else
+                 f"{len(unsteady)} whose convergence check diverged" if len(unsteady) else ""]
         if not any(parts):
             return None
-        return (f"of the other {capped + worse + len(falling)}, "
+        return (f"of the other {capped + worse + len(unsteady)}, "
                 + ", ".join(filter(None, parts))
                 + ("; deciding needs them trained until their checks pass: "
                    "persian_rug.train.max_steps and persian_rug.converge.min_steps"
-                   if capped or len(falling) else ""))
+                   if capped or len(unsteady) else ""))
 
     @property
     def converged_cells(self) -> pd.DataFrame:
@@ -149,14 +148,12 @@ class Outputs:
         not: the words every trained-grid row states."""
         c = self.cells
         per = c.groupby("n_s").converged.agg(["sum", "size"])
-        capped = int((~c.stopped).sum())
-        worse = int((c.stopped & c.worse_than_linear).sum())
-        falling = int((c.stopped & ~c.worse_than_linear & ~c.steady).sum())
+        capped, worse, unsteady = (int(m.sum()) for m in _why_not_converged(c))
         return ("converged cells (every model stopped by the stopping rule, no worse than the "
                 "optimal linear map, and steady when trained longer): "
                 + ", ".join(f"{int(k)} of {n} at n_s {m}" for m, k, n in per.itertuples())
                 + f"; {capped} cells stopped at the step cap, {worse} worse than linear "
-                f"(failed to optimise), {falling} still falling ({self.steadiness()})")
+                f"(failed to optimise), {unsteady} still falling ({self.steadiness()})")
 
     def steadiness(self) -> str:
         """What the convergence checks (:attr:`converge`) found, in words: how many (n_s, p)
@@ -278,6 +275,14 @@ class Outputs:
         g, p_r, r = self.theory_grid, f", p/r ≤ {self.max_p_over_r:g}", f", r ≤ {self.small_r:g}"
         return f"theory on {g.p.nunique()} p × {g.ratio.nunique()} ratios" + (
             p_r if fits else "") + (r if small_r else "")
+
+
+def _why_not_converged(cells: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series]:
+    """Masks of the rows of :attr:`Outputs.cells` that did not converge, by why: stopped at the
+    step cap; stopped by the rule but worse than the optimal linear map (failed to optimise);
+    stopped and not worse, but still falling when their (n_s, p)'s check trains longer."""
+    stopped_ok = cells.stopped & ~cells.worse_than_linear
+    return ~cells.stopped, cells.stopped & cells.worse_than_linear, stopped_ok & ~cells.steady
 
 
 def falling(cells: pd.Series) -> tuple[pd.Series, float, int, float]:
