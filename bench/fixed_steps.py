@@ -131,8 +131,10 @@ def _horizon(table: pd.DataFrame) -> str:
 def _order(horizon: str) -> float:
     """Sort key of a horizon: the rule's stop first, then by step count (a rule-stopped run
     after the fixed run of its cap)."""
-    return -1 if horizon == "rule" else int(horizon) if horizon.isdigit() else int(
-        horizon.split(",")[0].split()[1]) + 0.5
+    if horizon == "rule":
+        return -1
+    steps = int(horizon.removeprefix("cap ").split(",")[0])
+    return steps if horizon.isdigit() else steps + 0.5
 
 
 def show(table: pd.DataFrame) -> None:
