@@ -1,8 +1,9 @@
 """Stage: the convergence check beyond the stopping rule (tms.persian_rug.converge) of one
 trained grid (``--of N_S``: data/persian_rug/train/n{N_S}.parquet) or of the fig. 3 models
 (``--of fig3``: data/persian_rug/fig3.parquet): per (n_s, p), the model the rule stopped last
-trained again persian_rug.converge.factor times its steps (at least converge.min_steps) with the
-rule off.
+(with persian_rug.converge.capped, the model with the most steps, capped or stopped) trained
+again persian_rug.converge.factor times its steps (at least converge.min_steps) with the rule
+off.
 
 Writes data/persian_rug/converge/n{N_S}.parquet or data/persian_rug/converge/fig3.parquet
 (columns tms.persian_rug.converge.COLUMNS).
@@ -32,11 +33,12 @@ def main(pr, of):
         raise ParamsError(f"--of {of}: one of persian_rug.grid.n_s = {pr.grid.n_s}, or fig3")
     device = resolve_device(pr.device)
     ckpt = checkpoint.for_stage(f"pr_converge@{of}", pr.train.checkpoint_every, device, pr.eval,
-                                pr.train, pr.converge.factor, pr.converge.min_steps)
+                                pr.train, pr.converge.factor, pr.converge.min_steps,
+                                pr.converge.capped)
     spec = training.GridSpec(n_s, pr.train.seed, pr.train.lr_for(n_s), Schedule.of(pr.train),
                              pr.eval.seed, pr.eval.n_vectors, device, pr.compute)
     checks = converge.rerun(spec, pd.read_parquet(table), pr.converge.factor, source, ckpt,
-                            pr.converge.min_steps)
+                            pr.converge.min_steps, pr.converge.capped)
     io.write_parquet(checks, out)
     if ckpt:
         ckpt.clear()

@@ -283,11 +283,38 @@ def test_trained_claims_below_the_paper_scale_or_unconverged_are_inconclusive():
     assert few["sym.lyapunov"]["inconclusive"].startswith(
         "2 converged cells at n_s 2048, fewer than 5 (of the other 4, 4 at the step cap; deciding "
         "needs them trained until their checks pass: persian_rug.train.max_steps and "
-        "persian_rug.converge.min_steps); no converged cell at n_s 2048 for p 0.01")
+        "persian_rug.converge.min_steps (with persian_rug.converge.capped, a check of the capped "
+        "models)); no converged cell at n_s 2048 for p 0.01")
     # a sanity check is never made inconclusive, nor counted as reproduced
     assert few["sym.variance_bound"]["verdict"] == "sanity check"
     # every row names the scale it ran at, and the paper's
     assert all(r["scale"] and r["paper_scale"] for r in rows.values())
+
+
+def test_a_capped_cell_counts_only_where_its_check_retrained_a_capped_model_as_long():
+    i = _inputs()
+    cap = (i.trained.n_s == 2048) & (i.trained.p == 0.5)          # 2 cells, 2 seeds each
+    capped = _set(i, "trained", stopped=~cap, steps=np.where(cap, 4000, 900))
+    assert "4 of 6 at n_s 2048" in capped.convergence()           # the check: a stopped model
+    # the check of (2048, 0.5) retrains one of the capped models, as long: its cells count
+    model = capped.trained[cap].iloc[-1]
+    row = (capped.converge.n_s == 2048) & (capped.converge.p == 0.5)
+    reran = capped.converge.copy()
+    reran.loc[row, ["ratio_target", "seed_index", "steps"]] = [model.ratio_target,
+                                                                model.seed_index, 4000]
+    checked = replace(capped, converge=reran)
+    words = checked.convergence()
+    assert "6 of 6 at n_s 2048" in words and "0 cells stopped at the step cap" in words, words
+    assert "or by the step cap where a check trained a model as long" in words
+    # a check of a stopped model with as many steps does not count for capped cells (it settled
+    # by then; they had not), nor does a capped model trained fewer steps than theirs
+    for changed in ({"steps": 3999}, {"seed_index": 9}):
+        c = reran.copy()
+        c.loc[row, list(changed)] = list(changed.values())
+        assert "4 of 6 at n_s 2048" in replace(capped, converge=c).convergence()
+    # nor a check that fails
+    failing = replace(checked, converge=reran.assign(drop=np.where(row, 0.03, reran["drop"])))
+    assert "4 of 6 at n_s 2048" in failing.convergence()
 
 
 def test_the_central_claim_uses_the_fig3_models_and_fails_when_the_gap_stays():

@@ -27,12 +27,16 @@ def test_the_sample_is_the_slowest_model_the_rule_stopped_per_n_s_and_p():
                      {"instance": 7, "p": 0.3, "stopped": False}])          # none stopped
     chosen = converge.sample(t)
     assert chosen[["p", "instance"]].values.tolist() == [[0.1, 5], [0.2, 6]]
+    # with capped, the step cap's models compete: the most steps, stopped or capped
+    capped = converge.sample(t, capped=True)
+    assert capped[["p", "instance"]].values.tolist() == [[0.1, 2], [0.2, 6], [0.3, 7]]
 
 
-def _grid(window):
-    """A small grid trained with the stopping rule (window ``window``): its spec and table, with
-    each model's Λ (its statistics table's ``lyapunov``)."""
-    sched = Schedule(batch_size=64, adam_eps=1e-7, window=window, check_every=5, max_steps=20000)
+def _grid(window, max_steps=20000):
+    """A small grid trained with the stopping rule (window ``window``, step cap ``max_steps``):
+    its spec and table, with each model's Λ (its statistics table's ``lyapunov``)."""
+    sched = Schedule(batch_size=64, adam_eps=1e-7, window=window, check_every=5,
+                     max_steps=max_steps)
     spec = training.GridSpec(16, 0, 1e-2, sched, 3, 8192)
     points = [training.Point(k, p, 0.25, 4, 0) for k, p in enumerate((0.05, 0.2))]
     table, stats = training.train_and_score(spec, points, True, statistics=True)
@@ -65,6 +69,18 @@ def test_a_model_stopped_early_fails_and_one_at_its_minimum_passes():
     # the tolerance is a bound on the drop: at it, a pass; just above it, a fail
     at = again["drop"].max()
     assert converge.passing(again, at).all() and not converge.passing(again, at * 0.999).all()
+
+
+def test_capped_models_are_retrained_only_with_capped_and_judged_like_stopped_ones():
+    spec, capped = _grid(window=5000, max_steps=60)   # the rule never fires: both at the cap
+    assert not capped.stopped.any() and (capped.steps == 60).all()
+    assert converge.rerun(spec, capped, 2.0, "grid").empty
+    early = converge.rerun(spec, capped, 2.0, "grid", capped=True)
+    assert early.steps.tolist() == [60, 60] and (early.long_steps == 120).all()
+    assert not converge.passing(early, 0.02).any(), early       # 60 steps: far from settled
+    spec, late = _grid(window=5000, max_steps=6000)
+    settled = converge.rerun(spec, late, 2.0, "grid", capped=True)
+    assert converge.passing(settled, 0.02).all(), settled
 
 
 def test_the_floor_lifts_a_short_rerun_to_min_steps():

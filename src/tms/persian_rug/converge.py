@@ -3,9 +3,10 @@
 The stopping rule ends a model's training when its minibatch loss stops falling over a window;
 that is not convergence (a plateau stops it too). So at every (n_s, p) of a trained grid, and of
 the fig. 3 model, the ReLU model the rule stopped last (the slowest to settle: the most steps;
-ties, the widest, then the first seed) is trained again from its own initialisation and data
-stream, ``factor`` times as many steps (at least ``min_steps``) with the rule off, and scored on
-the same held-out sample (:func:`rerun`). The floor matters: a model can sit on a plateau near the
+ties, the widest, then the first seed; with ``capped``, the models the step cap stopped compete
+too) is trained again from its own initialisation and data stream, ``factor`` times as many
+steps (at least ``min_steps``) with the rule off, and scored on the same held-out sample
+(:func:`rerun`). The floor matters: a model can sit on a plateau near the
 symmetric solution, pass at twice its steps, and leave it later (docs/benchmarks.md, "Past the
 stopping rule, every model").
 Up to its own stopping step the rerun is the same trajectory (same seeds, same stream; on the
@@ -14,8 +15,9 @@ it adds is the longer training. One model gates every ratio of its (n_s, p): the
 checked here, is that the last to settle is the least converged. A (n_s, p) where a grid's
 check and fig. 3's both ran passes only if both do. A (n_s, p) passes if the held-out
 loss falls by at most ``tolerance`` of the stopped model's (:func:`passing`); the claims judge a
-trained cell only where every check of its (n_s, p) passes
-(tms.persian_rug.evidence.Outputs.cells).
+trained cell only where every check of its (n_s, p) passes and one of them retrained a model
+trained at least as long as the cell's (tms.persian_rug.evidence.Outputs.cells): without
+``capped``, a cell the step cap stopped never counts.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ COLUMNS = {
     "n_d": "its hidden width",
     "instance": "its index in its grid (seed: train.seed + instance)",
     "seed_index": "its seed index (its data stream: train.seed + seed_index)",
-    "steps": "the steps the stopping rule stopped it at",
+    "steps": "the steps the stopping rule (with capped, or the step cap) stopped it at",
     "loss": "its per-feature held-out MSE there (the trained table's loss)",
     "long_steps": "the rerun's steps: ceil(factor · steps), at least min_steps (long_steps), the "
                   "rule off",
@@ -58,12 +60,13 @@ COLUMNS = {
 }
 
 
-def sample(table: pd.DataFrame) -> pd.DataFrame:
+def sample(table: pd.DataFrame, capped: bool = False) -> pd.DataFrame:
     """The models to rerun: per (n_s, p) of ``table`` (tms.persian_rug.training.TRAIN_COLUMNS),
-    the ReLU model that the stopping rule stopped (not the step cap, not diverged) with the most
-    steps; ties: the largest n_d, then the first seed index and instance. A (n_s, p) without such
-    a model has none (its models are not converged already). Sorted by n_s and p."""
-    ok = table[(table.model == "relu") & table.stopped & ~table.diverged]
+    the ReLU model that the stopping rule stopped (with ``capped``, or the step cap; not
+    diverged) with the most steps; ties: the largest n_d, then the first seed index and
+    instance. A (n_s, p) without such a model has none (its models are not converged already).
+    Sorted by n_s and p."""
+    ok = table[(table.model == "relu") & (table.stopped | capped) & ~table.diverged]
     ranked = ok.sort_values(["n_s", "p", "steps", "n_d", "seed_index", "instance"],
                             ascending=[True, True, False, False, True, True])
     return ranked.groupby(["n_s", "p"], sort=False).head(1).reset_index(drop=True)
@@ -76,20 +79,21 @@ def long_steps(steps: int, factor: float, min_steps: int = 0) -> int:
 
 
 def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: str,
-          ckpt: Checkpoints | None = None, min_steps: int = 0) -> pd.DataFrame:
+          ckpt: Checkpoints | None = None, min_steps: int = 0,
+          capped: bool = False) -> pd.DataFrame:
     """Rerun every :func:`sample` model of ``table`` (one trained grid of n_s = spec.n_s, or the
-    fig. 3 models) :func:`long_steps` (``factor`` times its steps, at least ``min_steps``) with
-    the stopping rule off, one stack (each model
-    leaves it at its own cap), from the seeds (seed, data_seed) and learning rate (lr) of the
-    table, with ``spec``'s batch, Adam eps, divergence bound, held-out sample, device and
-    compute. Returns :data:`COLUMNS`, one row per model rerun (``source`` names the table), empty
-    without a model to rerun; ``factor`` 1 reruns each model as it was trained (drop 0: the
-    rerun is the same trajectory). Raises ValueError if ``factor`` < 1, or if the table's models
-    do not share one learning rate and one base seed (seed − instance = data_seed −
-    seed_index), before any training; ParamsError as tms.persian_rug.training.plan_grid."""
+    fig. 3 models; ``capped`` as there) :func:`long_steps` (``factor`` times its steps, at least
+    ``min_steps``) with the stopping rule off, one stack (each model leaves it at its own cap),
+    from the seeds (seed, data_seed) and learning rate (lr) of the table, with ``spec``'s batch,
+    Adam eps, divergence bound, held-out sample, device and compute. Returns :data:`COLUMNS`, one
+    row per model rerun (``source`` names the table), empty without a model to rerun; ``factor``
+    1 reruns each model as it was trained (drop 0: the rerun is the same trajectory). Raises
+    ValueError if ``factor`` < 1, or if the table's models do not share one learning rate and one
+    base seed (seed − instance = data_seed − seed_index), before any training; ParamsError as
+    tms.persian_rug.training.plan_grid."""
     if not factor >= 1:
         raise ValueError(f"factor must be >= 1, got {factor}")
-    chosen = sample(table)
+    chosen = sample(table, capped)
     if not len(chosen):
         return pd.DataFrame(columns=list(COLUMNS))
     bases = set(chosen.seed - chosen.instance) | set(chosen.data_seed - chosen.seed_index)

@@ -135,7 +135,8 @@ class Outputs:
                 + ", ".join(filter(None, parts))
                 + ("; deciding needs them trained until their checks pass: "
                    "persian_rug.train.max_steps and persian_rug.converge.min_steps"
-                   if capped or len(unsteady) else ""))
+                   + (" (with persian_rug.converge.capped, a check of the capped models)"
+                      if capped else "") if capped or len(unsteady) else ""))
 
     @property
     def converged_cells(self) -> pd.DataFrame:
@@ -149,8 +150,10 @@ class Outputs:
         c = self.cells
         per = c.groupby("n_s").converged.agg(["sum", "size"])
         capped, worse, unsteady = (int(m.sum()) for m in _why_not_converged(c))
-        return ("converged cells (every model stopped by the stopping rule, no worse than the "
-                "optimal linear map, and steady when trained longer): "
+        cap = (", or by the step cap where a check trained a model as long"
+               if (c.checked & ~c.stopped).any() else "")
+        return ("converged cells (every model stopped by the stopping rule" + cap + ", no worse "
+                "than the optimal linear map, and steady when trained longer): "
                 + ", ".join(f"{int(k)} of {n} at n_s {m}" for m, k, n in per.itertuples())
                 + f"; {capped} cells stopped at the step cap, {worse} worse than linear "
                 f"(failed to optimise), {unsteady} still falling ({self.steadiness()})")
@@ -215,11 +218,14 @@ class Outputs:
         """tms.persian_rug.compare.trained_vs_theory of the trained grids' models and the fig. 3
         models (its cell is the grid cell n_s 512, p 0.044, ratio 0.254 of the paper; empty
         without a model), with per cell ``stopped`` (every model stopped by the stopping rule,
-        not the step cap), ``worse_than_linear`` (the loss above the optimal linear map's: a
-        ReLU model can represent ReLU of that map, never worse on x ≥ 0, so such a model
-        failed to optimise), ``steady`` (every convergence check of its (n_s, p) passes:
-        tms.persian_rug.converge.passing), ``converged`` (stopped, not worse than linear,
-        and steady): a trained-grid claim is judged on the converged cells only; and
+        not the step cap), ``checked`` (a convergence check of its (n_s, p) retrained a model
+        trained at least as long as its longest: every stopped cell; a capped one only where the
+        check may rerun capped models, persian_rug.converge.capped), ``worse_than_linear`` (the
+        loss above the optimal linear map's: a ReLU model can represent ReLU of that map, never
+        worse on x ≥ 0, so such a model failed to optimise), ``steady`` (every convergence check
+        of its (n_s, p) passes: tms.persian_rug.converge.passing), ``converged`` (checked, not
+        worse than linear, and steady): a trained-grid claim is judged on the converged cells
+        only; and
         ``trained_theory_lowest``: its mean loss over the theory's with each model its
         convergence check retrained at the lower of its two losses (the rerun's counts where it
         did not diverge; equal to trained_theory in a cell no check reran)."""
@@ -235,16 +241,23 @@ class Outputs:
                               on=MODEL_KEYS + ["source"], how="left")
             relu = relu.assign(loss=np.fmin(relu.loss, relu.long_loss))
         lowest = relu.groupby(CELL_KEYS).loss.mean()
-        runs = pd.concat([self.trained[MODEL_KEYS + ["stopped"]], fig3[MODEL_KEYS + ["stopped"]]])
+        keys = MODEL_KEYS + ["stopped", "steps"]
+        runs = pd.concat([divergence.split(self.trained)[0][keys].assign(source="grid"),
+                          fig3[keys].assign(source="fig3")])
+        runs = runs[runs.model == "relu"]
+        by_cell = runs.assign(slowness=_slowness(runs.steps, ~runs.stopped)).groupby(CELL_KEYS)
         cells = compare.trained_vs_theory(models)
-        stopped = (runs[runs.model == "relu"].groupby(CELL_KEYS).stopped.all()
-                   .reindex(pd.MultiIndex.from_frame(cells[CELL_KEYS]), fill_value=False))
-        cells["stopped"] = stopped.to_numpy()
+        index, n_s_p = (pd.MultiIndex.from_frame(cells[k]) for k in (CELL_KEYS, ["n_s", "p"]))
+        cells["stopped"] = by_cell.stopped.all().reindex(index, fill_value=False).to_numpy()
+        ids = [*MODEL_KEYS[1:], "source"]
+        reran = self.converge.merge(runs[[*ids, "stopped"]], on=ids, how="left")
+        reran = reran.assign(slowness=_slowness(reran.steps, reran.stopped.eq(False)))
+        checked = reran.groupby(["n_s", "p"]).slowness.max().reindex(n_s_p).to_numpy()
+        cells["checked"] = by_cell.slowness.max().reindex(index).to_numpy() <= checked
         cells["worse_than_linear"] = cells.loss > cells.loss_linear
         steady = converge.passing(self.converge, self.tolerance)
-        cells["steady"] = steady.reindex(pd.MultiIndex.from_frame(cells[["n_s", "p"]]),
-                                         fill_value=False).to_numpy()
-        cells["converged"] = cells.stopped & ~cells.worse_than_linear & cells.steady
+        cells["steady"] = steady.reindex(n_s_p, fill_value=False).to_numpy()
+        cells["converged"] = cells.checked & ~cells.worse_than_linear & cells.steady
         cells["trained_theory_lowest"] = lowest.reindex(pd.MultiIndex.from_frame(
             cells[CELL_KEYS])).to_numpy() / cells.loss_theory
         return cells
@@ -277,12 +290,20 @@ class Outputs:
             p_r if fits else "") + (r if small_r else "")
 
 
+def _slowness(steps: pd.Series, capped: pd.Series) -> pd.Series:
+    """How slow a model was to settle, to compare a cell's models with the model its check
+    retrained: its steps, and half a step more where the step cap stopped it (it had not settled
+    by then, unlike a model the rule stopped at the same step)."""
+    return steps + 0.5 * capped
+
+
 def _why_not_converged(cells: pd.DataFrame) -> tuple[pd.Series, pd.Series, pd.Series]:
     """Masks of the rows of :attr:`Outputs.cells` that did not converge, by why: stopped at the
-    step cap; stopped by the rule but worse than the optimal linear map (failed to optimise);
-    stopped and not worse, but still falling when their (n_s, p)'s check trains longer."""
-    stopped_ok = cells.stopped & ~cells.worse_than_linear
-    return ~cells.stopped, cells.stopped & cells.worse_than_linear, stopped_ok & ~cells.steady
+    step cap, no check trained a model as long (not ``checked``); checked but worse than the
+    optimal linear map (failed to optimise); checked and not worse, but still falling when their
+    (n_s, p)'s check trains longer."""
+    worse = cells.checked & cells.worse_than_linear
+    return ~cells.checked, worse, cells.checked & ~worse & ~cells.steady
 
 
 def falling(cells: pd.Series) -> tuple[pd.Series, float, int, float]:

@@ -321,11 +321,15 @@ class Converge(Strict):
     from its own start, ``factor`` times its steps with the rule off, and at least ``min_steps``
     (0: no floor; a model the rule stops on a plateau can leave it long after twice its steps);
     its cells count as converged only if its held-out loss falls by at most ``tolerance`` (a
-    fraction of it)."""
+    fraction of it). With ``capped``, the model retrained is the (n_s, p)'s model with the most
+    steps, the step cap's included: cells of capped models then count as converged when that
+    check passes (false: only models the rule stopped are retrained, and capped cells never
+    count)."""
 
     factor: Annotated[float, Field(gt=1.0, le=16.0)]
     tolerance: Annotated[float, Field(gt=0.0, lt=1.0)]
     min_steps: Annotated[int, Field(ge=0)] = 0
+    capped: bool = False
 
 
 class PersianRug(Strict):
