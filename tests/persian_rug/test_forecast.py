@@ -27,6 +27,11 @@ def test_the_convergence_checks_cost_one_model_per_p_at_factor_times_the_steps(l
     widest = 10 * 1024 * 1024 * 20 * n_d[-1] / 28e12
     assert row.minutes_cap == pytest.approx(4 * 45000 * (6.5e-3 + widest) / 60)
     assert row.kept_gib == 0
+    # with converge.capped, the models rerun at the cap are the widest: one width's launches
+    pr = pr.model_copy(update={"converge": pr.converge.model_copy(update={"capped": True})})
+    capped = forecast.forecast(pr).set_index("stage").loc["pr_converge@1024"]
+    assert capped.minutes_cap == pytest.approx(4 * 45000 * (6.5e-3 / 20 + widest) / 60)
+    assert capped.minutes_median == row.minutes_median
     fig3 = table.loc["pr_converge_fig3"]         # one p, n_d 130: the launches of one width
     assert fig3.models == 1 and fig3.minutes_median == pytest.approx(
         4 * 4530 * (6.5e-3 / 20 + 10 * 1024 * 512 * 130 / 28e12) / 60)

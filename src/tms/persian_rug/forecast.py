@@ -205,8 +205,10 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
     last); the forecast takes the median n_d of the grid's ratios and the long steps of the
     median stopping step, which underestimates (the models rerun are the last to stop: at
     cpu-paper's n_s 1024, at twice the steps without a floor, the stage took 2.1× this), and,
-    for the cap, the widest n_d and the long steps of the step cap, the bound. Nothing is kept
-    on disk. Rates and errors as :func:`grid_cost`."""
+    for the cap, the widest n_d and the long steps of the step cap, the bound; with
+    persian_rug.converge.capped the models rerun at the cap are all the widest (ties go to the
+    widest), one width's launches. Nothing is kept on disk. Rates and errors as
+    :func:`grid_cost`."""
     factor, min_steps = pr.converge.factor, pr.converge.min_steps
     if fig3:
         f3 = pr.fig3
@@ -226,17 +228,17 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
         device, pr.compute.precision))
     launch = LAUNCH_PER_WIDTH if device is None else 0.0
 
-    def minutes(steps: float, n_d: int) -> float:
-        step = (launch * min(len(ps), len(set(widths)))   # a width per model, at most the grid's
-                + 10.0 * sched.batch_size * n_s * n_d * len(ps) / rate)
+    def minutes(steps: float, n_d: int, n_widths: int) -> float:
+        step = launch * n_widths + 10.0 * sched.batch_size * n_s * n_d * len(ps) / rate
         return long_steps(steps, factor, min_steps) * step / 60
 
+    n_widths = min(len(ps), len(set(widths)))          # a width per model, at most the grid's
     return {
         "stage": stage, "n_s": n_s, "models": len(ps), "sum_n_d": typical * len(ps),
         "tflop_per_step": 10.0 * sched.batch_size * n_s * typical * len(ps) / 1e12,
         "chunks": 1, "gflop_s": rate / 1e9,
-        "minutes_median": minutes(median_stop(sched, n_s), typical),
-        "minutes_cap": minutes(sched.max_steps, widest),
+        "minutes_median": minutes(median_stop(sched, n_s), typical, n_widths),
+        "minutes_cap": minutes(sched.max_steps, widest, 1 if pr.converge.capped else n_widths),
         "gpu_gib": chunk_bytes(n_s, stack, list(range(len(ps))), long, bucketed=bucketed) / GiB,
         "host_gib": 2 * weights.nbytes(n_s, [widest] * len(ps)) / GiB, "kept_gib": 0.0,
         "disk_gib": (3 * weights.nbytes(n_s, [widest] * len(ps)) + 4 * len(ps) * long.max_steps)
