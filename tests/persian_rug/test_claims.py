@@ -315,6 +315,15 @@ def test_a_capped_cell_counts_only_where_its_check_retrained_a_capped_model_as_l
     # nor a check that fails
     failing = replace(checked, converge=reran.assign(drop=np.where(row, 0.03, reran["drop"])))
     assert "4 of 6 at n_s 2048" in failing.convergence()
+    # the fig. 3 models at their cap: undecided, unless their check retrained one of them
+    fig3 = _set(i, "fig3", stopped=False)
+    assert fig3.fig3_model[2] == "the model stopped at the step cap, not converged"
+    assert _rows(fig3)["fig3.bias"]["verdict"] == "inconclusive at this scale"
+    own = fig3.converge.source == "fig3"
+    c = fig3.converge.copy()
+    c.loc[own, ["ratio_target", "seed_index"]] = [130 / 512, 0]
+    assert replace(fig3, converge=c).fig3_model[2] is None
+    assert _rows(replace(fig3, converge=c))["fig3.bias"]["verdict"] == "reproduced"
 
 
 def test_the_central_claim_uses_the_fig3_models_and_fails_when_the_gap_stays():

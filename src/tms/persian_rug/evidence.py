@@ -176,14 +176,17 @@ class Outputs:
     @cached_property
     def fig3_model(self) -> tuple[pd.DataFrame, str, str | None] | None:
         """The fig. 3 models that did not diverge, their scale and why they cannot decide (the
-        step cap) or None; None without any model or W."""
+        step cap, unless their check retrained a capped model as long: persian_rug.converge.capped)
+        or None; None without any model or W."""
         fig3 = divergence.split(self.fig3)[0]
         if not len(fig3) or self.fig3_W is None:
             return None
-        r = fig3.iloc[0]
+        r, own = fig3.iloc[0], self.runs[self.runs.source == "fig3"]
+        checked = self.reran[self.reran.source == "fig3"].slowness.max() >= own.slowness.max()
         return fig3, (f"n_s {int(r.n_s)}, n_d {int(r.n_d)}, p {r.p:g}; {len(fig3)} model(s), "
                       f"{int(fig3.steps.max())} steps"), (
-            None if fig3.stopped.all() else "the model stopped at the step cap, not converged")
+            None if fig3.stopped.all() or checked else
+            "the model stopped at the step cap, not converged")
 
     @cached_property
     def fig3_longer(self) -> tuple[pd.DataFrame, str] | None:
@@ -214,6 +217,26 @@ class Outputs:
         return c[(c.trained_theory < limit) & ~c.worse_than_linear]
 
     @cached_property
+    def runs(self) -> pd.DataFrame:
+        """The ReLU models of the trained grids and of fig. 3 that did not diverge: MODEL_KEYS,
+        ``source`` ('grid' or 'fig3'), ``stopped``, ``steps`` and ``slowness``
+        (:func:`_slowness`)."""
+        keys = MODEL_KEYS + ["stopped", "steps"]
+        runs = pd.concat([divergence.split(self.trained)[0][keys].assign(source="grid"),
+                          divergence.split(self.fig3)[0][keys].assign(source="fig3")])
+        runs = runs[runs.model == "relu"]
+        return runs.assign(slowness=_slowness(runs.steps, ~runs.stopped.astype(bool)))
+
+    @cached_property
+    def reran(self) -> pd.DataFrame:
+        """The convergence checks (:attr:`converge`) with ``slowness``: that of the model each
+        retrained (:func:`_slowness`, capped where :attr:`runs` says the step cap stopped it;
+        a model not found there counts as stopped by the rule)."""
+        ids = [*MODEL_KEYS[1:], "source"]
+        reran = self.converge.merge(self.runs[[*ids, "stopped"]], on=ids, how="left")
+        return reran.assign(slowness=_slowness(reran.steps, reran.stopped.eq(False)))
+
+    @cached_property
     def cells(self) -> pd.DataFrame:
         """tms.persian_rug.compare.trained_vs_theory of the trained grids' models and the fig. 3
         models (its cell is the grid cell n_s 512, p 0.044, ratio 0.254 of the paper; empty
@@ -241,18 +264,11 @@ class Outputs:
                               on=MODEL_KEYS + ["source"], how="left")
             relu = relu.assign(loss=np.fmin(relu.loss, relu.long_loss))
         lowest = relu.groupby(CELL_KEYS).loss.mean()
-        keys = MODEL_KEYS + ["stopped", "steps"]
-        runs = pd.concat([divergence.split(self.trained)[0][keys].assign(source="grid"),
-                          fig3[keys].assign(source="fig3")])
-        runs = runs[runs.model == "relu"]
-        by_cell = runs.assign(slowness=_slowness(runs.steps, ~runs.stopped)).groupby(CELL_KEYS)
+        by_cell = self.runs.groupby(CELL_KEYS)
         cells = compare.trained_vs_theory(models)
         index, n_s_p = (pd.MultiIndex.from_frame(cells[k]) for k in (CELL_KEYS, ["n_s", "p"]))
         cells["stopped"] = by_cell.stopped.all().reindex(index, fill_value=False).to_numpy()
-        ids = [*MODEL_KEYS[1:], "source"]
-        reran = self.converge.merge(runs[[*ids, "stopped"]], on=ids, how="left")
-        reran = reran.assign(slowness=_slowness(reran.steps, reran.stopped.eq(False)))
-        checked = reran.groupby(["n_s", "p"]).slowness.max().reindex(n_s_p).to_numpy()
+        checked = self.reran.groupby(["n_s", "p"]).slowness.max().reindex(n_s_p).to_numpy()
         cells["checked"] = by_cell.slowness.max().reindex(index).to_numpy() <= checked
         cells["worse_than_linear"] = cells.loss > cells.loss_linear
         steady = converge.passing(self.converge, self.tolerance)
