@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from tms.core.claim_rows import Claim
-from tms.pipeline import host, profiles, snapshot, verdicts
+from tms.pipeline import host, profiles, repro, snapshot, verdicts
 
 
 def _git(repo, *args):
@@ -92,6 +92,22 @@ def test_the_readme_puts_the_forecast_range_beside_each_measured_stage():
                            {"s1": (3.0, 9.0), "s2": (2.2, 2.4)})
     assert "| s1 | 4.0 | 3–9 |" in text and "| s2 | 2.5 | 2 |" in text   # one number: 2 = 2
     assert "| s3 | 1.0 | — |" in text and "| total | 7.5 | 5–11 (training) |" in text
+
+
+def test_the_readme_names_the_device_each_auto_stage_ran_on():
+    log = ["t s1: started", "t s1: persian_rug.device = 'auto': cuda (NVIDIA H200, 1 CUDA "
+           "device(s))", "t s1: done in 4.0 s",
+           "t s2: persian_rug.device = 'auto': cuda (NVIDIA H200, 1 CUDA device(s))",
+           "t s2: persian_rug.device = 'auto': cpu (CUDA is not available to this torch build "
+           "or machine)", "t s2: done in 2.5 s", "t s3: done in 1.0 s"]
+    devices = repro.stage_devices(log)
+    assert devices == {"s1": "cuda (NVIDIA H200)", "s2": "cpu"}      # the last run's, s3 none
+    text = snapshot.readme("cpu", "abc123", "m", [("s1", 4.0), ("s2", 2.5), ("s3", 1.0)],
+                           {"s1": (3.0, 9.0)}, devices)
+    assert "| s1 | 4.0 | 3–9 | cuda (NVIDIA H200) |" in text and "| s2 | 2.5 | — | cpu |" in text
+    assert "| s3 | 1.0 | — | — |" in text and "| total | 7.5 | 3–9 (training) |  |" in text
+    plain = snapshot.readme("cpu", "abc123", "m", [("s1", 4.0)], None, {"other": "cpu"})
+    assert "| s1 | 4.0 |\n" in plain and "device" not in plain     # no column without one
 
 
 def test_the_site_names_the_revision_of_the_snapshot_only_when_its_code_is_heads(repo):

@@ -44,6 +44,21 @@ def stage_times(log_lines: list[str]) -> list[tuple[str, float]]:
     return [(m.group(1), float(m.group(2))) for m in map(_DONE.match, log_lines) if m]
 
 
+#: A stage's log line naming the device its params' 'auto' chose (tms.core.device.check).
+_DEVICE = re.compile(r"^\S+ (\S+): \S+\.device = 'auto': (\S+)(?: \((.*)\))?$")
+
+
+def stage_devices(log_lines: list[str]) -> dict[str, str]:
+    """stage → the device its last logged run chose for a params ``device: auto``, with the
+    reason the stage gave for a GPU (its name), from ``log_lines`` (lines of the stages' log);
+    stages that logged none are absent."""
+    devices = {}
+    for m in filter(None, map(_DEVICE.match, log_lines)):
+        devices[m.group(1)] = (f"{m.group(2)} ({m.group(3).split(',')[0]})"
+                               if m.group(2).startswith("cuda") and m.group(3) else m.group(2))
+    return devices
+
+
 def summary(times: list[tuple[str, float]]) -> list[str]:
     """The closing lines: each stage's time, the total, and the page to open."""
     lines = [f"  {name:<24} {seconds:8.1f} s" for name, seconds in times]

@@ -41,7 +41,7 @@ from tms.core.io import atomic_path
 from tms.pipeline import host, params, verdicts
 from tms.pipeline.forecast import FORECAST_FILE, params_digest
 from tms.pipeline.profiles import profile_name
-from tms.pipeline.repro import stage_times
+from tms.pipeline.repro import stage_devices, stage_times
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
 from tms.reporting.publish import copy_site
 from tms.reporting.site import WRITTEN
@@ -139,11 +139,13 @@ def _seconds(low: float, high: float) -> str:
 
 
 def readme(profile: str, revision: str, where: str, times: list[tuple[str, float]],
-           forecast: dict[str, tuple[float, float]] | None = None) -> str:
+           forecast: dict[str, tuple[float, float]] | None = None,
+           devices: dict[str, str] | None = None) -> str:
     """The snapshot's README.md: what it is, what made it, how to open and rerun it, and the
     stage times ``times`` ((stage, seconds), the last logged run of each stage), with the
     ``forecast`` (stage → predicted seconds at the median stopping step and with every model
-    at its cap, tms.pipeline.forecast) beside those it predicts."""
+    at its cap, tms.pipeline.forecast) beside those it predicts, and the device each stage ran
+    on where ``devices`` (stage → device, tms.pipeline.repro.stage_devices) names one."""
     lines = [f"# Results snapshot: the `{profile}` profile", "",
              f"Made by git revision `{revision}` with `params.yaml` and `dvc.lock` of this folder, "
              f"on {where}.", "",
@@ -153,27 +155,35 @@ def readme(profile: str, revision: str, where: str, times: list[tuple[str, float
              f"To rerun: `git checkout {revision[:12]}`, copy this folder's `params.yaml` and "
              "`dvc.lock` to the repository root, `make repro`; `git diff --no-index` of the "
              "new `dvc.lock` against this one names every output that differs.", ""]
-    if times and forecast:
-        lines += ["Stage times (the last logged run of each stage in `logs/repro.log`: for a "
-                  "stage restored from DVC's cache, an earlier run's time), and the time `make "
-                  "forecast` predicted for each training stage from the params and rates it "
-                  "measured on the same machine (a stage whose models a stopping rule ends: "
-                  "from the median stopping step to every model at its step cap; a batched "
-                  "grid runs until its last model stops):", "",
-                  "| stage | seconds | forecast (s) |", "|---|---:|---:|",
-                  *(f"| {name} | {seconds:.1f} | "
-                    + (f"{_seconds(*forecast[name])} |" if name in forecast else "— |")
-                    for name, seconds in times),
-                  f"| total | {sum(s for _, s in times):.1f} | " + _seconds(
-                      *(sum(forecast[n][i] for n, _ in times if n in forecast) for i in (0, 1)))
-                  + " (training) |", ""]
-    elif times:
-        lines += ["Stage times (the last logged run of each stage in `logs/repro.log`: for a "
-                  "stage restored from DVC's cache, an earlier run's time):", "",
-                  "| stage | seconds |", "|---|---:|",
-                  *(f"| {name} | {seconds:.1f} |" for name, seconds in times),
-                  f"| total | {sum(s for _, s in times):.1f} |", ""]
-    return "\n".join(lines)
+    if not times:
+        return "\n".join(lines)
+    devices = {name: d for name, d in (devices or {}).items() if name in dict(times)}
+    head, rule = ["stage", "seconds"], ["---", "---:"]
+    cells = {name: [name, f"{seconds:.1f}"] for name, seconds in times}
+    total = ["total", f"{sum(s for _, s in times):.1f}"]
+    intro = ("Stage times (the last logged run of each stage in `logs/repro.log`: for a stage "
+             "restored from DVC's cache, an earlier run's time)")
+    if forecast:
+        intro += (", and the time `make forecast` predicted for each training stage from the "
+                  "params and rates it measured on the same machine (a stage whose models a "
+                  "stopping rule ends: from the median stopping step to every model at its step "
+                  "cap; a batched grid runs until its last model stops)")
+        head, rule = head + ["forecast (s)"], rule + ["---:"]
+        for name, row in cells.items():
+            row.append(_seconds(*forecast[name]) if name in forecast else "—")
+        total.append(_seconds(*(sum(forecast[n][i] for n, _ in times if n in forecast)
+                                for i in (0, 1))) + " (training)")
+    if devices:
+        intro += (", and the device of each stage whose params say `auto`, as the stage "
+                  "logged it (where it differs from the machine above, that stage ran elsewhere "
+                  "and its outputs were committed with `dvc commit`)")
+        head, rule = head + ["device"], rule + ["---"]
+        for name, row in cells.items():
+            row.append(devices.get(name, "—"))
+        total.append("")
+    rows = ["| " + " | ".join(r) + " |" for r in [head, *cells.values(), total]]
+    return "\n".join(lines + [intro + ":", "", rows[0], "|" + "|".join(rule) + "|", *rows[1:],
+                              ""])
 
 
 def _forecast(repo: Path) -> dict[str, tuple[float, float]] | None:
@@ -218,12 +228,13 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
         if not (repo / name).is_file():
             raise FileNotFoundError(f"{repo / name} is missing: run `make repro` first")
     log = repo / LOG_FILE
-    last = dict(stage_times(log.read_text(encoding="utf-8").splitlines() if log.exists() else []))
+    log_lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
+    last = dict(stage_times(log_lines))
     stages = pipeline_stages(repo) if stages is None else stages
     times = [(name, last[name]) for name in stages if name in last]
     forecast = _forecast(repo)
     text = readme(profile_name(repo / PARAMS_FILE), revision, where or host.machine(), times,
-                  forecast)
+                  forecast, stage_devices(log_lines))
     with atomic_path(out, directory=True) as tmp:
         copy_site(repo / index, tmp / "site")
         for name in RUN_FILES:
