@@ -160,6 +160,12 @@ def test_the_verdicts_page_shows_every_snapshot_side_by_side(tmp_path):
             "scale)** 0.5 (n_s 64) | **reproduced** 0.5 (n_s 64) |") in text
     assert "empty" not in text and "## The persian_rug paper" in text
     assert verdicts.write(tmp_path, readme=None).read_text() == text
+    # stages the snapshot's table says ran on a GPU are named beside the machine
+    readme = tmp_path / "zeta" / "README.md"
+    readme.write_text(readme.read_text() + "\n| s1 | 4.0 | — | cpu |\n| s2 | 2.0 | 9 | cuda "
+                      "(NVIDIA H200) |\n| s3 | 1.0 | — | cuda (NVIDIA H200) |\n")
+    assert verdicts.about(tmp_path / "zeta") == (
+        "aaaaaaaaaaaa", "a test machine; s2, s3 on cuda (NVIDIA H200)")
     with pytest.raises(FileNotFoundError, match="no snapshot"):
         verdicts.page(tmp_path / "empty")
 

@@ -45,12 +45,17 @@ def _claims(folder: Path) -> dict[str, dict]:
 
 
 def about(folder: Path) -> tuple[str, str]:
-    """(revision, machine) as the snapshot's README states them ('?' where it does not)."""
+    """(revision, machine) as the snapshot's README states them ('?' where it does not); the
+    machine followed by the stages its stage table says ran on a GPU, and which."""
     text = (folder / "README.md").read_text(encoding="utf-8") if (
         folder / "README.md").is_file() else ""
     rev = re.search(r"git revision `([0-9a-f]{7,40})`", text)
     where = re.search(r"`dvc\.lock` of this folder, on (.+?)\.\n", text)
-    return (rev.group(1)[:12] if rev else "?"), (where.group(1) if where else "?")
+    elsewhere: dict[str, list[str]] = {}
+    for stage, device in re.findall(r"^\| (\S+) \| [^\n]* \| (cuda[^|\n]*) \|$", text, re.M):
+        elsewhere.setdefault(device, []).append(stage)
+    return (rev.group(1)[:12] if rev else "?"), (where.group(1) if where else "?") + "".join(
+        f"; {', '.join(stages)} on {device}" for device, stages in elsewhere.items())
 
 
 def _cell(text: str) -> str:
