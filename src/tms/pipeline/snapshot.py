@@ -157,9 +157,9 @@ def readme(profile: str, revision: str, where: str, times: list[tuple[str, float
              "new `dvc.lock` against this one names every output that differs.", ""]
     if not times:
         return "\n".join(lines)
-    devices = {name: d for name, d in (devices or {}).items() if name in dict(times)}
-    head, rule = ["stage", "seconds"], ["---", "---:"]
     cells = {name: [name, f"{seconds:.1f}"] for name, seconds in times}
+    devices = {name: d for name, d in (devices or {}).items() if name in cells}
+    head, rule = ["stage", "seconds"], ["---", "---:"]
     total = ["total", f"{sum(s for _, s in times):.1f}"]
     intro = ("Stage times (the last logged run of each stage in `logs/repro.log`: for a stage "
              "restored from DVC's cache, an earlier run's time)")
