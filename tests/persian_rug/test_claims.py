@@ -143,6 +143,56 @@ def _below(i, p, n_s):
                                                              0.2, 1.0))
 
 
+def test_ladder_reach_carries_each_cells_line_to_the_paper_n_s():
+    # power laws c·n_s^a per cell: on the log scale the line reaches c·8192^a exactly
+    idx = pd.MultiIndex.from_product([(128, 256, 512, 1024), (0.1, 0.2), (0.05,)],
+                                     names=evidence.CELL_KEYS)
+    n_s = idx.get_level_values("n_s").to_numpy(float)
+    power = pd.Series(np.where(idx.get_level_values("ratio_target") == 0.1, 3.0, 5.0)
+                      * n_s ** -0.5, index=idx)
+    reach, lo, hi, k = evidence.ladder_reach(power, evidence.PAPER_N_S)
+    # the median of two cells, taken on the log scale: their geometric mean
+    assert k == 2 and reach == pytest.approx(15 ** 0.5 * 8192 ** -0.5)
+    assert (lo, hi) == pytest.approx((3.0 * 8192 ** -0.5, 5.0 * 8192 ** -0.5))
+    # linear in log n_s: 0.2 − 0.01·ln(n_s/128) reaches 0.2 − 0.01·ln 64 at 8192
+    line = pd.Series(0.2 - 0.01 * np.log(n_s / 128), index=idx)
+    assert evidence.ladder_reach(line, 8192, log=False)[0] == pytest.approx(
+        0.2 - 0.01 * np.log(64))
+    assert evidence.ladder_slope(line, log=False)[0] == pytest.approx(-0.01)
+
+
+def _gap(i, by_n_s):
+    """i with trained/theory = 1 + by_n_s[n_s] in every cell."""
+    th = {(p, r): theory.optimal_symmetric(p, r)["loss"]
+          for p, r in zip(i.stats.p, i.stats.ratio)}
+    return _set(i, "stats", loss=lambda t: [th[(p, r)] * (1 + by_n_s[n])
+                                            for p, r, n in zip(t.p, t.ratio, t.n_s)])
+
+
+def test_the_trend_is_judged_on_the_gap_its_line_leaves_at_the_paper_n_s():
+    base = _inputs()                   # 4% at n_s 1024, 1% at 2048: crosses 0 before 8192
+    row = _rows(base)["fig2.trained_trend"]
+    assert row["verdict"] == "reproduced" and row["value"] == 0.0, row["ours"]
+    # a steady gap: 1% at the paper's n_s holds, 3% (1.5× the tolerance) breaks it
+    for gap, verdict in ((0.01, "reproduced"), (0.03, "not reproduced")):
+        row = _rows(_gap(base, {1024: gap, 2048: gap}))["fig2.trained_trend"]
+        assert row["verdict"] == verdict and row["value"] == pytest.approx(gap, abs=1e-9)
+    # closing, but too slowly: 10% → 8% over one doubling reaches 4% at 8192 (two more)
+    slow = _rows(_gap(base, {1024: 0.10, 2048: 0.08}))["fig2.trained_trend"]
+    assert slow["verdict"] == "not reproduced" and slow["value"] == pytest.approx(0.04)
+    assert "median -0.029" in slow["ours"] and "n_s 8192: median gap 0.040" in slow["ours"]
+    # half the cells close, half stay at 5%: the interval spans the tolerance
+    th = {(p, r): theory.optimal_symmetric(p, r)["loss"]
+          for p, r in zip(base.stats.p, base.stats.ratio)}
+    split = _set(base, "stats", loss=lambda t: [
+        th[(p, r)] * (1.05 if p == 0.5 or (p == 0.1 and r == 0.5) else 1.0)
+        for p, r in zip(t.p, t.ratio)])
+    row = _rows(split)["fig2.trained_trend"]
+    assert row["verdict"] == "inconclusive at this scale", row["ours"]
+    assert row["inconclusive"].startswith("the 95% interval [0.000, 0.050] of the gap at n_s "
+                                          "8192 contains 0.02"), row["inconclusive"]
+
+
 def test_the_bound_fails_only_for_a_cell_below_it_inside_the_theorys_regime():
     base = _inputs()
     row = _rows(base)["scaling.trained_bound"]

@@ -25,6 +25,9 @@ from tms.persian_rug.stats import cell_means
 #: The smallest largest-n_s at which a trained-model trend is decided: the paper's heat maps run
 #: n_s 128, 1024, 8192, and a trend must reach its middle size.
 DECISIVE_N_S = 1024
+#: The paper's largest n_s (its heat maps' third size; fig. 2's rug): the scale a trend along a
+#: shorter ladder is carried to (:func:`ladder_reach`), and fig. 6's "identical variances".
+PAPER_N_S = 8192
 #: The fewest cells at the largest n_s on which a trained-grid claim is decided (the converged
 #: ones; the cells a claim judges, where it names them: Outputs.too_small).
 MIN_CELLS = 5
@@ -342,6 +345,23 @@ def falling(cells: pd.Series) -> tuple[pd.Series, float, int, float]:
                                             / np.log(medians.index[-1] / medians.index[0]))
 
 
+def _lines(cells: pd.Series, log: bool) -> list[tuple[float, float, float]]:
+    """Per cell of ``cells`` (values indexed (n_s, ratio_target, p)) present at two n_s or more
+    (positive values, where ``log``): the least-squares line of log(value) (or the value) on
+    log(n_s) over the n_s it has, as (slope, mean log(n_s), mean of the values it fits)."""
+    wide = cells.unstack("n_s")
+    x_all = np.log(wide.columns.to_numpy(dtype=float))
+    lines = []
+    for row in wide.to_numpy():
+        keep = np.isfinite(row) & ((row > 0) if log else True)
+        if keep.sum() < 2:
+            continue
+        x, y = x_all[keep], (np.log(row[keep]) if log else row[keep])
+        lines.append((float(((y - y.mean()) @ (x - x.mean())) / ((x - x.mean()) ** 2).sum()),
+                      float(x.mean()), float(y.mean())))
+    return lines
+
+
 def ladder_slope(cells: pd.Series, log: bool = True) -> tuple[float, float, float, int]:
     """How one statistic changes along an n_s ladder, with its uncertainty. cells: values
     indexed (n_s, ratio_target, p) (e.g. a column of tms.persian_rug.stats.cell_means, the
@@ -350,18 +370,24 @@ def ladder_slope(cells: pd.Series, log: bool = True) -> tuple[float, float, floa
     median slope over those cells, the 2.5% and 97.5% quantiles of that median over
     :data:`N_BOOT` bootstrap resamples of the cells (seed :data:`BOOT_SEED`), and the number of
     cells. NaN slopes without such a cell."""
-    wide = cells.unstack("n_s")
-    x_all = np.log(wide.columns.to_numpy(dtype=float))
-    slopes = []
-    for row in wide.to_numpy():
-        keep = np.isfinite(row) & ((row > 0) if log else True)
-        if keep.sum() < 2:
-            continue
-        x, y = x_all[keep], (np.log(row[keep]) if log else row[keep])
-        slopes.append(float(((y - y.mean()) @ (x - x.mean())) / ((x - x.mean()) ** 2).sum()))
+    slopes = [slope for slope, _, _ in _lines(cells, log)]
     if not slopes:
         return float("nan"), float("nan"), float("nan"), 0
     return (*median_interval(slopes), len(slopes))
+
+
+def ladder_reach(cells: pd.Series, n_s: int, log: bool = True) -> tuple[float, float, float, int]:
+    """Where one statistic's trend along an n_s ladder reaches at ``n_s`` (beyond the ladder: an
+    extrapolation, each cell on its straight line). Per cell of :func:`ladder_slope`, its line
+    evaluated at log(n_s) (exp of it, where ``log``); returns the median over those cells, its
+    bootstrap 95% interval (:func:`median_interval`) and the number of cells, in the units of
+    ``cells``. NaN without such a cell."""
+    at = np.log(float(n_s))
+    reach = [y + slope * (at - x) for slope, x, y in _lines(cells, log)]
+    if not reach:
+        return float("nan"), float("nan"), float("nan"), 0
+    out = median_interval(reach)
+    return (*map(float, np.exp(out) if log else out), len(reach))
 
 
 def median_interval(values: Sequence[float]) -> tuple[float, float, float]:

@@ -16,6 +16,7 @@ from tms.persian_rug.evidence import (
     DIVERGED,
     MODEL_KEYS,
     PAPER_GRID,
+    PAPER_N_S,
     TRAINED,
     UNCONVERGED,
     Outputs,
@@ -317,7 +318,8 @@ def _identical_variances(claim: Claim, o: Outputs) -> dict:
         f"≤ {MAX_SPREAD:g} in {share:.0%} of {len(spread)} cells",
         f"relative spread ≤ {MAX_SPREAD:g} in ≥ {MIN_FALLING:.0%} of the cells: 'identical' "
         "read as within 10%", o.grid_scale, value=float(spread.median()),
-        inconclusive=f"largest n_s {n_s.max()} < 8192" if n_s.max() < 8192 else o.too_small(n_s))
+        inconclusive=(f"largest n_s {n_s.max()} < {PAPER_N_S}" if n_s.max() < PAPER_N_S
+                      else o.too_small(n_s)))
 
 
 @CLAIMS.claim("sym.variance_bound", "mean_i Var(ν_i) ≥ Var(x)(n_s/n_d − 1) for every model "
