@@ -177,11 +177,16 @@ class Outputs:
                 + (f"; {lost} rerun(s) diverged" if lost else ""))
 
     @cached_property
+    def fig3_kept(self) -> pd.DataFrame:
+        """The fig. 3 models that did not diverge (tms.core.divergence.split)."""
+        return divergence.split(self.fig3)[0]
+
+    @cached_property
     def fig3_model(self) -> tuple[pd.DataFrame, str, str | None] | None:
         """The fig. 3 models that did not diverge, their scale and why they cannot decide (the
         step cap, unless their check retrained a capped model as long: persian_rug.converge.capped)
         or None; None without any model or W."""
-        fig3 = divergence.split(self.fig3)[0]
+        fig3 = self.fig3_kept
         if not len(fig3) or self.fig3_W is None:
             return None
         r, own = fig3.iloc[0], self.runs[self.runs.source == "fig3"]
@@ -226,7 +231,7 @@ class Outputs:
         (:func:`_slowness`)."""
         keys = MODEL_KEYS + ["stopped", "steps"]
         runs = pd.concat([divergence.split(self.trained)[0][keys].assign(source="grid"),
-                          divergence.split(self.fig3)[0][keys].assign(source="fig3")])
+                          self.fig3_kept[keys].assign(source="fig3")])
         runs = runs[runs.model == "relu"]
         return runs.assign(slowness=_slowness(runs.steps, ~runs.stopped.astype(bool)))
 
@@ -235,7 +240,7 @@ class Outputs:
         """The convergence checks (:attr:`converge`) with ``slowness``: that of the model each
         retrained (:func:`_slowness`, capped where :attr:`runs` says the step cap stopped it;
         a model not found there counts as stopped by the rule)."""
-        ids = [*MODEL_KEYS[1:], "source"]
+        ids = [*(k for k in MODEL_KEYS if k != "model"), "source"]
         reran = self.converge.merge(self.runs[[*ids, "stopped"]], on=ids, how="left")
         return reran.assign(slowness=_slowness(reran.steps, reran.stopped.eq(False)))
 
@@ -255,7 +260,7 @@ class Outputs:
         ``trained_theory_lowest``: its mean loss over the theory's with each model its
         convergence check retrained at the lower of its two losses (the rerun's counts where it
         did not diverge; equal to trained_theory in a cell no check reran)."""
-        fig3 = divergence.split(self.fig3)[0]
+        fig3 = self.fig3_kept
         models = pd.concat([self.stats.assign(source="grid"), fig3[fig3.columns.intersection(
             self.stats.columns)].assign(source="fig3")], ignore_index=True)
         if not len(models):
