@@ -15,7 +15,7 @@ PLOTS_PAGE := reports/templates/plots/page.html
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: FORCE help env repro test bench profile forecast deps browser site-check verify plots-page publish snapshot exps
+.PHONY: FORCE help env repro test bench profile forecast deps browser site-check verify plots-page publish snapshot rejudge exps
 
 help:  ## this list
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -89,6 +89,12 @@ SNAPSHOT ?= $(shell $(BIN)/python -c 'from tms.pipeline.profiles import profile_
 snapshot: $(STAMP)  ## after repro and a commit: results/SNAPSHOT/, the site and what made it, to keep in git
 	@test -n "$(SNAPSHOT)" || { echo "error: no snapshot name (SNAPSHOT=…)"; exit 2; }
 	$(BIN)/python -m tms.pipeline.snapshot results/$(SNAPSHOT)
+
+# After a change of the claims code, committed: a snapshot's verdicts judged again from its own
+# data/ (for a run too costly to repeat), its README and results/README.md saying so.
+rejudge: $(STAMP)  ## after a committed change of the claims code: results/SNAPSHOT/'s verdicts judged again from its data
+	@test -n "$(SNAPSHOT)" || { echo "error: no snapshot name (SNAPSHOT=…)"; exit 2; }
+	$(BIN)/python -m tms.pipeline.rejudge results/$(SNAPSHOT)
 
 # Re-hash every output against dvc.lock (dvc status trusts sizes and times) and name any that
 # differs; exit status 1 if one does.

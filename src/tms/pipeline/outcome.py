@@ -24,6 +24,15 @@ def _rows(claims_dir: Path) -> dict[tuple[str, str], dict]:
     return out
 
 
+def changes(then: Path, now: Path) -> list[str]:
+    """'paper id: old → new' (tms.core.claim_rows.label, with the direction) for every claim of
+    both claims folders ``then`` and ``now`` whose verdict differs."""
+    before, after = _rows(then), _rows(now)
+    return [f"{paper} {cid}: {label(before[paper, cid])} → {label(row)}"
+            for (paper, cid), row in after.items()
+            if (paper, cid) in before and label(before[paper, cid]) != label(row)]
+
+
 def _lock_differs(repo: Path) -> bool:
     run = subprocess.run(["git", "diff", "--quiet", "HEAD", "--", "dvc.lock"], cwd=repo,
                          capture_output=True)
@@ -42,10 +51,7 @@ def lines(profile: str, repo: str | Path = ".", claims_dir: str = "reports/claim
     snap = repo / results / profile
     if not (snap / "claims").is_dir():
         return [*out, f"no committed snapshot of the {profile} profile to compare with"]
-    then = _rows(snap / "claims")
-    changed = [f"  {paper} {cid}: {label(then[paper, cid])} → {label(row)}"
-               for (paper, cid), row in now.items()
-               if (paper, cid) in then and label(then[paper, cid]) != label(row)]
+    changed = [f"  {c}" for c in changes(snap / "claims", repo / claims_dir)]
     rev, where = verdicts.about(snap)
     if changed:
         out += [f"{len(changed)} verdicts differ from the snapshot {results}/{profile} "

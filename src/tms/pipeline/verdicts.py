@@ -5,7 +5,8 @@ the README (the papers' central claims per snapshot, between the markers of :dat
 
 One Markdown page (GitHub draws it when the folder is opened) with, per snapshot of
 ``results/`` (tms.pipeline.snapshot: its ``claims/<paper>.json`` and ``README.md``), the
-profile, the revision and the machine, the verdict counts (empirical claims apart from the
+profile, the revision (and the one that judged its verdicts again, tms.pipeline.rejudge) and the
+machine, the verdict counts (empirical claims apart from the
 checks of the papers' mathematics, tms.core.claim_rows.BASES), and then per paper one row per
 claim: its id, what it states, its basis, and in each snapshot's column the verdict
 (an inconclusive one with its direction, tms.core.claim_rows.label), our value and the scale it
@@ -58,6 +59,15 @@ def about(folder: Path) -> tuple[str, str]:
         f"; {', '.join(stages)} on {device}" for device, stages in elsewhere.items())
 
 
+def judged_again(folder: Path) -> str | None:
+    """The revision that last judged the snapshot ``folder``'s verdicts again from its data
+    (tms.pipeline.rejudge), as its README names it (12 digits), or None."""
+    text = (folder / "README.md").read_text(encoding="utf-8") if (
+        folder / "README.md").is_file() else ""
+    found = re.search(r"judged again by git revision `([0-9a-f]{7,40})`", text)
+    return found.group(1)[:12] if found else None
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
@@ -88,7 +98,9 @@ def page(results: str | Path) -> str:
         rows = [r for paper in runs[f.name].values() for r in paper["claims"]]
         rev, where = about(f)
         counts = [", ".join(f"{n} {v}" for v, n in tally(rows, b)) for b in BASES]
-        lines.append(f"| [{f.name}]({f.name}/site/index.html) | `{rev}` | {_cell(where)} | "
+        again = judged_again(f)
+        rev = f"`{rev}`" + (f", verdicts judged again at `{again}`" if again else "")
+        lines.append(f"| [{f.name}]({f.name}/site/index.html) | {rev} | {_cell(where)} | "
                      + " | ".join(counts) + " |")
     papers = [p for p in PAPERS if any(p in r for r in runs.values())] + sorted(
         {p for r in runs.values() for p in r} - set(PAPERS))

@@ -1,0 +1,59 @@
+"""A snapshot judged again (tms.pipeline.rejudge) gets the verdicts its own data gives under the
+claims code as it stands, says so in its README and on the verdicts page, and refuses code that
+no revision names."""
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from tms.pipeline import rejudge, verdicts
+from tms.pipeline.snapshot import SnapshotError
+
+
+def _stored(folder, name):
+    return json.loads((folder / name).read_text())
+
+
+def test_a_snapshot_judged_again_gets_the_verdicts_its_data_gives(tmp_path, root):
+    kept = root / "results" / "default"
+    snap = tmp_path / "default"
+    shutil.copytree(kept, snap, ignore=shutil.ignore_patterns("site"))
+    # a stored verdict its data does not give, as an older rule might have written it
+    rows = _stored(snap, "claims/persian_rug.json")
+    row = next(r for r in rows["claims"] if r["id"] == "fig2.rug_theory")
+    row["verdict"] = "not reproduced"
+    (snap / "claims" / "persian_rug.json").write_text(json.dumps(rows))
+    changed = rejudge.rejudge(snap, root, revision="0123456789abcdef")
+    assert changed == ["persian_rug fig2.rug_theory: not reproduced → reproduced"]
+    for name in ("claims/persian_rug.json", "claims/incidental_polysemanticity.json",
+                 "claims.json", "claim_values.json"):
+        assert _stored(snap, name) == _stored(kept, name), name
+    text = (snap / "README.md").read_text()
+    assert text.count("judged again") == 1
+    assert text.index("Made by git revision") < text.index(
+        "Verdicts judged again by git revision `0123456789abcdef`") < text.index("Open `site/")
+    assert ("Changed: persian_rug fig2.rug_theory: not reproduced → reproduced." in text)
+    # judged again: the paragraph is replaced, and says nothing changed
+    assert rejudge.rejudge(snap, root, revision="fedcba9876") == []
+    text = (snap / "README.md").read_text()
+    assert text.count("judged again") == 1 and "No verdict changed." in text
+    assert verdicts.judged_again(snap) == "fedcba9876"
+    assert "| `" + verdicts.about(snap)[0] + "`, verdicts judged again at `fedcba9876` |" in (
+        verdicts.page(tmp_path))
+
+
+def test_judging_again_refuses_code_that_differs_from_its_commit(tmp_path):
+    git = lambda *a: subprocess.run(["git", *a], cwd=tmp_path, check=True,  # noqa: E731
+                                    capture_output=True)
+    git("init", "-q")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "rule.py").write_text("TOL = 0.02\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "rule")
+    head = git("rev-parse", "HEAD").stdout.decode().strip()
+    assert rejudge.code_revision(tmp_path) == head
+    (tmp_path / "src" / "rule.py").write_text("TOL = 0.05\n")
+    with pytest.raises(SnapshotError, match="src/rule.py"):
+        rejudge.code_revision(tmp_path)
