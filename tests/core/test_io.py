@@ -1,5 +1,7 @@
 """Artefacts written atomically and byte-stable: tables, arrays, JSON and figures."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -14,6 +16,17 @@ def test_saved_figures_are_byte_stable(tmp_path):
     for x, y in zip(a, b):
         assert x.read_bytes() == y.read_bytes()
     assert b"Date" not in a[1].read_bytes().split(b"</metadata>")[0].split(b"<metadata>")[-1]
+
+
+def test_figures_draw_only_with_matplotlibs_own_fonts():
+    from matplotlib import font_manager
+
+    fonts = {Path(f.fname).parent for f in font_manager.fontManager.ttflist}
+    assert fonts == {savefig.FONTS}            # no system font, whatever the font cache held
+    for family in ("DejaVu Sans", "STIXGeneral", "cmr10"):     # the text, its glyph fallback
+        found = font_manager.findfont(font_manager.FontProperties(family=family),
+                                      fallback_to_default=False)
+        assert Path(found).parent == savefig.FONTS, (family, found)
 
 
 def test_atomic_write_leaves_old_target_on_failure(tmp_path):
