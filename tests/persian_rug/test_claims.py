@@ -144,21 +144,21 @@ def _below(i, p, n_s):
 
 
 def test_ladder_reach_carries_each_cells_line_to_the_paper_n_s():
-    # power laws c·n_s^a per cell: on the log scale the line reaches c·8192^a exactly
+    # per cell a + b·ln(n_s/128): at 8192 its line reaches a + b·ln 64
     idx = pd.MultiIndex.from_product([(128, 256, 512, 1024), (0.1, 0.2), (0.05,)],
                                      names=evidence.CELL_KEYS)
-    n_s = idx.get_level_values("n_s").to_numpy(float)
-    power = pd.Series(np.where(idx.get_level_values("ratio_target") == 0.1, 3.0, 5.0)
-                      * n_s ** -0.5, index=idx)
-    reach, lo, hi, k = evidence.ladder_reach(power, evidence.PAPER_N_S)
-    # the median of two cells, taken on the log scale: their geometric mean
-    assert k == 2 and reach == pytest.approx(15 ** 0.5 * 8192 ** -0.5)
-    assert (lo, hi) == pytest.approx((3.0 * 8192 ** -0.5, 5.0 * 8192 ** -0.5))
-    # linear in log n_s: 0.2 − 0.01·ln(n_s/128) reaches 0.2 − 0.01·ln 64 at 8192
-    line = pd.Series(0.2 - 0.01 * np.log(n_s / 128), index=idx)
-    assert evidence.ladder_reach(line, 8192, log=False)[0] == pytest.approx(
-        0.2 - 0.01 * np.log(64))
-    assert evidence.ladder_slope(line, log=False)[0] == pytest.approx(-0.01)
+    x = np.log(idx.get_level_values("n_s").to_numpy(float) / 128)
+    first = idx.get_level_values("ratio_target") == 0.1
+    lines = pd.Series(np.where(first, 0.2 - 0.01 * x, 0.1 + 0.02 * x), index=idx)
+    at = [0.2 - 0.01 * np.log(64), 0.1 + 0.02 * np.log(64)]
+    reach, lo, hi, k = evidence.ladder_reach(lines, evidence.PAPER_N_S)
+    assert k == 2 and reach == pytest.approx(np.mean(at))         # the median of two cells
+    assert (lo, hi) == pytest.approx((min(at), max(at)))
+    assert evidence.ladder_slope(lines.where(first).dropna(), log=False)[0] == pytest.approx(-0.01)
+    # floored per cell, before the median: a line below the floor counts at it
+    falls = pd.Series(np.where(first, 0.2 - 0.1 * x, 0.1 + 0.02 * x), index=idx)
+    assert evidence.ladder_reach(falls, 8192, floor=0.0)[0] == pytest.approx(at[1] / 2)
+    assert np.isnan(evidence.ladder_reach(lines.xs(128, level="n_s", drop_level=False), 8192)[0])
 
 
 def _gap(i, by_n_s):
@@ -189,8 +189,22 @@ def test_the_trend_is_judged_on_the_gap_its_line_leaves_at_the_paper_n_s():
         for p, r in zip(t.p, t.ratio)])
     row = _rows(split)["fig2.trained_trend"]
     assert row["verdict"] == "inconclusive at this scale", row["ours"]
+    assert row["direction"] == "fails"                 # the median of 3 cells at 5%, 3 at 0%
     assert row["inconclusive"].startswith("the 95% interval [0.000, 0.050] of the gap at n_s "
                                           "8192 contains 0.02"), row["inconclusive"]
+
+
+def test_a_trend_needs_cells_converged_at_the_largest_n_s_and_a_smaller_one():
+    base = _inputs()
+    # no cell converged at n_s 1024 (their checks still fall): none has two n_s
+    alone = _set(base, "converge", drop=lambda t: t["drop"].where(t.n_s != 1024, 0.05))
+    rows = _rows(alone)
+    row = rows["fig2.trained_trend"]
+    assert row["verdict"] == "not computed"
+    assert "at its largest n_s (2048) and at a smaller" in row["ours"], row["ours"]
+    for cid in ("sym.diag_var", "sym.bias_var", "sym.dvar_nu", "sym.lyapunov"):   # no ladder
+        assert rows[cid]["ours"] == "not computed: the converged cells are at one n_s: no ladder"
+    assert rows["fig2.trained_theory"]["verdict"] == "reproduced"     # a level needs no ladder
 
 
 def test_the_bound_fails_only_for_a_cell_below_it_inside_the_theorys_regime():

@@ -66,4 +66,12 @@ def test_a_changed_verdict_is_named_and_another_cpu_explains_a_new_lock(tmp_path
     said = outcome.lines("default", tmp_path)
     assert said[2:] == ["1 verdicts differ from the snapshot results/default (revision "
                         "bbbbbbbbbbbb):", "  p a.one: reproduced → not reproduced"]
+    # a claim the snapshot lacks, or that the run lacks, is named too
+    (tmp_path / "reports/claims/p.json").unlink()
+    (tmp_path / "reports/claims").rmdir()
+    _claims(tmp_path / "reports/claims", {"a.one": ("reproduced", "empirical"),
+                                          "a.two": ("inconclusive at this scale", "empirical"),
+                                          "a.four": ("erratum", "mathematics")})
+    assert outcome.changes(snap / "claims", tmp_path / "reports/claims") == [
+        "p a.four: — → erratum", "p a.three: sanity check → —"]
     assert snap.is_dir()

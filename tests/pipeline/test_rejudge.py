@@ -44,16 +44,31 @@ def test_a_snapshot_judged_again_gets_the_verdicts_its_data_gives(tmp_path, root
         verdicts.page(tmp_path))
 
 
-def test_judging_again_refuses_code_that_differs_from_its_commit(tmp_path):
-    git = lambda *a: subprocess.run(["git", *a], cwd=tmp_path, check=True,  # noqa: E731
+def test_judging_again_refuses_code_that_no_revision_names(tmp_path, root):
+    rejudge.own_package(root)
+    repo = tmp_path / "repo"
+    (repo / "src").mkdir(parents=True)
+    git = lambda *a: subprocess.run(["git", *a], cwd=repo, check=True,  # noqa: E731
                                     capture_output=True)
     git("init", "-q")
-    (tmp_path / "src").mkdir()
-    (tmp_path / "src" / "rule.py").write_text("TOL = 0.02\n")
+    (repo / "src" / "rule.py").write_text("TOL = 0.02\n")
     git("add", ".")
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "rule")
     head = git("rev-parse", "HEAD").stdout.decode().strip()
-    assert rejudge.code_revision(tmp_path) == head
-    (tmp_path / "src" / "rule.py").write_text("TOL = 0.05\n")
+    assert rejudge.code_revision(repo) == head
+    (repo / "src" / "rule.py").write_text("TOL = 0.05\n")
     with pytest.raises(SnapshotError, match="src/rule.py"):
+        rejudge.code_revision(repo)
+    with pytest.raises(SnapshotError, match="not a git checkout"):
         rejudge.code_revision(tmp_path)
+    # the claims code that runs must be that checkout's own package
+    with pytest.raises(SnapshotError, match="the tms package imported is"):
+        rejudge.own_package(repo)
+
+
+def test_judging_again_writes_nothing_for_a_folder_that_is_not_a_snapshot(tmp_path, root):
+    snap = tmp_path / "half"
+    shutil.copytree(root / "results" / "default" / "claims", snap / "claims")
+    with pytest.raises(FileNotFoundError, match="README.md is missing"):
+        rejudge.rejudge(snap, root, revision="0123456789abcdef")
+    assert sorted(p.name for p in snap.iterdir()) == ["claims"]

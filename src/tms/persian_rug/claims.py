@@ -170,33 +170,39 @@ def _trained_theory(claim: Claim, o: Outputs) -> dict:
               "claim's tolerance by the paper's n_s 8192 (p·n_s ≥ 20)", "fig. 2, sec. 4",
               "approach with n_s", PAPER_GRID, "fig2", _VS)
 def _trained_trend(claim: Claim, o: Outputs) -> dict:
-    """The gap |trained/theory − 1| of the converged in-regime cells of the ladder: per cell,
-    its straight line in log(n_s) (evidence.ladder_slope) carried to the paper's
-    evidence.PAPER_N_S (evidence.ladder_reach, an extrapolation below it); reproduced when the
-    bootstrap 95% interval of the median gap there lies below CENTRAL_TOL (the gap closes by the
-    paper's scale), not reproduced when it lies at or above it (at no rate the ladder allows
-    does it close by then), inconclusive across it or below evidence.DECISIVE_N_S. A cell whose
-    line crosses 0 before the paper's n_s counts as a gap of 0 there."""
+    """The gap |trained/theory − 1| of the in-regime cells of the ladder converged at its largest
+    n_s and at a smaller one: per cell, its straight line in log(n_s) (evidence.ladder_slope)
+    carried to the paper's evidence.PAPER_N_S (evidence.ladder_reach: an extrapolation below it;
+    a line that crosses 0 first counts as 0). Reproduced when the bootstrap 95% interval (over
+    cells) of the median gap there lies below CENTRAL_TOL (on those lines the gap closes by the
+    paper's scale), not reproduced when it lies at or above it, inconclusive across it or below
+    evidence.DECISIVE_N_S; not computed without such a cell."""
     if isinstance(reg := _in_regime(claim, o), dict):
         return reg
     grid = reg[reg.ratio_target.isin(o.stats.ratio_target)]          # the ladder's cells
     gap = (grid.set_index(["n_s", "ratio_target", "p"]).trained_theory - 1).abs()
-    slope, lo, hi, k = ladder_slope(gap, log=False)
-    # a line that crosses 0 has closed the gap (clipping commutes with the median's quantiles)
-    reach, rlo, rhi = (max(v, 0.0) for v in ladder_reach(gap, PAPER_N_S, log=False)[:3])
     dev = gap.groupby("n_s").median()
+    top = int(dev.index.max()) if len(dev) else 0
+    if top:
+        gap = gap[gap.index.droplevel("n_s").isin(gap.xs(top, level="n_s").index)]
+    slope, lo, hi, k = ladder_slope(gap, log=False)
+    if not k:
+        return claim.not_computed("no in-regime cell of the ladder converged at its largest n_s"
+                                  + (f" ({top})" if top else "") + " and at a smaller one",
+                                  o.grid_scale)
+    reach, rlo, rhi, _ = ladder_reach(gap, PAPER_N_S, floor=0.0)
     closes = side(rlo, rhi, CENTRAL_TOL)
     return claim.row(
         reach < CENTRAL_TOL if closes is None else closes, "median |trained/theory − 1| "
-        + ", ".join(f"{v:.3f} (n_s {n})" for n, v in dev.items()) + f"; per cell, the change of "
-        f"|trained/theory − 1| per e-fold of n_s: median {slope:+.3f} [{lo:+.3f}, {hi:+.3f}] "
-        f"over {k} cells converged at two n_s or more; each cell's line carried to n_s "
-        f"{PAPER_N_S}: median gap {reach:.3f} [{rlo:.3f}, {rhi:.3f}]", "the bootstrap 95% "
-        f"interval of the median gap at n_s {PAPER_N_S}, each cell on its straight line in "
-        f"log n_s, below {CENTRAL_TOL:g} (the central claim's tolerance): the gap closes by the "
-        f"paper's scale; at or above it: at no rate the ladder allows does it (an interval "
-        f"across it cannot tell); a gap of {1.5 * CENTRAL_TOL:g} there breaks it",
-        o.grid_scale + (f"; carried to n_s {PAPER_N_S}" if dev.index.max() < PAPER_N_S else ""),
+        + ", ".join(f"{v:.3f} (n_s {n})" for n, v in dev.items()) + f"; per cell converged at "
+        f"n_s {top} and a smaller n_s ({k}), the change of |trained/theory − 1| per e-fold of "
+        f"n_s: median {slope:+.3f} [{lo:+.3f}, {hi:+.3f}]; each cell's straight line carried to "
+        f"n_s {PAPER_N_S}: median gap {reach:.3f} [{rlo:.3f}, {rhi:.3f}]", "the bootstrap 95% "
+        f"interval (over cells) of the median gap at n_s {PAPER_N_S}, each cell's straight line "
+        f"in log n_s extended there, below {CENTRAL_TOL:g} (the central claim's tolerance): on "
+        f"those lines the gap closes by the paper's scale; at or above it: it does not (an "
+        f"interval across it cannot tell); a gap of {1.5 * CENTRAL_TOL:g} there breaks it",
+        o.grid_scale + (f"; carried to n_s {PAPER_N_S}" if top < PAPER_N_S else ""),
         value=reach, uncertainty=(rhi - rlo) / 2,
         inconclusive=o.too_small(dev.index) or (
             f"the 95% interval [{rlo:.3f}, {rhi:.3f}] of the gap at n_s {PAPER_N_S} contains "

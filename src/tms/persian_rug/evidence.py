@@ -338,7 +338,7 @@ def falling(cells: pd.Series) -> tuple[pd.Series, float, int, float]:
     medians from the smallest to the largest n_s (NaN with fewer than two n_s or a non-positive
     median)."""
     medians = cells.groupby("n_s").median()
-    if not len(cells):
+    if len(medians) < 2:                                  # no cell, or one n_s: nothing falls
         return medians, float("nan"), 0, float("nan")
     by_n_s = cells.unstack("n_s")
     first, last = by_n_s.columns.min(), by_n_s.columns.max()
@@ -381,18 +381,19 @@ def ladder_slope(cells: pd.Series, log: bool = True) -> tuple[float, float, floa
     return (*median_interval(slopes), len(slopes))
 
 
-def ladder_reach(cells: pd.Series, n_s: int, log: bool = True) -> tuple[float, float, float, int]:
+def ladder_reach(cells: pd.Series, n_s: int, floor: float = -np.inf
+                 ) -> tuple[float, float, float, int]:
     """Where one statistic's trend along an n_s ladder reaches at ``n_s`` (beyond the ladder: an
-    extrapolation, each cell on its straight line). Per cell of :func:`ladder_slope`, its line
-    evaluated at log(n_s) (exp of it, where ``log``); returns the median over those cells, its
+    extrapolation, each cell on its straight line). Per cell of :func:`ladder_slope` (with
+    ``log`` False: the value on log(n_s)), its line evaluated at log(n_s), raised to ``floor``
+    where below it (a gap that cannot go below 0); returns the median over those cells, its
     bootstrap 95% interval (:func:`median_interval`) and the number of cells, in the units of
     ``cells``. NaN without such a cell."""
     at = np.log(float(n_s))
-    reach = [y + slope * (at - x) for slope, x, y in _lines(cells, log)]
+    reach = [max(y + slope * (at - x), floor) for slope, x, y in _lines(cells, log=False)]
     if not reach:
         return float("nan"), float("nan"), float("nan"), 0
-    out = median_interval(reach)
-    return (*map(float, np.exp(out) if log else out), len(reach))
+    return (*median_interval(reach), len(reach))
 
 
 def median_interval(values: Sequence[float]) -> tuple[float, float, float]:

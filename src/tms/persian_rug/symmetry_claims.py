@@ -104,6 +104,18 @@ def _decided(falls: bool | None, faster: bool | None) -> bool | None:
     return True if falls and faster else False if falls is False or faster is False else None
 
 
+def _not_judged(claim: Claim, o: Outputs, ladder: bool = True) -> dict | None:
+    """The row of a claim on the converged cells that they cannot judge (every model diverged,
+    none converged, or, for a trend along the n_s ``ladder``, all at one n_s), or None."""
+    if not len(o.stats):
+        return claim.not_computed(DIVERGED)
+    if not len(o.means[0]):
+        return claim.not_computed(UNCONVERGED, o.grid_scale)
+    if ladder and o.means[0].index.get_level_values("n_s").nunique() < 2:
+        return claim.not_computed("the converged cells are at one n_s: no ladder", o.grid_scale)
+    return None
+
+
 def _falls(claim: Claim, o: Outputs, col: str) -> dict:
     """The row of the statistic ``col`` of figs. 4–6 on the converged cells: the median over
     cells of each cell's log-log slope along the n_s ladder, with its bootstrap 95% interval
@@ -115,10 +127,8 @@ def _falls(claim: Claim, o: Outputs, col: str) -> dict:
     same tests run on the cells scaled as if every model moved as its (n_s, p)'s check's model
     did when trained longer (:func:`_trained_longer`), and a verdict that differs there reads
     inconclusive: it may turn with where training stops."""
-    if not len(o.stats):
-        return claim.not_computed(DIVERGED)
-    if not len(o.means[0]):
-        return claim.not_computed(UNCONVERGED, o.grid_scale)
+    if (row := _not_judged(claim, o)) is not None:
+        return row
     words, (slope, lo, hi, _), random_slope = _ladder(o, col)
     falls, faster = side(lo, hi, 0.0), side(lo, hi, random_slope)
     ok = bool(falls and faster)
@@ -230,10 +240,8 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
     level the rule's stop reaches is where training goes, the convergence checks at the largest
     n_s say: a p whose check's model, trained longer, leaves the bound (:func:`_longer`), judged
     there or not, blocks reproduced and points the row away (direction fails)."""
-    if not len(o.stats):
-        return claim.not_computed(DIVERGED)
-    if not len(o.means[0]):
-        return claim.not_computed(UNCONVERGED, o.grid_scale)
+    if (row := _not_judged(claim, o)) is not None:
+        return row
     excess = (o.means[0].lyapunov / o.means[1].lyapunov).dropna()
     if not len(excess):
         return claim.not_computed("no untrained weights of the converged cells", o.grid_scale)
@@ -304,10 +312,8 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
               "identical variances", "fig. 6", "Var(ν_i) equal across rows", "n_s 8192", "fig6",
               TRAINED)
 def _identical_variances(claim: Claim, o: Outputs) -> dict:
-    if not len(o.stats):
-        return claim.not_computed(DIVERGED)
-    if not len(o.means[0]):
-        return claim.not_computed(UNCONVERGED, o.grid_scale)
+    if (row := _not_judged(claim, o, ladder=False)) is not None:
+        return row
     n_s = o.means[0].index.get_level_values("n_s")
     top = o.means[0].xs(n_s.max(), level="n_s")
     spread = np.sqrt(top.dvar_nu) / top.mean_var_nu

@@ -25,12 +25,14 @@ def _rows(claims_dir: Path) -> dict[tuple[str, str], dict]:
 
 
 def changes(then: Path, now: Path) -> list[str]:
-    """'paper id: old → new' (tms.core.claim_rows.label, with the direction) for every claim of
-    both claims folders ``then`` and ``now`` whose verdict differs."""
+    """'paper id: old → new' (tms.core.claim_rows.label, with the direction) for every claim
+    whose verdict differs between the claims folders ``then`` and ``now``; a claim that only one
+    of them holds reads '—' in the other."""
     before, after = _rows(then), _rows(now)
-    return [f"{paper} {cid}: {label(before[paper, cid])} → {label(row)}"
-            for (paper, cid), row in after.items()
-            if (paper, cid) in before and label(before[paper, cid]) != label(row)]
+    says = lambda rows, key: label(rows[key]) if key in rows else "—"  # noqa: E731
+    return [f"{paper} {cid}: {says(before, (paper, cid))} → {says(after, (paper, cid))}"
+            for paper, cid in dict.fromkeys([*after, *before])
+            if says(before, (paper, cid)) != says(after, (paper, cid))]
 
 
 def _lock_differs(repo: Path) -> bool:

@@ -27,6 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+import tms
 from tms.core import io
 from tms.pipeline import verdicts
 from tms.pipeline.outcome import changes
@@ -41,17 +42,29 @@ NOTE = re.compile(r"^Verdicts judged again by git revision .*?\n\n", re.M | re.S
 MADE = re.compile(r"^Made by git revision .*?\n\n", re.M | re.S)
 
 
+def own_package(repo: str | Path = ".") -> None:
+    """Raise SnapshotError unless the ``tms`` package imported is ``repo``'s (under its src/):
+    the claims stages of ``repo`` run with it."""
+    src = Path(repo).resolve() / "src"
+    if not Path(tms.__file__).resolve().is_relative_to(src):
+        raise SnapshotError(f"the tms package imported is {Path(tms.__file__).parent}, not "
+                            f"{src}'s: run it from that checkout's environment")
+
+
 def code_revision(repo: str | Path = ".") -> str:
-    """HEAD of ``repo`` when its source and stages are as committed (the revision then names the
-    code that judges). Raises SnapshotError naming the files that differ."""
-    repo = Path(repo)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--", "src", "stages"], cwd=repo,
-                           capture_output=True, text=True).stdout.strip()
-    if dirty:
+    """HEAD of ``repo`` when its source and stages are as committed: the revision then names the
+    code that judges. Raises SnapshotError when they are not, or ``repo`` has no commit."""
+    repo = Path(repo).resolve()
+    git = lambda *args: subprocess.run(["git", *args], cwd=repo, capture_output=True,  # noqa: E731
+                                       text=True)
+    dirty, head = git("status", "--porcelain", "--", "src", "stages"), git("rev-parse", "HEAD")
+    if dirty.returncode or head.returncode:
+        raise SnapshotError(f"{repo} is not a git checkout with a commit: "
+                            + (dirty.stderr + head.stderr).strip())
+    if dirty.stdout.strip():
         raise SnapshotError("the claims code differs from the commit, so no revision names it; "
-                            f"commit it first:\n{dirty}")
-    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
-                          text=True).stdout.strip()
+                            f"commit it first:\n{dirty.stdout.strip()}")
+    return head.stdout.strip()
 
 
 def _stage(path: Path):
@@ -89,10 +102,15 @@ def rejudge(folder: str | Path, repo: str | Path = ".", revision: str | None = N
     its claims files and its README's judging paragraph (:func:`note`, after the paragraph that
     names the run's revision, replacing an earlier one); returns the verdicts that changed
     (tms.pipeline.outcome.changes). revision: the revision to name (None: :func:`code_revision`,
-    which raises SnapshotError when the code is not committed). Raises FileNotFoundError for a
-    folder without claims/ or README.md."""
+    which raises SnapshotError when the code is not committed). Raises FileNotFoundError, before
+    anything is written, for a folder without claims/, README.md, params.yaml or data/."""
     folder, repo = Path(folder), Path(repo)
-    revision = code_revision(repo) if revision is None else revision
+    for need in (folder / "claims", folder / "README.md", folder / PARAMS_FILE, folder / "data"):
+        if not need.exists():
+            raise FileNotFoundError(f"{need} is missing: {folder} is not a results snapshot")
+    if revision is None:
+        own_package(repo)
+        revision = code_revision(repo)
     with io.atomic_path(folder / "claims", directory=True) as tmp:
         judge(folder, repo, tmp)
         changed = changes(folder / "claims", tmp)
