@@ -35,13 +35,26 @@ def test_a_snapshot_judged_again_gets_the_verdicts_its_data_gives(tmp_path, root
     assert text.index("Made by git revision") < text.index(
         "Verdicts judged again by git revision `0123456789abcdef`") < text.index("Open `site/")
     assert ("Changed: persian_rug fig2.rug_theory: not reproduced → reproduced." in text)
-    # judged again: the paragraph is replaced, and says nothing changed
-    assert rejudge.rejudge(snap, root, revision="fedcba9876") == []
+    # judged again: the paragraph is replaced, still listing what differs from the run's site
+    assert rejudge.rejudge(snap, root, revision="fedcba9876") == changed
     text = (snap / "README.md").read_text()
-    assert text.count("judged again") == 1 and "No verdict changed." in text
+    assert text.count("judged again") == 1 and f"Changed: {changed[0]}." in text
     assert verdicts.judged_again(snap) == "fedcba9876"
     assert "| `" + verdicts.about(snap)[0] + "`, verdicts judged again at `fedcba9876` |" in (
         verdicts.page(tmp_path))
+
+
+def test_a_judging_lists_what_differs_from_the_runs_own_verdicts():
+    earlier = ("Verdicts judged again by git revision `abcdef1` from … made it. Changed: p a: "
+               "reproduced → not reproduced; p b: inconclusive (fails at this scale) → "
+               "erratum.\n\n")
+    assert rejudge.since_run(earlier, ["p a: not reproduced → reproduced",
+                                       "p c: caveat → finding"]) == [
+        "p b: inconclusive (fails at this scale) → erratum", "p c: caveat → finding"]
+    assert rejudge.since_run("", ["p a: x → y"]) == ["p a: x → y"]
+    assert rejudge.since_run(earlier, []) == ["p a: reproduced → not reproduced",
+                                              "p b: inconclusive (fails at this scale) → erratum"]
+    assert "No verdict changed from the run's." in rejudge.note("abcdef1", [])
 
 
 def test_judging_again_refuses_code_that_no_revision_names(tmp_path, root):

@@ -89,19 +89,41 @@ def judge(folder: Path, repo: Path, out: Path) -> None:
 
 
 def note(revision: str, changed: list[str]) -> str:
-    """The README paragraph of a judging by ``revision`` that changed the verdicts ``changed``."""
+    """The README paragraph of a judging by ``revision`` whose verdicts differ from the run's
+    (its site's) as ``changed`` lists."""
     return (f"Verdicts judged again by git revision `{revision}` from this folder's `data/` and "
             "`params.yaml` (`make rejudge`): `claims/`, `claims.json` and `claim_values.json` "
             "are its verdicts; `site/` is the run's, with the verdicts of the revision that "
             "made it. " + ("Changed: " + "; ".join(changed) + "." if changed
-                           else "No verdict changed.") + "\n\n")
+                           else "No verdict changed from the run's.") + "\n\n")
+
+
+def _split(change: str) -> tuple[str, str, str]:
+    """('paper id', old, new) of one change as tms.pipeline.outcome.changes words it."""
+    claim, _, verdicts_ = change.partition(": ")
+    old, _, new = verdicts_.partition(" → ")
+    return claim, old, new
+
+
+def since_run(earlier: str, changed: list[str]) -> list[str]:
+    """The changes from the run's own verdicts to the new ones: those of this judging
+    (``changed``) composed with those an earlier judging's README paragraph (``earlier``, its
+    text; '' for none) lists from the run's; a claim back at the run's verdict drops out."""
+    listed = re.search(r"Changed: (.*)\.\n", earlier)
+    before = [_split(c) for c in listed.group(1).split("; ")] if listed else []
+    run = {claim: old for claim, old, _ in before}
+    new = {claim: verdict for claim, _, verdict in before}
+    for claim, old, verdict in map(_split, changed):
+        run.setdefault(claim, old)
+        new[claim] = verdict
+    return [f"{claim}: {run[claim]} → {new[claim]}" for claim in run if run[claim] != new[claim]]
 
 
 def rejudge(folder: str | Path, repo: str | Path = ".", revision: str | None = None) -> list[str]:
     """Judge the snapshot ``folder`` again with ``repo``'s claims code (:func:`judge`), replace
     its claims files and its README's judging paragraph (:func:`note`, after the paragraph that
-    names the run's revision, replacing an earlier one); returns the verdicts that changed
-    (tms.pipeline.outcome.changes). revision: the revision to name (None: :func:`code_revision`,
+    names the run's revision, replacing an earlier one); returns the verdicts that differ from
+    the run's own (:func:`since_run`). revision: the revision to name (None: :func:`code_revision`,
     which raises SnapshotError when the code is not committed). Raises FileNotFoundError, before
     anything is written, for a folder without claims/, README.md, params.yaml or data/."""
     folder, repo = Path(folder), Path(repo)
@@ -118,7 +140,9 @@ def rejudge(folder: str | Path, repo: str | Path = ".", revision: str | None = N
     io.write_json(site.metrics(after), folder / "claims.json")
     io.write_json(site.claim_values(after), folder / "claim_values.json")
     readme = folder / "README.md"
-    text = NOTE.sub("", readme.read_text(encoding="utf-8"))
+    text = readme.read_text(encoding="utf-8")
+    changed = since_run(earlier.group(0) if (earlier := NOTE.search(text)) else "", changed)
+    text = NOTE.sub("", text)
     made = MADE.search(text)
     at = made.end() if made else len(text)
     with io.atomic_path(readme) as tmp:
