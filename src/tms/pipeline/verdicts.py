@@ -45,11 +45,16 @@ def _claims(folder: Path) -> dict[str, dict]:
         f.read_text(encoding="utf-8")) for f in sorted((folder / "claims").glob("*.json"))}
 
 
+def _readme(folder: Path) -> str:
+    """The text of the snapshot ``folder``'s README ('' without one)."""
+    path = folder / "README.md"
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
 def about(folder: Path) -> tuple[str, str]:
     """(revision, machine) as the snapshot's README states them ('?' where it does not); the
     machine followed by the stages its stage table says ran on a GPU, and which."""
-    text = (folder / "README.md").read_text(encoding="utf-8") if (
-        folder / "README.md").is_file() else ""
+    text = _readme(folder)
     rev = re.search(r"git revision `([0-9a-f]{7,40})`", text)
     where = re.search(r"`dvc\.lock` of this folder, on (.+?)\.\n", text)
     elsewhere: dict[str, list[str]] = {}
@@ -62,9 +67,7 @@ def about(folder: Path) -> tuple[str, str]:
 def judged_again(folder: Path) -> str | None:
     """The revision that last judged the snapshot ``folder``'s verdicts again from its data
     (tms.pipeline.rejudge), as its README names it (12 digits), or None."""
-    text = (folder / "README.md").read_text(encoding="utf-8") if (
-        folder / "README.md").is_file() else ""
-    found = re.search(r"judged again by git revision `([0-9a-f]{7,40})`", text)
+    found = re.search(r"judged again by git revision `([0-9a-f]{7,40})`", _readme(folder))
     return found.group(1)[:12] if found else None
 
 
