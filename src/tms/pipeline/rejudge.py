@@ -38,7 +38,7 @@ from tms.reporting import site
 #: The claims stages, one per paper, relative to the repository root.
 CLAIMS_STAGES = "stages/*/*_claims.py"
 #: The README paragraph a judging writes (replaced by the next one), and the one it follows.
-NOTE = re.compile(r"^Verdicts judged again by git revision .*?\n\n", re.M | re.S)
+NOTE = re.compile(rf"^{verdicts.JUDGED_AGAIN} .*?\n\n", re.M | re.S)
 MADE = re.compile(r"^Made by git revision .*?\n\n", re.M | re.S)
 
 
@@ -91,7 +91,7 @@ def judge(folder: Path, repo: Path, out: Path) -> None:
 def note(revision: str, changed: list[str]) -> str:
     """The README paragraph of a judging by ``revision`` whose verdicts differ from the run's
     (its site's) as ``changed`` lists."""
-    return (f"Verdicts judged again by git revision `{revision}` from this folder's `data/` and "
+    return (f"{verdicts.JUDGED_AGAIN} `{revision}` from this folder's `data/` and "
             "`params.yaml` (`make rejudge`): `claims/`, `claims.json` and `claim_values.json` "
             "are its verdicts; `site/` is the run's, with the verdicts of the revision that "
             "made it. " + ("Changed: " + "; ".join(changed) + "." if changed

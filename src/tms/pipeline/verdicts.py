@@ -64,10 +64,15 @@ def about(folder: Path) -> tuple[str, str]:
         f"; {', '.join(stages)} on {device}" for device, stages in elsewhere.items())
 
 
+#: How a snapshot's README begins the paragraph of a judging of its verdicts again from its data
+#: (tms.pipeline.rejudge.note), followed by the judging revision in backquotes.
+JUDGED_AGAIN = "Verdicts judged again by git revision"
+
+
 def judged_again(folder: Path) -> str | None:
     """The revision that last judged the snapshot ``folder``'s verdicts again from its data
     (tms.pipeline.rejudge), as its README names it (12 digits), or None."""
-    found = re.search(r"judged again by git revision `([0-9a-f]{7,40})`", _readme(folder))
+    found = re.search(JUDGED_AGAIN + r" `([0-9a-f]{7,40})`", _readme(folder))
     return found.group(1)[:12] if found else None
 
 
