@@ -269,3 +269,16 @@ def test_fig3_constant_is_judged_as_fairly_accurate_and_collisions_as_most_likel
     assert row({**i, "collisions": col}, "fig3.from_collisions")["verdict"] == "reproduced"
     col["poly_from_init"] = np.floor(0.4 * col.polysemantic)
     assert row({**i, "collisions": col}, "fig3.from_collisions")["verdict"] == "not reproduced"
+
+
+def test_fig3_rows_show_the_constant_per_m_and_the_exponent_without_m_equal_n():
+    # n 32: two models at m 32 (c = 16·32/(2·32²) = 0.25), two at m 64 (6·64/(2·32²) = 0.1875),
+    # one at m 128 (128/32² = 0.125)
+    col = pd.DataFrame({"n": 32, "m": [32, 32, 64, 64, 128], "polysemantic": [9, 7, 4, 2, 1],
+                        "benign_pairs_init": 4, "poly_from_init": 0})
+    rows = _rows(**{**_inputs(), "collisions": col})
+    ours = rows["fig3.polysemantic"]["ours"]
+    assert "0.250 [" in ours and "(m 32)" in ours and "0.188 [" in ours, ours
+    assert ours.endswith("0.125 (m 128)"), ours        # one model: no interval
+    # m 64 and 128 alone: the Poisson fit passes through their means 3 and 1, β = log2(1/3)
+    assert f"without m ≤ n (32): β = {np.log2(1 / 3):.2f}" in rows["fig3.m_exponent"]["ours"]

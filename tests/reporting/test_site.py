@@ -58,9 +58,12 @@ def test_a_claim_is_empirical_only_when_a_training_stage_feeds_it():
                               ("a.bound", ("train",), "sanity check"),
                               ("a.found", ("train",), "finding")):
         claims.claim(cid, "c", "s", "v", "—", None, stages, kind)(lambda c, o: None)
+    # a caveat of a theorem that trained models show: mathematics, said so
+    claims.claim("a.corollary", "c", "s", "v", "—", None, ("train",), "caveat",
+                 claim_rows.MATHEMATICS)(lambda c, o: None)
     assert {cid: claims[cid].basis for cid in claims} == {
         "a.trained": "empirical", "a.theory": "mathematics", "a.bound": "mathematics",
-        "a.found": "empirical"}
+        "a.found": "empirical", "a.corollary": "mathematics"}
     assert CLAIM.row(True, "x", "t", "s")["basis"] == "empirical"
     with pytest.raises(ValueError, match="basis"):
         claim_rows.Claim("a.b", "c", "s", "v", "—", None, (), "sanity check", "empirical")

@@ -168,12 +168,16 @@ class Claims(Mapping):
         self._checks: dict[str, Check] = {}
 
     def claim(self, id: str, statement: str, source: str, paper_value: str, paper_scale: str,
-              figure: str | None, stages: Sequence[str], kind: str = "reproduction"
-              ) -> Callable[[Check], Check]:
+              figure: str | None, stages: Sequence[str], kind: str = "reproduction",
+              basis: str | None = None) -> Callable[[Check], Check]:
         """Declare a claim (fields as :class:`Claim`) and register the decorated function as its
-        check. Raises ValueError on an id declared twice, a malformed id or an unknown kind."""
-        basis = (EMPIRICAL if kind != SANITY and self.empirical.intersection(stages)
-                 else MATHEMATICS)
+        check. basis: None for the rule above (empirical when it reads a training stage and is
+        not a sanity check); MATHEMATICS for a statement of the paper's mathematics that trained
+        models are the evidence of. Raises ValueError on an id declared twice, a malformed id,
+        an unknown kind or basis."""
+        if basis is None:
+            basis = (EMPIRICAL if kind != SANITY and self.empirical.intersection(stages)
+                     else MATHEMATICS)
         declared = Claim(id, statement, source, paper_value, paper_scale, figure, tuple(stages),
                          kind, basis, id in self.central)
         if id in self._claims:

@@ -176,10 +176,36 @@ def _polysemantic(claim: Claim, o: Outputs) -> dict:
     if half > tol:
         why.append(f"the {cfg.level:.0%} interval (±{half:.3f}) is wider than the tolerance")
     return claim.row(abs(c - 0.25) <= tol, f"c = {c:.3f}, {cfg.level:.0%} interval "
-                     f"[{fit['lo']:.3f}, {fit['hi']:.3f}]", f"|c − 1/4| ≤ {tol:g} ({C_TOL:.0%}): "
+                     f"[{fit['lo']:.3f}, {fit['hi']:.3f}] (one c over every m, each model "
+                     f"weighted by its n²/m); per m: {_per_m(o)}",
+                     f"|c − 1/4| ≤ {tol:g} ({C_TOL:.0%}): "
                      f"'fairly accurate'; c = {0.25 * (1 + 1.2 * C_TOL):.3f} breaks it",
                      o.scales["fig3"], value=c, uncertainty=half,
                      inconclusive="; ".join(why) or None)
+
+
+def _per_m(o: Outputs) -> str:
+    """c of each m of the fig. 3 models alone (tms.incidental.stats.collision_constant), with
+    its interval where the m has two models or more: how the one fitted c hides a drift."""
+    cfg, out = o.ip.collisions, []
+    for m, g in o.collisions.groupby("m"):
+        if len(g) < 2:
+            out.append(f"{g.polysemantic.sum() * m / cfg.n ** 2:.3f} (m {m})")
+            continue
+        f = stats.collision_constant(g.polysemantic, cfg.n, g.m, cfg.level)
+        out.append(f"{f['c']:.3f} [{f['lo']:.3f}, {f['hi']:.3f}] (m {m})")
+    return ", ".join(out)
+
+
+def _without_m_eq_n(o: Outputs) -> str:
+    """β fitted without the models at m ≤ n (where the paper's m ≥ n argument is at its edge),
+    in words, or '' when fewer than two m are left."""
+    rest = o.collisions[o.collisions.m > o.ip.collisions.n]
+    if rest.m.nunique() < 2 or rest.polysemantic.sum() <= 0:
+        return ""
+    e = stats.m_exponent(rest.polysemantic, rest.m, o.ip.collisions.level)
+    return (f"; without m ≤ n ({o.ip.collisions.n}): β = {e['beta']:.2f} "
+            f"[{e['lo']:.2f}, {e['hi']:.2f}]")
 
 
 @CLAIMS.claim("fig3.m_exponent", "at fixed n, polysemantic neurons fall as 1/m (the exponent of "
@@ -192,12 +218,14 @@ def _m_exponent(claim: Claim, o: Outputs) -> dict:
     except ValueError as err:                    # one m left, or no polysemantic neuron at all
         return claim.not_computed(str(err), o.scales["fig3"])
     return _interval_row(claim, o, "β", e["beta"], e, ".2f", -1, "−1", " (Poisson fit of count "
-                         f"≈ A·m^β; dispersion {e['dispersion']:.1f})")
+                         f"≈ A·m^β; dispersion {e['dispersion']:.1f}){_without_m_eq_n(o)}")
 
 
 @CLAIMS.claim("fig3.from_collisions", "a polysemantic neuron comes from a collision at "
-              "initialisation: the largest coordinates of two encodings on one neuron ('the "
-              "largest weight at initialization is still the most likely to win the race')",
+              "initialisation: 'polysemanticity will happen when the largest coordinates in "
+              "encodings W_i and W_j get into a benign collision', with probability 1/m × 1/2 "
+              "from the weights at initialisation (footnote 6: 'the largest weight at "
+              "initialization is still the most likely to win the race')",
               "sec. 2.1, footnote 6", "most polysemantic neurons", _FIG3, "fig3",
               ("ip_collisions",))
 def _from_collisions(claim: Claim, o: Outputs) -> dict:
@@ -212,7 +240,8 @@ def _from_collisions(claim: Claim, o: Outputs) -> dict:
     return claim.row(
         share > MIN_TRACED, f"{share:.1%} of the {total} final polysemantic neurons held the "
         f"largest initial weight of two of their features (chance for a pair: 1/m², "
-        f"{chance:.2%} on average)", f"> {MIN_TRACED:.0%}: 'most likely', so most",
+        f"{chance:.2%} on average)", f"> {MIN_TRACED:.0%}: the count n²/4m is derived from "
+        "these collisions, so most polysemantic neurons should come from them",
         o.scales["fig3"], value=share, uncertainty=float(np.sqrt(share * (1 - share) / total)),
         inconclusive=f"n {n} < the paper's {PAPER_N}" if n < PAPER_N else None)
 

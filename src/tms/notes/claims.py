@@ -15,7 +15,7 @@ import functools
 import numpy as np
 import pandas as pd
 
-from tms.core.claim_rows import Check, Claim, Claims, span
+from tms.core.claim_rows import MATHEMATICS, Check, Claim, Claims, span
 from tms.notes.evidence import Outputs
 from tms.notes.flows import RISE_TOL
 
@@ -149,7 +149,7 @@ def _u1_commutes(claim: Claim, out: Outputs) -> dict:
 
 
 @CLAIMS.claim("cor2.unique", "the minimum is attained on a unique subspace", "Cor. 2",
-              "unique minimum", "—", "linear_convergence", _LIN, "caveat")
+              "unique minimum", "—", "linear_convergence", _LIN, "caveat", MATHEMATICS)
 @_trained
 def _unique(claim: Claim, out: Outputs) -> dict:
     multi = out.linear_sparse[out.linear_sparse.d >= 2]
