@@ -58,7 +58,7 @@ plots-page: $(PLOTS_PAGE)  ## the offline page template of dvc plots show / diff
 repro: $(STAMP) $(PLOTS_PAGE)  ## validate params.yaml, run the pipeline (TARGETS=… for dvc repro), say where to look
 	$(BIN)/python -m tms.pipeline.repro $(TARGETS)
 
-test: $(STAMP) browser $(PLOTS_PAGE)  ## the test suite (pytest; about 15 minutes on 2 cores)
+test: $(STAMP) browser $(PLOTS_PAGE)  ## the test suite (pytest; about 11 minutes on 2 cores)
 	$(BIN)/python -m pytest -q
 
 # Headless Chromium and its driver (Debian packages) for the browser test: installed quietly,
@@ -109,7 +109,7 @@ bench: $(STAMP)  ## engine throughput and the default profile's wall time
 
 # Switch params.yaml to a profile of profiles/ (e.g. `make profile PROFILE=paper`): the committed
 # default with the profile's keys over it, validated; `git checkout params.yaml` returns to the default.
-profile: $(STAMP)  ## PROFILE=paper|gpu|smoke: write params.yaml from a profile of profiles/
+profile: $(STAMP)  ## PROFILE=smoke|cpu-paper|ladder-settled|paper|gpu: write params.yaml from a profile of profiles/
 	$(BIN)/python -m tms.pipeline.profiles $(PROFILE)
 
 # After an edit that adds or drops an import: every stage's code deps in dvc.yaml rewritten to

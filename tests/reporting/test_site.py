@@ -200,6 +200,8 @@ def test_metrics_count_verdicts_by_basis_and_values_keep_numbers_under_the_claim
                             "fig4.claim"]
     assert values["fig0.claim"] == {"verdict": "reproduced", "value": 2.0}
     assert values["fig1.claim"] == {"verdict": "not reproduced"}
+    assert values["fig4.claim"]["verdict"] == claim_rows.label(papers[0]["claims"][4])
+    assert values["fig4.claim"]["verdict"].startswith("inconclusive (")   # with its direction
 
 
 def test_every_erratum_names_a_paper_and_finds_its_rows_by_id():
@@ -310,6 +312,32 @@ def test_git_revision_names_the_commit_and_uncommitted_inputs(tmp_path):
     assert site.git_revision(tmp_path) == head
     (tmp_path / "code.py").write_text("b\n")
     assert site.git_revision(tmp_path) == f"{head} + uncommitted changes to code.py"
+
+
+def test_git_revision_is_the_last_commit_of_what_the_pipeline_runs(tmp_path):
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    commit = lambda: subprocess.run(  # noqa: E731
+        git + ["commit", "-qam", "c"], cwd=tmp_path, check=True)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "dvc.yaml").write_text("stages:\n  a:\n    cmd: python code.py\n"
+                                       "    deps: [code.py]\n")
+    for name in ("code.py", "notes.md", "dvc.lock"):
+        (tmp_path / name).write_text("a\n")
+    subprocess.run(git + ["add", "-A"], cwd=tmp_path, check=True)
+    commit()
+    code = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True,
+                          text=True, check=True).stdout.strip()
+    for name in ("notes.md", "dvc.lock"):                 # docs, then the run's lock
+        (tmp_path / name).write_text("b\n")
+        commit()
+    assert site.git_revision(tmp_path) == code
+    (tmp_path / "notes.md").write_text("c\n")            # uncommitted, not run by a stage
+    assert site.git_revision(tmp_path) == code
+    (tmp_path / "code.py").write_text("b\n")
+    assert site.git_revision(tmp_path) == f"{code} + uncommitted changes to code.py"
+    commit()
+    assert site.git_revision(tmp_path) == subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True, text=True).stdout.strip()
 
 
 def test_browser_check_reports_broken_images_links_and_script_errors(tmp_path):

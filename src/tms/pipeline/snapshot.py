@@ -44,7 +44,7 @@ from tms.pipeline.profiles import profile_name
 from tms.pipeline.repro import stage_devices, stage_times
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
 from tms.reporting.publish import copy_site
-from tms.reporting.site import WRITTEN
+from tms.reporting.site import WRITTEN, stage_deps
 
 #: The files of the run copied beside the site, from the repository root.
 RUN_FILES = (str(PARAMS_FILE), "dvc.lock", "reports/claims.json", "reports/claim_values.json")
@@ -97,16 +97,6 @@ def evidence_files(repo: str | Path = ".") -> list[Path]:
     return keep
 
 
-def stage_deps(repo: str | Path = ".") -> set[str]:
-    """Every dependency path that a stage of ``repo``'s dvc.yaml declares (templated ones, the
-    outputs of other stages, left out)."""
-    import yaml
-
-    stages = yaml.safe_load((Path(repo) / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
-    return {d for st in stages.values() for d in (st.get("do", st).get("deps") or [])
-            if isinstance(d, str) and "${" not in d}
-
-
 def site_revision(repo: str | Path = ".", index: str = "reports/index.html",
                   head: str | None = None) -> str:
     """The revision the site ``index`` of ``repo`` names (the checkout when the site stage ran),
@@ -121,7 +111,8 @@ def site_revision(repo: str | Path = ".", index: str = "reports/index.html",
     rev = named.group(1).strip() if named else ""
     if not re.fullmatch(r"[0-9a-f]{40}", rev):
         raise SnapshotError(f"the site names {rev or 'no revision'!r}, not a commit: commit the "
-                            "code, then `make repro` (it reruns only the site) and commit dvc.lock")
+                            "code, then `.venv/bin/dvc repro -f -s site` (the site alone) and "
+                            "commit dvc.lock")
     diff = _run(["git", "diff", "--name-only", rev, head, "--", "."], repo)
     deps = stage_deps(repo)
     changed = [f for f in diff.stdout.split() if any(f == d or f.startswith(d.rstrip("/") + "/")

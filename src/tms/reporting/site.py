@@ -80,9 +80,10 @@ def metrics(papers: list[dict]) -> dict:
 def claim_values(papers: list[dict]) -> dict:
     """Every claim's numbers (reports/claim_values.json, read with ``dvc metrics show`` or
     ``dvc metrics diff`` given the file, kept out of ``dvc exp show``'s columns): per paper, per
-    claim (key: its stable id, the same under every params profile), ``verdict``, and ``value``
+    claim (key: its stable id, the same under every params profile), ``verdict`` (as the site
+    words it, an inconclusive one with its direction: tms.core.claim_rows.label), and ``value``
     and ``uncertainty`` where numeric."""
-    return {paper["paper"]: {r["id"]: {"verdict": r["verdict"],
+    return {paper["paper"]: {r["id"]: {"verdict": label(r),
                                        **{k: r[k] for k in ("value", "uncertainty")
                                           if r.get(k) is not None}}
                              for r in paper["claims"]}
@@ -95,19 +96,39 @@ WRITTEN = ("dvc.lock", "reports/claims.json", "reports/claim_values.json", "repo
            "results")
 
 
+def stage_deps(repo: str | Path = ".") -> set[str]:
+    """Every dependency path that a stage of ``repo``'s dvc.yaml declares (templated ones, the
+    outputs of other stages, left out)."""
+    import yaml
+
+    stages = yaml.safe_load((Path(repo) / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    return {d for st in stages.values() for d in (st.get("do", st).get("deps") or [])
+            if isinstance(d, str) and "${" not in d}
+
+
+#: Besides the stages' dependencies, the files whose commit changes what the pipeline runs.
+PIPELINE_FILES = ("dvc.yaml", "pyproject.toml")
+
+
 def git_revision(repo: str | Path = ".") -> str:
-    """The commit checked out in ``repo`` at the time of the call, followed by the tracked files
-    that differ from it (other than :data:`WRITTEN` and params.yaml, a profile that the page
-    shows whole), or a note when ``repo`` is not a git checkout."""
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True)
+    """The last commit of ``repo`` that changed what the pipeline runs (:data:`PIPELINE_FILES`
+    and every file a stage depends on, :func:`stage_deps`; without a dvc.yaml, HEAD), followed
+    by those of these files that differ from HEAD (other than :data:`WRITTEN` and params.yaml, a
+    profile that the page shows whole), or a note when ``repo`` is not a git checkout with a
+    commit. A later commit of docs, tests or dvc.lock keeps it: a fresh clone's run writes the
+    page that its dvc.lock holds."""
+    git = lambda *args: subprocess.run(["git", *args], cwd=repo,  # noqa: E731
+                                       capture_output=True, text=True)
+    paths = ([*PIPELINE_FILES, *sorted(stage_deps(repo))] if (Path(repo) / "dvc.yaml").is_file()
+             else ["."])
+    head = git("rev-parse", "HEAD")
     if head.returncode != 0:
         return "not a git checkout"
-    status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--", "."]
-                            + [f":(exclude){p}" for p in (*WRITTEN, "params.yaml")], cwd=repo,
-                            capture_output=True, text=True, check=True)
+    last = git("log", "-1", "--format=%H", "--", *paths).stdout.strip() or head.stdout.strip()
+    status = git("status", "--porcelain", "--untracked-files=no", "--", *paths,
+                 *(f":(exclude){p}" for p in (*WRITTEN, "params.yaml")))
     changed = sorted(line[3:] for line in status.stdout.splitlines())
-    return head.stdout.strip() + (f" + uncommitted changes to {', '.join(changed)}"
-                                  if changed else "")
+    return last + (f" + uncommitted changes to {', '.join(changed)}" if changed else "")
 
 
 def stage_table(repo: str | Path = ".") -> list[dict]:
