@@ -716,3 +716,15 @@ def test_a_trend_whose_verdict_turns_when_trained_longer_is_inconclusive(monkeyp
     # ΔVar(ν) is not kept by the check: said, not judged
     assert "Not measured past the rule's stop" in _rows(i)["sym.dvar_nu"]["ours"]
     assert "convergence checks" not in _rows(i)["sym.dvar_nu"]["tolerance"]
+
+
+def test_the_off_diagonal_row_sums_its_mean_over_a_features_inputs():
+    i = _inputs()
+    W = np.eye(64) * 1.29 - 0.01 * (1 - np.eye(64))          # off-diagonal mean −0.01 …
+    W[::2] += 0.005 * (1 - np.eye(64))[::2]                   # … ± 0.0025 rows apart
+    W[1::2] -= 0.005 * (1 - np.eye(64))[1::2]
+    row = _rows(replace(i, fig3_W=W))["fig3.off_diagonal"]
+    p, b = i.fig3.p.iloc[0], i.fig3.bias_mean.iloc[0]
+    # 63 inputs, each active with p at mean 1/2: 63·p/2·(−0.01)
+    assert f"moves its pre-activation by {-0.01 * 63 * p / 2:+.3f} on average, against its " \
+           f"bias {b:.3f}" in row["ours"], row["ours"]

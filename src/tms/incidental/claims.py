@@ -122,7 +122,8 @@ def _collision_probability(claim: Claim, o: Outputs) -> dict:
 
 
 @CLAIMS.claim("sec21.interference_init", "interference at init Θ(n/m)", "sec. 2.1",
-              "(n − 1)/(2m)", "—", None, _CHECK, "sanity check")
+              "Θ(n/m); (n − 1)/(2m) for W_ik ~ N(0, 1/m) (ours)", "—", None, _CHECK,
+              "sanity check")
 def _interference_init(claim: Claim, o: Outputs) -> dict:
     return _mc_row(claim, o, "interference at init")
 

@@ -283,10 +283,14 @@ def _off_diagonal(claim: Claim, o: Outputs) -> dict:
         o, abs(mean) <= 0.1 * sd,
         lambda c: (c.long_off_mean.abs() <= 0.1 * c.long_off_std).all(),
         lambda c: f"mean {c.long_off_mean.iloc[0]:.4f}, spread {c.long_off_std.iloc[0]:.4f}")
+    r = o.fig3_model[0].iloc[0]
+    shift = (len(o.fig3_W) - 1) * r.p / 2 * mean      # E x_j = p/2: uniform [0, 1] with prob. p
     return claim.row(
         abs(mean) <= 0.1 * sd,
-        f"mean {mean:.4f}, spread {sd:.4f} (|mean|/spread {abs(mean) / sd:.2f}); not stated by "
-        f"the paper: skewness {skew:.2f}, 1st and 99th percentiles {np.percentile(off, 1):.3f}, "
+        f"mean {mean:.4f}, spread {sd:.4f} (|mean|/spread {abs(mean) / sd:.2f}); summed over a "
+        f"feature's n_s − 1 inputs, the mean moves its pre-activation by {shift:+.3f} on "
+        f"average, against its bias {r.bias_mean:.3f}; not stated by the paper: skewness "
+        f"{skew:.2f}, 1st and 99th percentiles {np.percentile(off, 1):.3f}, "
         f"{np.percentile(off, 99):.3f}" + longer,
         "|mean| ≤ 0.1 × spread: 'approximately mean-zero'; a mean of 0.15 × the spread breaks "
         "it", o.fig3_model[1], value=mean, uncertainty=sd,
