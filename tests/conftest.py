@@ -53,7 +53,7 @@ def pipeline_copy() -> Callable[[Path, dict], dict]:
     (without git) with the project's DVC configuration; returns the environment to run dvc and
     the stages with."""
     def copy(repo: Path, params: dict) -> dict:
-        for item in ["dvc.yaml", "stages", "src", "reports/templates"]:
+        for item in ["dvc.yaml", "pyproject.toml", "stages", "src", "reports/templates"]:
             src, dst = ROOT / item, repo / item
             if src.is_dir():
                 shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))

@@ -1,7 +1,7 @@
 """Stage: the report site, reports/index.html, and the claims as DVC metrics.
 
 Reads every paper's reports/claims/<paper>.json (written by its report stage), params.yaml,
-`dvc dag --mermaid` and the git revision checked out; writes reports/index.html,
+`dvc dag --mermaid` and the git revision of the code the pipeline runs; writes reports/index.html,
 reports/claims.json (the DVC metrics: counts per verdict, tms.reporting.site.metrics) and
 reports/claim_values.json (every claim's numbers by id, tms.reporting.site.claim_values),
 atomically.

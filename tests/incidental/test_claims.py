@@ -282,3 +282,8 @@ def test_fig3_rows_show_the_constant_per_m_and_the_exponent_without_m_equal_n():
     assert ours.endswith("0.125 (m 128)"), ours        # one model: no interval
     # m 64 and 128 alone: the Poisson fit passes through their means 3 and 1, β = log2(1/3)
     assert f"without m ≤ n (32): β = {np.log2(1 / 3):.2f}" in rows["fig3.m_exponent"]["ours"]
+    # an m above n without a polysemantic neuron: no finite fit there, so none is shown
+    col.loc[col.m == 128, "polysemantic"] = 0
+    rows = _rows(**{**_inputs(), "collisions": col})
+    assert "without m ≤ n" not in rows["fig3.m_exponent"]["ours"]
+    assert rows["fig3.polysemantic"]["ours"].endswith("0.000 (m 128)")

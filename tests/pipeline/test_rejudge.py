@@ -69,6 +69,10 @@ def test_judging_again_refuses_code_that_no_revision_names(tmp_path, root):
     git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "rule")
     head = git("rev-parse", "HEAD").stdout.decode().strip()
     assert rejudge.code_revision(repo) == head
+    (repo / "notes.md").write_text("a later commit of docs\n")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "docs")
+    assert rejudge.code_revision(repo) == head               # names the code, not the docs
     (repo / "src" / "rule.py").write_text("TOL = 0.05\n")
     with pytest.raises(SnapshotError, match="src/rule.py"):
         rejudge.code_revision(repo)

@@ -185,8 +185,10 @@ def test_dvc_reads_the_claims_as_metrics_and_the_curves_as_plots(smoke_repo, tmp
     assert "reports/claim_values.json" not in shown[""]["data"]       # not a column of exp show
     one = json.loads(_dvc(repo, env, "metrics", "show", "--json",
                           "reports/claim_values.json").stdout)
+    row = next(r for r in json.loads((repo / "reports/claims/persian_rug.json").read_text())[
+        "claims"] if r["id"] == "fig3.diagonal")
     assert one[""]["data"]["reports/claim_values.json"]["data"]["persian_rug"][
-        "fig3.diagonal"]["verdict"] in claim_rows.VERDICTS
+        "fig3.diagonal"]["verdict"] == claim_rows.label(row)          # with its direction
     out = tmp_path / "plots"
     _dvc(repo, env, "plots", "show", "-o", str(out))
     page = (out / "index.html").read_text()

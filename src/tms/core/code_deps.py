@@ -101,15 +101,32 @@ def code_deps(stage: dict) -> list[str]:
     return entries + sorted(str(m.relative_to(ROOT)) for m in modules)
 
 
+#: The stage whose page names the revision of the code every stage runs
+#: (tms.reporting.site.git_revision): it declares every stage's code deps, after its own, so that
+#: a commit of any of them reruns it (a few seconds) and its page never names a stale revision.
+REVISION_STAGE = "site"
+
+
+def wanted(stages: dict) -> dict[str, list[str]]:
+    """The code deps each stage of ``stages`` (a dvc.yaml's mapping) must declare:
+    :func:`code_deps`, and for :data:`REVISION_STAGE` its own followed by every other stage's
+    (sorted, each once)."""
+    out = {name: code_deps(stage) for name, stage in stages.items()}
+    if REVISION_STAGE in out:        # what it runs itself: its command (the templates it
+        own = code_deps({"cmd": stages[REVISION_STAGE]["cmd"]})   # declares, it does not run)
+        out[REVISION_STAGE] = own + sorted({d for deps in out.values() for d in deps} - set(own))
+    return out
+
+
 def differences(stages: dict) -> dict[str, dict[str, list[str]]]:
-    """Per stage whose declared code deps are not :func:`code_deps`: the files it runs and does
-    not declare (``missing``) and the code it declares and does not run (``surplus``)."""
-    out = {}
+    """Per stage whose declared code deps are not those of :func:`wanted`: the files it should
+    declare and does not (``missing``) and the code it declares and should not (``surplus``)."""
+    out, every = {}, wanted(stages)
     for name, stage in stages.items():
         declared = [d for d in stage.get("deps", []) if is_code(d)]
-        wanted = code_deps(stage)
-        missing = [d for d in wanted if d not in declared]
-        surplus = [d for d in declared if d not in wanted]
+        wanted_here = every[name]
+        missing = [d for d in wanted_here if d not in declared]
+        surplus = [d for d in declared if d not in wanted_here]
         if missing or surplus:
             out[name] = {"missing": missing, "surplus": surplus}
     return out
@@ -123,10 +140,11 @@ def read_stages(path: Path = DVC_YAML) -> dict:
 
 
 def write(path: Path = DVC_YAML) -> list[str]:
-    """Rewrite every stage's code deps in ``path`` to :func:`code_deps`, data deps kept after
-    them in their order. Only the lines of each block-style ``deps:`` list change (comments
+    """Rewrite every stage's code deps in ``path`` to those of :func:`wanted`, data deps kept
+    after them in their order. Only the lines of each block-style ``deps:`` list change (comments
     and layout elsewhere are kept). Returns the names of the stages changed."""
     stages = read_stages(path)
+    every = wanted(stages)
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     out, changed, stage, k = [], [], None, 0
     while k < len(lines):
@@ -140,7 +158,7 @@ def write(path: Path = DVC_YAML) -> list[str]:
             while k < len(lines) and lines[k].startswith("      - "):
                 old.append(lines[k][8:].strip())
                 k += 1
-            new = code_deps(stages[stage]) + [d for d in old if not is_code(d)]
+            new = every[stage] + [d for d in old if not is_code(d)]
             out += [f"      - {d}\n" for d in new]
             if new != old:
                 changed.append(stage)

@@ -6,7 +6,7 @@
 - ``bf16``: the products' inputs and outputs in bfloat16, sums in float32; weights, optimiser
   state and every elementwise step stay float32. On CPU it runs too, on the GPU path of
   tms.engine.train (bucketed), at the speed of the CPU's bfloat16 units: several times slower
-  than fp32 without them, a little faster with them (docs/performance.md, Precision).
+  than fp32 without them, 0.44–0.83× its time with them (docs/performance.md, Precision).
 
 The held-out loss of each against fp32 on the bench grid is measured by bench/gpu.py.
 """

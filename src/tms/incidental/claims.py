@@ -187,14 +187,15 @@ def _polysemantic(claim: Claim, o: Outputs) -> dict:
 
 def _per_m(o: Outputs) -> str:
     """c of each m of the fig. 3 models alone (tms.incidental.stats.collision_constant), with
-    its interval where the m has two models or more: how the one fitted c hides a drift."""
+    its interval (cut at 0 below) where the m has two models or more and a polysemantic neuron:
+    how the one fitted c hides a drift."""
     cfg, out = o.ip.collisions, []
     for m, g in o.collisions.groupby("m"):
-        if len(g) < 2:
+        if len(g) < 2 or not g.polysemantic.sum():
             out.append(f"{g.polysemantic.sum() * m / cfg.n ** 2:.3f} (m {m})")
             continue
         f = stats.collision_constant(g.polysemantic, cfg.n, g.m, cfg.level)
-        out.append(f"{f['c']:.3f} [{f['lo']:.3f}, {f['hi']:.3f}] (m {m})")
+        out.append(f"{f['c']:.3f} [{max(f['lo'], 0.0):.3f}, {f['hi']:.3f}] (m {m})")
     return ", ".join(out)
 
 
@@ -202,8 +203,8 @@ def _without_m_eq_n(o: Outputs) -> str:
     """β fitted without the models at m ≤ n (where the paper's m ≥ n argument is at its edge),
     in words, or '' when fewer than two m are left."""
     rest = o.collisions[o.collisions.m > o.ip.collisions.n]
-    if rest.m.nunique() < 2 or rest.polysemantic.sum() <= 0:
-        return ""
+    if rest.m.nunique() < 2 or (rest.groupby("m").polysemantic.sum() <= 0).any():
+        return ""                        # an m without a count: no finite fit
     e = stats.m_exponent(rest.polysemantic, rest.m, o.ip.collisions.level)
     return (f"; without m ≤ n ({o.ip.collisions.n}): β = {e['beta']:.2f} "
             f"[{e['lo']:.2f}, {e['hi']:.2f}]")

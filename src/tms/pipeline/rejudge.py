@@ -38,7 +38,7 @@ from tms.reporting import site
 #: The claims stages, one per paper, relative to the repository root.
 CLAIMS_STAGES = "stages/*/*_claims.py"
 #: The README paragraph a judging writes (replaced by the next one), and the one it follows.
-NOTE = re.compile(rf"^{verdicts.JUDGED_AGAIN} .*?\n\n", re.M | re.S)
+NOTE = re.compile(rf"^{re.escape(verdicts.JUDGED_AGAIN)} .*?\n\n", re.M | re.S)
 MADE = re.compile(r"^Made by git revision .*?\n\n", re.M | re.S)
 
 
@@ -52,14 +52,16 @@ def own_package(repo: str | Path = ".") -> None:
 
 
 def code_revision(repo: str | Path = ".") -> str:
-    """HEAD of ``repo`` when its source and stages are as committed: the revision then names the
-    code that judges. Raises SnapshotError when they are not, or ``repo`` has no commit."""
+    """The last commit of ``repo``'s source and stages, when they are as committed: the revision
+    that names the code that judges (a later commit of docs or results keeps it). Raises
+    SnapshotError when they are not, or ``repo`` has no commit."""
     repo = Path(repo).resolve()
     git = lambda *args: subprocess.run(["git", *args], cwd=repo, capture_output=True,  # noqa: E731
                                        text=True)
-    dirty, head = git("status", "--porcelain", "--", "src", "stages"), git("rev-parse", "HEAD")
-    if dirty.returncode or head.returncode:
-        raise SnapshotError(f"{repo} is not a git checkout with a commit: "
+    dirty = git("status", "--porcelain", "--", "src", "stages")
+    head = git("log", "-1", "--format=%H", "--", "src", "stages")
+    if dirty.returncode or head.returncode or not head.stdout.strip():
+        raise SnapshotError(f"{repo} is not a git checkout with a commit of src or stages: "
                             + (dirty.stderr + head.stderr).strip())
     if dirty.stdout.strip():
         raise SnapshotError("the claims code differs from the commit, so no revision names it; "

@@ -22,8 +22,9 @@ it. The folder holds:
 The snapshot is refused, with the reason, unless every stage is up to date (``dvc status``) and
 the files git does not ignore, but ``params.yaml`` and ``dvc.lock``, are as committed, so that
 the revision it names is the code that made it. That revision is the one the site names (the
-checkout when its stage ran), whose stages' code must be HEAD's (a later commit of ``dvc.lock``,
-docs or tests is the usual case): the README and the site name one revision.
+last commit of the code the pipeline ran, tms.reporting.site.git_revision), whose stages' code
+must be HEAD's (a later commit of ``dvc.lock``, docs or tests is the usual case): the README and
+the site name one revision.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ from tms.pipeline.profiles import profile_name
 from tms.pipeline.repro import stage_devices, stage_times
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
 from tms.reporting.publish import copy_site
-from tms.reporting.site import WRITTEN, stage_deps
+from tms.reporting.site import WRITTEN
 
 #: The files of the run copied beside the site, from the repository root.
 RUN_FILES = (str(PARAMS_FILE), "dvc.lock", "reports/claims.json", "reports/claim_values.json")
@@ -97,10 +98,22 @@ def evidence_files(repo: str | Path = ".") -> list[Path]:
     return keep
 
 
+def stage_deps(repo: str | Path = ".") -> set[str]:
+    """Every dependency path that a stage of ``repo``'s dvc.yaml declares, templated ones left
+    out (the outputs of other stages among them: untracked, so no commit changes them). Raises
+    FileNotFoundError without a dvc.yaml."""
+    import yaml
+
+    stages = yaml.safe_load((Path(repo) / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    return {d for st in stages.values() for d in (st.get("do", st).get("deps") or [])
+            if isinstance(d, str) and "${" not in d}
+
+
 def site_revision(repo: str | Path = ".", index: str = "reports/index.html",
                   head: str | None = None) -> str:
-    """The revision the site ``index`` of ``repo`` names (the checkout when the site stage ran),
-    when no file a stage depends on (:func:`stage_deps`) differs between it and HEAD (``head``,
+    """The revision the site ``index`` of ``repo`` names (tms.reporting.site.git_revision, when
+    the site stage ran), when no file a stage depends on (:func:`stage_deps`) differs between it
+    and HEAD (``head``,
     default: ``git rev-parse HEAD``): a later commit of docs, tests or dvc.lock keeps it. Raises
     SnapshotError when the site names no clean revision (uncommitted changes at its run) or one
     whose stages' code differs from HEAD's."""

@@ -72,7 +72,7 @@ JUDGED_AGAIN = "Verdicts judged again by git revision"
 def judged_again(folder: Path) -> str | None:
     """The revision that last judged the snapshot ``folder``'s verdicts again from its data
     (tms.pipeline.rejudge), as its README names it (12 digits), or None."""
-    found = re.search(JUDGED_AGAIN + r" `([0-9a-f]{7,40})`", _readme(folder))
+    found = re.search(re.escape(JUDGED_AGAIN) + r" `([0-9a-f]{7,40})`", _readme(folder))
     return found.group(1)[:12] if found else None
 
 

@@ -96,39 +96,50 @@ WRITTEN = ("dvc.lock", "reports/claims.json", "reports/claim_values.json", "repo
            "results")
 
 
-def stage_deps(repo: str | Path = ".") -> set[str]:
-    """Every dependency path that a stage of ``repo``'s dvc.yaml declares (templated ones, the
-    outputs of other stages, left out)."""
-    import yaml
+def _revision_paths(repo: Path) -> list[str]:
+    """The tracked inputs whose last commit :func:`git_revision` names: the deps of the stage
+    that names it (tms.core.code_deps.REVISION_STAGE: every stage's code, pyproject.toml,
+    params.yaml), those inside ``repo``; ``["."]`` without a dvc.yaml or that stage."""
+    from tms.core.code_deps import REVISION_STAGE, read_stages
 
-    stages = yaml.safe_load((Path(repo) / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
-    return {d for st in stages.values() for d in (st.get("do", st).get("deps") or [])
-            if isinstance(d, str) and "${" not in d}
-
-
-#: Besides the stages' dependencies, the files whose commit changes what the pipeline runs.
-PIPELINE_FILES = ("dvc.yaml", "pyproject.toml")
+    path = repo / "dvc.yaml"
+    stage = read_stages(path).get(REVISION_STAGE) if path.is_file() else None
+    if not stage:
+        return ["."]
+    return [d for d in stage.get("deps", []) if isinstance(d, str) and "${" not in d
+            and not Path(d).is_absolute() and ".." not in Path(d).parts]
 
 
 def git_revision(repo: str | Path = ".") -> str:
-    """The last commit of ``repo`` that changed what the pipeline runs (:data:`PIPELINE_FILES`
-    and every file a stage depends on, :func:`stage_deps`; without a dvc.yaml, HEAD), followed
-    by those of these files that differ from HEAD (other than :data:`WRITTEN` and params.yaml, a
-    profile that the page shows whole), or a note when ``repo`` is not a git checkout with a
-    commit. A later commit of docs, tests or dvc.lock keeps it: a fresh clone's run writes the
-    page that its dvc.lock holds."""
-    git = lambda *args: subprocess.run(["git", *args], cwd=repo,  # noqa: E731
-                                       capture_output=True, text=True)
-    paths = ([*PIPELINE_FILES, *sorted(stage_deps(repo))] if (Path(repo) / "dvc.yaml").is_file()
-             else ["."])
-    head = git("rev-parse", "HEAD")
+    """The last commit of ``repo`` that changed what the site stage depends on (every stage's
+    code, pyproject.toml, params.yaml: :func:`_revision_paths`), followed by those of these files
+    that differ from HEAD (other than :data:`WRITTEN` and params.yaml, a profile that the page
+    shows whole); a note instead when ``repo`` is not a git checkout with a commit (or git is
+    missing), and after it in a shallow clone, whose history may lack that commit (HEAD is named
+    then). A later commit of docs, tests or dvc.lock keeps it: a fresh clone's run writes the
+    page its dvc.lock holds. Raises RuntimeError when git cannot read the history."""
+    repo = Path(repo)
+
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+    try:
+        head = git("rev-parse", "HEAD")
+    except OSError:
+        return "not a git checkout (git is not installed)"
     if head.returncode != 0:
         return "not a git checkout"
-    last = git("log", "-1", "--format=%H", "--", *paths).stdout.strip() or head.stdout.strip()
+    paths = [f":(literal){p}" for p in _revision_paths(repo)]
+    last = git("log", "-1", "--format=%H", "--", *paths)
     status = git("status", "--porcelain", "--untracked-files=no", "--", *paths,
                  *(f":(exclude){p}" for p in (*WRITTEN, "params.yaml")))
+    if last.returncode or status.returncode:
+        raise RuntimeError(f"git cannot read {repo.resolve()}'s history: "
+                           + (last.stderr + status.stderr).strip())
+    shallow = git("rev-parse", "--is-shallow-repository").stdout.strip() == "true"
     changed = sorted(line[3:] for line in status.stdout.splitlines())
-    return last + (f" + uncommitted changes to {', '.join(changed)}" if changed else "")
+    return ((last.stdout.strip() or head.stdout.strip())
+            + (f" + uncommitted changes to {', '.join(changed)}" if changed else "")
+            + (" (a shallow clone: the code's last commit may be older)" if shallow else ""))
 
 
 def stage_table(repo: str | Path = ".") -> list[dict]:
@@ -209,8 +220,8 @@ pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 {% endfor %}
 
 <h2 id="about">How to read it</h2>
-<p>Built from git revision <code id="revision">{{ revision }}</code> (the checkout when this
-stage last ran; <code>dvc.lock</code> records the hash of every input) with the params profile
+<p>Built from git revision <code id="revision">{{ revision }}</code> (the last commit of the code
+the pipeline ran, when this stage last ran; <code>dvc.lock</code> records the hash of every input) with the params profile
 below. Claims are counted in two kinds, each row with the scale it ran at beside the paper's:
 empirical claims (about trained models) and checks of the papers' mathematics (theory,
 constructions, closed forms, ODE integrations). A claim our scale cannot decide reads <em>inconclusive at this scale</em>, with the way its
