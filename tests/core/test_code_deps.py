@@ -113,7 +113,8 @@ def test_an_edit_of_the_claims_reruns_only_the_claims_stage_and_what_follows(smo
     assert _changed_deps(work, env) == set()
     with (work / "src/tms/persian_rug/claims.py").open("a") as f:
         f.write("# a claim's tolerance edited\n")
-    assert _changed_deps(work, env) == {"pr_claims"}      # then its report and the site
+    # then its report; the site, which names the revision of every stage's code, declares it
+    assert _changed_deps(work, env) == {"pr_claims", code_deps.REVISION_STAGE}
     with (work / "src/tms/persian_rug/training.py").open("a") as f:
         f.write("# the trainer edited\n")
     changed = _changed_deps(work, env)
