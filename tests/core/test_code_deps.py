@@ -27,11 +27,16 @@ def test_a_stage_declares_exactly_the_files_it_runs(name):
 
 def test_the_site_declares_the_code_of_every_stage_whose_revision_it_names():
     site = set(STAGES[code_deps.REVISION_STAGE]["deps"])
+    assert "pyproject.toml" in site                      # the versions of what runs
     for name, stage in STAGES.items():
         assert set(code_deps.code_deps(stage)) <= site, name
     # alone, the site stage would declare only what it runs: the others' code is surplus there
     alone = code_deps.differences({"site": STAGES["site"]})["site"]
     assert "stages/persian_rug/pr_train.py" in alone["surplus"] and not alone["missing"]
+    # a template no report stage declares any more is surplus at the site too
+    without = {**STAGES, "pr_report": {**STAGES["pr_report"], "deps": [
+        d for d in STAGES["pr_report"]["deps"] if not d.endswith("persian_rug.ipynb")]}}
+    assert "reports/templates/persian_rug.ipynb" not in code_deps.wanted(without)["site"]
 
 
 def test_a_file_missing_from_the_deps_or_one_too_many_is_found():

@@ -345,6 +345,10 @@ def test_git_revision_is_the_last_commit_of_what_the_site_stage_depends_on(tmp_p
     (tmp_path / "notes.md").write_text("d\n")
     commit()
     assert site.git_revision(tmp_path) == pinned
+    with (tmp_path / "dvc.yaml").open("a") as f:        # what runs, though not a DVC dependency
+        f.write("# a stage's command changed\n")
+    commit()
+    pinned = head()
     # a shallow clone may lack the commit: it names HEAD, and says so
     shallow = tmp_path / "shallow"
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{tmp_path}", str(shallow)],

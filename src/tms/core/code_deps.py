@@ -2,8 +2,9 @@
 
 One walk serves two readers: ``dvc.yaml``, whose every stage declares exactly the files its
 script (and report template) runs, so that an edit reruns only the stages that run the edited
-file; and the training checkpoints (tms.engine.checkpoint), keyed by the same files, so that an
-edit of code a stage does not run keeps its checkpoints.
+file (and the site, :data:`REVISION_STAGE`, which declares every stage's code); and the
+training checkpoints (tms.engine.checkpoint), keyed by the same files, so that an edit of code a
+stage does not run keeps its checkpoints.
 
     python -m tms.core.code_deps            # say which stages' code deps differ (exit 1 if any)
     python -m tms.core.code_deps --write    # rewrite dvc.yaml's code deps (make deps)
@@ -111,8 +112,8 @@ def wanted(stages: dict) -> dict[str, list[str]]:
     """The code deps each stage of ``stages`` (a dvc.yaml's mapping) must declare:
     :func:`code_deps`, and for :data:`REVISION_STAGE` its own followed by every other stage's
     (sorted, each once)."""
-    out = {name: code_deps(stage) for name, stage in stages.items()}
-    if REVISION_STAGE in out:        # what it runs itself: its command (the templates it
+    out = {name: code_deps(stage) for name, stage in stages.items() if name != REVISION_STAGE}
+    if REVISION_STAGE in stages:     # what it runs itself: its command (the templates it
         own = code_deps({"cmd": stages[REVISION_STAGE]["cmd"]})   # declares, it does not run)
         out[REVISION_STAGE] = own + sorted({d for deps in out.values() for d in deps} - set(own))
     return out

@@ -52,14 +52,15 @@ def own_package(repo: str | Path = ".") -> None:
 
 
 def code_revision(repo: str | Path = ".") -> str:
-    """The last commit of ``repo``'s source and stages, when they are as committed: the revision
-    that names the code that judges (a later commit of docs or results keeps it). Raises
-    SnapshotError when they are not, or ``repo`` has no commit."""
+    """The last commit of ``repo``'s source, stages and pyproject.toml, when they are as
+    committed: the revision that names the code that judges (a later commit of docs or results
+    keeps it). Raises SnapshotError when they are not, or ``repo`` has no commit."""
     repo = Path(repo).resolve()
     git = lambda *args: subprocess.run(["git", *args], cwd=repo, capture_output=True,  # noqa: E731
                                        text=True)
-    dirty = git("status", "--porcelain", "--", "src", "stages")
-    head = git("log", "-1", "--format=%H", "--", "src", "stages")
+    code = ("src", "stages", "pyproject.toml")      # and the library versions it pins
+    dirty = git("status", "--porcelain", "--", *code)
+    head = git("log", "-1", "--format=%H", "--", *code)
     if dirty.returncode or head.returncode or not head.stdout.strip():
         raise SnapshotError(f"{repo} is not a git checkout with a commit of src or stages: "
                             + (dirty.stderr + head.stderr).strip())

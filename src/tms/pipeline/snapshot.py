@@ -112,8 +112,8 @@ def stage_deps(repo: str | Path = ".") -> set[str]:
 def site_revision(repo: str | Path = ".", index: str = "reports/index.html",
                   head: str | None = None) -> str:
     """The revision the site ``index`` of ``repo`` names (tms.reporting.site.git_revision, when
-    the site stage ran), when no file a stage depends on (:func:`stage_deps`) differs between it
-    and HEAD (``head``,
+    the site stage ran), when neither dvc.yaml nor a file a stage depends on (:func:`stage_deps`)
+    differs between it and HEAD (``head``,
     default: ``git rev-parse HEAD``): a later commit of docs, tests or dvc.lock keeps it. Raises
     SnapshotError when the site names no clean revision (uncommitted changes at its run) or one
     whose stages' code differs from HEAD's."""
@@ -127,12 +127,13 @@ def site_revision(repo: str | Path = ".", index: str = "reports/index.html",
                             "code, then `.venv/bin/dvc repro -f -s site` (the site alone) and "
                             "commit dvc.lock")
     diff = _run(["git", "diff", "--name-only", rev, head, "--", "."], repo)
-    deps = stage_deps(repo)
+    deps = stage_deps(repo) | {"dvc.yaml"}
     changed = [f for f in diff.stdout.split() if any(f == d or f.startswith(d.rstrip("/") + "/")
                                                      for d in deps)]
     if diff.returncode != 0 or changed:
         raise SnapshotError(f"the site was built at {rev[:12]}, whose stages' code differs from "
-                            f"HEAD ({head[:12]}): `make repro`, commit dvc.lock, then snapshot:\n"
+                            f"HEAD ({head[:12]}): `make repro` (after a change of dvc.yaml alone, "
+                            "`.venv/bin/dvc repro -f -s site`), commit dvc.lock, then snapshot:\n"
                             + ("\n".join(changed) or diff.stderr).strip())
     return rev
 

@@ -97,22 +97,25 @@ WRITTEN = ("dvc.lock", "reports/claims.json", "reports/claim_values.json", "repo
 
 
 def _revision_paths(repo: Path) -> list[str]:
-    """The tracked inputs whose last commit :func:`git_revision` names: the deps of the stage
-    that names it (tms.core.code_deps.REVISION_STAGE: every stage's code, pyproject.toml,
-    params.yaml), those inside ``repo``; ``["."]`` without a dvc.yaml or that stage."""
+    """The tracked inputs whose last commit :func:`git_revision` names: dvc.yaml and the deps of
+    the stage that names it (tms.core.code_deps.REVISION_STAGE: every stage's code,
+    pyproject.toml, params.yaml), those inside ``repo``; ``["."]`` without a dvc.yaml or that
+    stage. DVC refuses dvc.yaml as a dependency: after a commit of it alone the site is rerun
+    by hand (tms.pipeline.snapshot.site_revision asks for it)."""
     from tms.core.code_deps import REVISION_STAGE, read_stages
 
     path = repo / "dvc.yaml"
     stage = read_stages(path).get(REVISION_STAGE) if path.is_file() else None
     if not stage:
         return ["."]
-    return [d for d in stage.get("deps", []) if isinstance(d, str) and "${" not in d
-            and not Path(d).is_absolute() and ".." not in Path(d).parts]
+    return ["dvc.yaml"] + [d for d in stage.get("deps", []) if isinstance(d, str)
+                           and "${" not in d and not Path(d).is_absolute()
+                           and ".." not in Path(d).parts]
 
 
 def git_revision(repo: str | Path = ".") -> str:
-    """The last commit of ``repo`` that changed what the site stage depends on (every stage's
-    code, pyproject.toml, params.yaml: :func:`_revision_paths`), followed by those of these files
+    """The last commit of ``repo`` that changed dvc.yaml or what the site stage depends on (every
+    stage's code, pyproject.toml, params.yaml: :func:`_revision_paths`), followed by those of these files
     that differ from HEAD (other than :data:`WRITTEN` and params.yaml, a profile that the page
     shows whole); a note instead when ``repo`` is not a git checkout with a commit (or git is
     missing), and after it in a shallow clone, whose history may lack that commit (HEAD is named
