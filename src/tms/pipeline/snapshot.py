@@ -38,6 +38,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tms.core.code_deps import read_stages
 from tms.core.io import atomic_path
 from tms.pipeline import host, params, verdicts
 from tms.pipeline.forecast import FORECAST_FILE, params_digest
@@ -102,9 +103,7 @@ def stage_deps(repo: str | Path = ".") -> set[str]:
     """Every dependency path that a stage of ``repo``'s dvc.yaml declares, templated ones left
     out (the outputs of other stages among them: untracked, so no commit changes them). Raises
     FileNotFoundError without a dvc.yaml."""
-    import yaml
-
-    stages = yaml.safe_load((Path(repo) / "dvc.yaml").read_text(encoding="utf-8"))["stages"]
+    stages = read_stages(Path(repo) / "dvc.yaml")
     return {d for st in stages.values() for d in (st.get("do", st).get("deps") or [])
             if isinstance(d, str) and "${" not in d}
 
@@ -113,8 +112,8 @@ def site_revision(repo: str | Path = ".", index: str = "reports/index.html",
                   head: str | None = None) -> str:
     """The revision the site ``index`` of ``repo`` names (tms.reporting.site.git_revision, when
     the site stage ran), when neither dvc.yaml nor a file a stage depends on (:func:`stage_deps`)
-    differs between it and HEAD (``head``,
-    default: ``git rev-parse HEAD``): a later commit of docs, tests or dvc.lock keeps it. Raises
+    differs between it and HEAD (``head``, default: ``git rev-parse HEAD``): a later commit of
+    docs, tests or dvc.lock keeps it. Raises
     SnapshotError when the site names no clean revision (uncommitted changes at its run) or one
     whose stages' code differs from HEAD's."""
     repo = Path(repo)

@@ -30,6 +30,7 @@ from tms.core.claim_rows import (
     label,
     tally,
 )
+from tms.core.code_deps import REVISION_STAGE, read_stages
 from tms.reporting import anchors, dag, errata, tex
 
 #: The papers in the order the README and the site show them; others after, by key.
@@ -102,8 +103,6 @@ def _revision_paths(repo: Path) -> list[str]:
     pyproject.toml, params.yaml), those inside ``repo``; ``["."]`` without a dvc.yaml or that
     stage. DVC refuses dvc.yaml as a dependency: after a commit of it alone the site is rerun
     by hand (tms.pipeline.snapshot.site_revision asks for it)."""
-    from tms.core.code_deps import REVISION_STAGE, read_stages
-
     path = repo / "dvc.yaml"
     stage = read_stages(path).get(REVISION_STAGE) if path.is_file() else None
     if not stage:
@@ -115,12 +114,12 @@ def _revision_paths(repo: Path) -> list[str]:
 
 def git_revision(repo: str | Path = ".") -> str:
     """The last commit of ``repo`` that changed dvc.yaml or what the site stage depends on (every
-    stage's code, pyproject.toml, params.yaml: :func:`_revision_paths`), followed by those of these files
-    that differ from HEAD (other than :data:`WRITTEN` and params.yaml, a profile that the page
-    shows whole); a note instead when ``repo`` is not a git checkout with a commit (or git is
-    missing), and after it in a shallow clone, whose history may lack that commit (HEAD is named
-    then). A later commit of docs, tests or dvc.lock keeps it: a fresh clone's run writes the
-    page its dvc.lock holds. Raises RuntimeError when git cannot read the history."""
+    stage's code, pyproject.toml, params.yaml: :func:`_revision_paths`), followed by those of
+    these files that differ from HEAD (other than :data:`WRITTEN` and params.yaml, a profile that
+    the page shows whole); a note instead when ``repo`` is not a git checkout with a commit (or
+    git is missing), and after it in a shallow clone, whose history may lack that commit (HEAD
+    is named then). A later commit of docs, tests or dvc.lock keeps it: a fresh clone's run
+    writes the page its dvc.lock holds. Raises RuntimeError when git cannot read the history."""
     repo = Path(repo)
 
     def git(*args: str) -> subprocess.CompletedProcess:
@@ -224,8 +223,8 @@ pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 
 <h2 id="about">How to read it</h2>
 <p>Built from git revision <code id="revision">{{ revision }}</code> (the last commit of the code
-the pipeline ran, when this stage last ran; <code>dvc.lock</code> records the hash of every input) with the params profile
-below. Claims are counted in two kinds, each row with the scale it ran at beside the paper's:
+the pipeline ran, when this stage last ran; <code>dvc.lock</code> records the hash of every
+input) with the params profile below. Claims are counted in two kinds, each row with the scale it ran at beside the paper's:
 empirical claims (about trained models) and checks of the papers' mathematics (theory,
 constructions, closed forms, ODE integrations). A claim our scale cannot decide reads <em>inconclusive at this scale</em>, with the way its
 evidence points at that scale (holds or fails its test).</p>
