@@ -10,8 +10,8 @@ models are left out of the fits (tms.core.divergence.split; the report warns abo
 
 import pandas as pd
 
-from tms.core import divergence, io
-from tms.persian_rug import artefacts, params, scaling, stats
+from tms.core import io
+from tms.persian_rug import artefacts, params, scaling
 from tms.pipeline import stage
 
 
@@ -21,9 +21,8 @@ def main(pr):
     rug = pd.read_parquet(artefacts.RUG)
     sources = [("theory", th), (f"Persian rug (n_s = {pr.rug.n_s})", rug)]
     for n_s in pr.grid.n_s:
-        trained = divergence.split(pd.read_parquet(artefacts.trained(n_s)))[0]
-        means = stats.over_seeds(trained[trained.model == "relu"], ["loss"])
-        sources.append((scaling.trained_source(n_s), means))
+        sources.append((scaling.trained_source(n_s),
+                        scaling.trained_means(pd.read_parquet(artefacts.trained(n_s)))))
     fits = pd.concat([scaling.fit_laws(t, name, sc.max_p_over_r, sc.n_boot, sc.seed,
                                             sc.small_r)
                       for name, t in sources], ignore_index=True)

@@ -54,3 +54,27 @@ def test_the_papers_form_fitted_at_small_r_only_recovers_minus_one():
     assert abs(small.loc[("p, r", "r")].estimate + 1) <= 0.1
     assert small.loc[("p, r", "r")].points < full.loc[("p, r", "r")].points
     assert small.loc[("p, n_s/n_d − 1", "p")].points == full.loc[("p, n_s/n_d − 1", "p")].points
+
+
+def test_one_logarithmic_factor_moves_the_fitted_exponent_by_its_shift():
+    """log_factor_shift against a second method: the bootstrap fit of L and of L·log(scale)
+    on the same points (exact without noise), for each law and term; the larger of the two
+    factors sets it, on the points fit_laws fits (law_points)."""
+    t = _synthetic(lambda p, r: 0.3 * p ** 2 * (1 / r - 1), noise=0.0)
+    t = pd.concat([t, t.assign(ratio=t.ratio / 10)], ignore_index=True)   # r ≤ 0.05 too
+    for law, terms in (("p, r", ("p", "r")), ("p, n_s/n_d − 1", ("p", "n_s/n_d − 1"))):
+        pts = scaling.law_points(t, law, 0.25, small_r=0.05)
+        plain = scaling.fit_laws(t, "s", 0.25, 10, 0, 0.05).set_index(["law", "term"])
+        assert len(pts) == plain.loc[(law, "p")].points
+        moved = {name: scaling.fit_laws(t.assign(loss=t.loss * np.log(f(t.p, t.ratio))), "s",
+                                        0.25, 10, 0, 0.05).set_index(["law", "term"])
+                 for name, f in scaling.LOG_FACTORS.items()}
+        for term in terms:
+            shift = {name: abs(m.loc[(law, term)].estimate - plain.loc[(law, term)].estimate)
+                     for name, m in moved.items()}
+            tol, factor = scaling.log_factor_shift(pts, law, term)
+            assert tol == pytest.approx(max(shift.values()), rel=1e-9)
+            assert factor == max(shift, key=shift.get)
+            assert tol > 0.05                     # a log factor is not negligible on these
+    with pytest.raises(ValueError, match="too few"):
+        scaling.log_factor_shift(t.iloc[:3], "p, r", "r")

@@ -18,7 +18,7 @@ import pandas as pd
 
 from tms.core import divergence
 from tms.core.claim_rows import span
-from tms.persian_rug import artefacts, compare, converge, weights
+from tms.persian_rug import artefacts, compare, converge, scaling, weights
 from tms.persian_rug.params import PersianRug
 from tms.persian_rug.stats import cell_means
 
@@ -306,6 +306,17 @@ class Outputs:
     def antipodal(self) -> pd.DataFrame:
         """tms.persian_rug.compare.antipodal_cells of the trained and untrained models."""
         return compare.antipodal_cells(self.stats, self.baseline)
+
+    def fit_points(self, source: str, law: str) -> pd.DataFrame:
+        """The points (p, ratio, loss) that stage pr_scaling fitted ``law`` to for ``source``
+        (tms.persian_rug.scaling.law_points): the theory grid's, the rug's, or a trained grid's
+        seed means (tms.persian_rug.scaling.trained_means). Raises KeyError for a source it
+        has no table of."""
+        trained = {scaling.trained_source(n): n for n in self.trained.n_s.unique()}
+        table = (self.theory_grid if source == "theory" else self.rug
+                 if source.startswith("Persian rug") else
+                 scaling.trained_means(self.trained[self.trained.n_s == trained[source]]))
+        return scaling.law_points(table, law, self.max_p_over_r, self.small_r)
 
     def theory_scale(self, fits: bool = True, small_r: bool = False) -> str:
         """The scale of the theory rows: its grid, and the fits' regime (with r ≤ small_r)."""

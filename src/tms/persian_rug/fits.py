@@ -12,6 +12,28 @@ import numpy as np
 import pandas as pd
 
 
+def _design(regressors: Mapping[str, np.ndarray], n: int) -> tuple[list[str], np.ndarray]:
+    """The names and the least-squares design (n, k + 1) of a fit in logs: the regressors'
+    logs, then 1. Raises ValueError on non-positive regressors or fewer than k + 2 points."""
+    names = list(regressors)
+    cols = [np.asarray(regressors[k], dtype=float) for k in names]
+    if any(np.any(c <= 0) for c in cols):
+        raise ValueError("the regressors must be positive (their logs are fitted)")
+    if n < len(names) + 2:
+        raise ValueError(f"{n} points are too few to fit {len(names) + 1} coefficients")
+    return names, np.column_stack([np.log(c) for c in cols] + [np.ones(n)])
+
+
+def log_coefficients(log_y: np.ndarray, regressors: Mapping[str, np.ndarray]
+                     ) -> dict[str, float]:
+    """The least-squares exponents of :func:`power_law` fitted to ``log_y`` (n,) itself, without
+    an interval: regressor name → coefficient. The fit is linear in log y, so those for
+    log(y·f) are those for log y plus those for log f. Raises ValueError as :func:`power_law`."""
+    names, X = _design(regressors, len(log_y))
+    return dict(zip(names, np.linalg.lstsq(X, np.asarray(log_y, dtype=float), rcond=None)[0]
+                    .tolist()))
+
+
 def power_law(y: np.ndarray, regressors: Mapping[str, np.ndarray], n_boot: int = 2000,
               seed: int = 0, level: float = 0.95) -> pd.DataFrame:
     """Fit log y = Σ_k α_k log regressors[k] + c by least squares, with bootstrap intervals.
@@ -23,13 +45,9 @@ def power_law(y: np.ndarray, regressors: Mapping[str, np.ndarray], n_boot: int =
     non-positive values or fewer points than coefficients + 1.
     """
     y = np.asarray(y, dtype=float)
-    names = list(regressors)
-    cols = [np.asarray(regressors[k], dtype=float) for k in names]
-    if np.any(y <= 0) or any(np.any(c <= 0) for c in cols):
-        raise ValueError("power_law needs positive y and regressors (it fits logs)")
-    if len(y) < len(names) + 2:
-        raise ValueError(f"{len(y)} points are too few to fit {len(names) + 1} coefficients")
-    X = np.column_stack([np.log(c) for c in cols] + [np.ones_like(y)])
+    if np.any(y <= 0):
+        raise ValueError("power_law needs positive y (it fits logs)")
+    names, X = _design(regressors, len(y))
     ly = np.log(y)
     est = np.linalg.lstsq(X, ly, rcond=None)[0]
     rng = np.random.default_rng(seed)

@@ -23,10 +23,19 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from tms.persian_rug import bounds, fits, theory
+from tms.core import divergence
+from tms.persian_rug import bounds, fits, stats, theory
 
 #: The paper's exponents, by term of the two laws.
 PAPER_EXPONENTS = {"p": 2.0, "r": -1.0, "n_s/n_d − 1": 1.0}
+
+#: The two laws fitted, in the fit table's order.
+LAWS = ("p, r", "p, n_s/n_d − 1")
+
+#: The scales whose logarithm may multiply the law, which holds "up to logarithmic factors
+#: whenever p/r ≪ 1" (sec. 4.3.3): 1/p (the log(1/p) of eq. 13's upper bound) and r/p, the
+#: inverse of the small parameter p/r ~ σ² (eqs. 11–12). Scale name → scale of (p, r).
+LOG_FACTORS = {"log(1/p)": lambda p, r: 1 / p, "log(r/p)": lambda p, r: r / p}
 
 #: Fewest points in the regime for a fit of three coefficients
 #: (tms.persian_rug.fits.power_law needs 4).
@@ -65,10 +74,47 @@ def in_regime(table: pd.DataFrame, max_p_over_r: float) -> pd.Series:
     return (table.p / table.ratio <= max_p_over_r) & (table.ratio < 1)
 
 
+def law_points(table: pd.DataFrame, law: str, max_p_over_r: float, small_r: float = 1.0,
+               loss: str = "loss") -> pd.DataFrame:
+    """The rows of ``table`` (columns p, ratio and ``loss``) that :func:`fit_laws` fits ``law``
+    to: those in the regime with a positive loss, for the paper's form ``p, r`` only those with
+    ratio ≤ small_r too. Raises KeyError for a law not in :data:`LAWS`."""
+    regime = table[in_regime(table, max_p_over_r) & (table[loss] > 0)]
+    small = regime.ratio <= small_r * (1 + 1e-9)            # grid values equal to it included
+    return {"p, r": regime[small], "p, n_s/n_d − 1": regime}[law]
+
+
+def regressors(law: str, p: np.ndarray, r: np.ndarray) -> dict[str, np.ndarray]:
+    """The regressors of ``law`` at the points (p, r) (n,): term → (n,) values."""
+    return {"p": p, "r": r} if law == "p, r" else {"p": p, "n_s/n_d − 1": 1 / r - 1}
+
+
+def log_factor_shift(points: pd.DataFrame, law: str, term: str) -> tuple[float, str]:
+    """How far one logarithmic factor of :data:`LOG_FACTORS` moves the exponent of ``term`` when
+    ``law`` is fitted to ``points`` (:func:`law_points`): the largest |coefficient| of ``term``
+    in the least-squares fit of log log(scale) on the law's regressors (the fit is linear in
+    log L, so fitting L·log(scale) instead of L moves the exponent by exactly that), and the
+    factor that gives it. Raises ValueError with fewer than :data:`MIN_POINTS` points."""
+    p, r = points.p.to_numpy(float), points.ratio.to_numpy(float)
+    shifts = {name: abs(fits.log_coefficients(np.log(np.log(scale(p, r))),
+                                              regressors(law, p, r))[term])
+              for name, scale in LOG_FACTORS.items()}
+    top = max(shifts, key=shifts.get)
+    return shifts[top], top
+
+
+def trained_means(trained: pd.DataFrame) -> pd.DataFrame:
+    """The points of a trained grid's fits (stage pr_scaling): its ReLU models that did not
+    diverge (tms.core.divergence.split), their loss averaged over seeds per (p, ratio)
+    (tms.persian_rug.stats.over_seeds)."""
+    kept = divergence.split(trained)[0]
+    return stats.over_seeds(kept[kept.model == "relu"], ["loss"])
+
+
 def fit_laws(table: pd.DataFrame, source: str, max_p_over_r: float, n_boot: int,
              seed: int, small_r: float = 1.0, loss: str = "loss") -> pd.DataFrame:
-    """Fit both laws to the positive losses of ``table`` in the regime (one point per row),
-    the paper's form ``p, r`` only where also ratio ≤ small_r.
+    """Fit both laws to the positive losses of ``table`` in the regime (one point per row,
+    :func:`law_points`), the paper's form ``p, r`` only where also ratio ≤ small_r.
 
     table: columns p, ratio and ``loss`` (per-feature MSE; one row per grid point, e.g. means
     over seeds). Returns rows of :data:`FIT_COLUMNS`: one per law and term (p, r or
@@ -76,16 +122,15 @@ def fit_laws(table: pd.DataFrame, source: str, max_p_over_r: float, n_boot: int,
     (NaN for const) and the number of points. With fewer than :data:`MIN_POINTS` points in the
     regime nothing is fitted: estimate, low and high are NaN.
     """
-    regime = table[in_regime(table, max_p_over_r) & (table[loss] > 0)]
     out = []
-    small = regime.ratio <= small_r * (1 + 1e-9)            # grid values equal to it included
-    for law, sel in (("p, r", regime[small]), ("p, n_s/n_d − 1", regime)):
+    for law in LAWS:
+        sel = law_points(table, law, max_p_over_r, small_r, loss)
         p, r, y = sel.p.to_numpy(), sel.ratio.to_numpy(), sel[loss].to_numpy()
-        regressors = {"p": p, "r": r} if law == "p, r" else {"p": p, "n_s/n_d − 1": 1 / r - 1}
+        regs = regressors(law, p, r)
         if len(sel) >= MIN_POINTS:
-            fit = fits.power_law(y, regressors, n_boot=n_boot, seed=seed)
+            fit = fits.power_law(y, regs, n_boot=n_boot, seed=seed)
         else:
-            fit = pd.DataFrame({"term": list(regressors) + ["const"], "estimate": np.nan,
+            fit = pd.DataFrame({"term": list(regs) + ["const"], "estimate": np.nan,
                                 "low": np.nan, "high": np.nan})
         fit.insert(0, "law", law)
         fit.insert(0, "source", source)
