@@ -137,13 +137,13 @@ def _judged(o: Outputs, est: pd.Series, source: str, law: str, term: str, target
     """The fitted exponent ``est`` (evidence.exponent) of ``term`` (``name`` in words) in the
     fit of ``law`` to ``source``, judged against ``target``. The paper's law holds "up to
     logarithmic factors" (sec. 4.3.3), so the tolerance is how far one such factor moves the
-    exponent on the points fitted (tms.persian_rug.scaling.log_factor_shift); 1.5 times that
-    breaks it."""
+    exponent on the points fitted (tms.persian_rug.scaling.log_factor_shift); 1.5 times that,
+    on the side of the estimate, breaks it."""
     tol, factor = scaling.log_factor_shift(o.fit_points(source, law), law, term)
-    half = (est.high - est.low) / 2
+    half, side = (est.high - est.low) / 2, 1.0 if est.estimate >= target else -1.0
     return _Judged(bool(abs(est.estimate - target) <= tol),
                    f"|{name} − ({target:+g})| ≤ {tol:.2f}", factor,
-                   f"{name} = {target + 1.5 * tol:+.2f}",
+                   f"{name} = {target + side * 1.5 * tol:+.2f}",
                    f"the 95% interval of {name} (±{half:.2f}) is wider than the tolerance"
                    if half > tol else None)
 
