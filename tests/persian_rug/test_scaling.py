@@ -57,18 +57,17 @@ def test_the_papers_form_fitted_at_small_r_only_recovers_minus_one():
 
 
 def test_one_logarithmic_factor_moves_the_fitted_exponent_by_its_shift():
-    """log_factor_shift against a second method: the bootstrap fit of L and of L·log(scale)
-    on the same points (exact without noise), for each law and term; the larger of the two
-    factors sets it, on the points fit_laws fits (law_points)."""
-    t = _synthetic(lambda p, r: 0.3 * p ** 2 * (1 / r - 1), noise=0.0)
+    """log_factor_shift against a second method, for each law and term: the bootstrap fits of
+    L and of L·log(scale) on the same noisy points (the fit is linear in log L, so the
+    difference is exact); the larger of the two factors sets it."""
+    t = _synthetic(lambda p, r: 0.3 * p ** 2 * (1 / r - 1))
     t = pd.concat([t, t.assign(ratio=t.ratio / 10)], ignore_index=True)   # r ≤ 0.05 too
+    plain = scaling.fit_laws(t, "s", 0.25, 10, 0, 0.05).set_index(["law", "term"])
+    moved = {name: scaling.fit_laws(t.assign(loss=t.loss * np.log(f(t.p, t.ratio))), "s",
+                                    0.25, 10, 0, 0.05).set_index(["law", "term"])
+             for name, f in scaling.LOG_FACTORS.items()}
     for law, terms in (("p, r", ("p", "r")), ("p, n_s/n_d − 1", ("p", "n_s/n_d − 1"))):
         pts = scaling.law_points(t, law, 0.25, small_r=0.05)
-        plain = scaling.fit_laws(t, "s", 0.25, 10, 0, 0.05).set_index(["law", "term"])
-        assert len(pts) == plain.loc[(law, "p")].points
-        moved = {name: scaling.fit_laws(t.assign(loss=t.loss * np.log(f(t.p, t.ratio))), "s",
-                                        0.25, 10, 0, 0.05).set_index(["law", "term"])
-                 for name, f in scaling.LOG_FACTORS.items()}
         for term in terms:
             shift = {name: abs(m.loc[(law, term)].estimate - plain.loc[(law, term)].estimate)
                      for name, m in moved.items()}
@@ -76,5 +75,42 @@ def test_one_logarithmic_factor_moves_the_fitted_exponent_by_its_shift():
             assert tol == pytest.approx(max(shift.values()), rel=1e-9)
             assert factor == max(shift, key=shift.get)
             assert tol > 0.05                     # a log factor is not negligible on these
+
+
+def test_the_shift_of_a_log_factor_by_hand():
+    """Four points where the normal equations solve by hand: p = 1/e², 1/e⁴ at r = 0.5 and
+    0.25, the law p, r. log log(1/p) = log 2 and log 4 against log p = −2 and −4, whatever r:
+    the p exponent moves by (log 4 − log 2)/(−4 + 2) = −log(2)/2 and the r exponent not at all;
+    log log(r/p) moves both, and whichever moves p's more sets p's tolerance."""
+    p = np.array([np.exp(-2), np.exp(-4)] * 2)
+    r = np.array([0.5, 0.5, 0.25, 0.25])
+    pts = pd.DataFrame({"p": p, "ratio": r, "loss": 1.0})
+    X = np.column_stack([np.log(p), np.log(r), np.ones(4)])
+    normal = lambda y: np.linalg.solve(X.T @ X, X.T @ y)         # noqa: E731
+    by_hand = {"log(1/p)": normal(np.log(np.log(1 / p))), "log(r/p)": normal(np.log(np.log(r / p)))}
+    assert by_hand["log(1/p)"][0] == pytest.approx(-np.log(2) / 2)
+    assert by_hand["log(1/p)"][1] == pytest.approx(0, abs=1e-12)
+    for k, term in enumerate(("p", "r")):
+        tol, factor = scaling.log_factor_shift(pts, "p, r", term)
+        top = max(by_hand, key=lambda f: abs(by_hand[f][k]))
+        assert (tol, factor) == (pytest.approx(abs(by_hand[top][k])), top)
+
+
+def test_a_log_factor_needs_its_scale_above_one_and_enough_points():
+    pts = pd.DataFrame({"p": [0.01, 0.02, 0.05, 0.5], "ratio": [0.1, 0.2, 0.5, 0.5]})
+    with pytest.raises(ValueError, match="log\\(r/p\\) needs its scale > 1 .*max_p_over_r"):
+        scaling.log_factor_shift(pts, "p, r", "r")                # p = r at the last point
     with pytest.raises(ValueError, match="too few"):
-        scaling.log_factor_shift(t.iloc[:3], "p, r", "r")
+        scaling.log_factor_shift(pts.iloc[:3], "p, r", "r")
+    with pytest.raises(KeyError):
+        scaling.log_factor_shift(pts.iloc[:3], "p, q", "r")
+
+
+def test_trained_means_leave_out_diverged_and_linear_models_and_average_seeds():
+    t = pd.DataFrame({"model": ["relu", "relu", "relu", "linear", "relu"],
+                      "n_s": 64, "n_d": 16, "ratio": 0.25, "p": [0.01, 0.01, 0.01, 0.01, 0.02],
+                      "seed_index": [0, 1, 2, 0, 0], "diverged": [False, False, True, False, False],
+                      "loss": [1.0, 3.0, 100.0, 50.0, 7.0]})
+    means = scaling.trained_means(t).set_index("p")
+    assert means.loss.to_dict() == {0.01: 2.0, 0.02: 7.0}      # seeds 0 and 1; not 2, not linear
+    assert means.seeds.to_dict() == {0.01: 2, 0.02: 1}

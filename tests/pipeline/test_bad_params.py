@@ -52,6 +52,7 @@ BAD = [
     (f"{PR}.converge.factor", 1.0, "1.0", "greater than 1"),
     (f"{PR}.converge.tolerance", 0.0, "0.0", "greater than 0"),
     (f"{PR}.converge.min_steps", -1, "-1", "greater than or equal to 0"),
+    (f"{PR}.scaling.max_p_over_r", 1.0, "1.0", "less than 1"),      # log(r/p) > 0 in the regime
     (f"{AN}.moments.S", [0.5, 1.0], "1.0", "less than 1"),
     (f"{AN}.scale_min", 1.5, "1.5", "less than 1"),
     # learning rates

@@ -312,10 +312,13 @@ class Outputs:
         (tms.persian_rug.scaling.law_points): the theory grid's, the rug's, or a trained grid's
         seed means (tms.persian_rug.scaling.trained_means). Raises KeyError for a source it
         has no table of."""
-        trained = {scaling.trained_source(n): n for n in self.trained.n_s.unique()}
-        table = (self.theory_grid if source == "theory" else self.rug
-                 if source.startswith("Persian rug") else
-                 scaling.trained_means(self.trained[self.trained.n_s == trained[source]]))
+        if source == "theory":
+            table = self.theory_grid
+        elif source.startswith("Persian rug"):
+            table = self.rug
+        else:
+            n_s = {scaling.trained_source(n): n for n in self.trained.n_s.unique()}[source]
+            table = scaling.trained_means(self.trained[self.trained.n_s == n_s])
         return scaling.law_points(table, law, self.max_p_over_r, self.small_r)
 
     def theory_scale(self, fits: bool = True, small_r: bool = False) -> str:

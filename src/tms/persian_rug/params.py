@@ -292,10 +292,11 @@ class Theory(Strict):
 
 class Scaling(Strict):
     """Section 4.3 and appendix D: bounds drawn on the grid theory_p × theory_ratio, power-law
-    fits on the points with p/ratio ≤ max_p_over_r (the regime p/r ≪ 1), the paper's form
-    L ∝ p²/r only where also ratio ≤ small_r (its r ≪ 1), bootstrap intervals."""
+    fits on the points with p/ratio ≤ max_p_over_r (the regime p/r ≪ 1; below 1, where the
+    log(r/p) that sets the fits' tolerances is positive), the paper's form L ∝ p²/r only where
+    also ratio ≤ small_r (its r ≪ 1), bootstrap intervals."""
 
-    max_p_over_r: Annotated[float, Field(gt=0.0, le=1.0)]
+    max_p_over_r: Annotated[float, Field(gt=0.0, lt=1.0)]
     small_r: Annotated[float, Field(gt=0.0, le=1.0)]
     theory_p: Annotated[list[Annotated[float, Field(gt=0.0, lt=1.0)]], listed(2), Unique]
     theory_ratio: list[float] | Linspace

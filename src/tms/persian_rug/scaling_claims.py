@@ -125,61 +125,69 @@ BETA_PRIME = ("p, n_s/n_d − 1", "n_s/n_d − 1")
 class _Judged(NamedTuple):
     """A fitted exponent judged against the paper's (:func:`_judged`)."""
 
-    ok: bool           # within the tolerance
-    within: str        # the test: "|β′ − (+1)| ≤ 0.14"
-    factor: str        # the logarithmic factor that sets the tolerance
-    breaks: str        # a value that breaks it: "β′ = +1.21"
-    wide: str | None   # why the fit cannot decide it (its interval wider than the tolerance)
+    ok: bool           # within the tolerance, or its whole interval outside it
+    test: str          # "β′ within +1 ± 0.14 (multiplying L by log(r/p) moves it 0.14 …)"
+    wide: str | None   # why the fit cannot decide it (its interval wider than the tolerance and
+                       # reaching into it), or None
 
 
-def _judged(o: Outputs, est: pd.Series, source: str, law: str, term: str, target: float,
-            name: str) -> _Judged:
+def _signed(x: float) -> str:
+    """x with its sign, and a true minus: +1, −1, −0.40."""
+    return f"{x:+.2f}".replace("-", "−").rstrip("0").rstrip(".")
+
+
+def _judged(o: Outputs, est: pd.Series, source: str, law: str, term: str, name: str
+            ) -> _Judged:
     """The fitted exponent ``est`` (evidence.exponent) of ``term`` (``name`` in words) in the
-    fit of ``law`` to ``source``, judged against ``target``. The paper's law holds "up to
-    logarithmic factors" (sec. 4.3.3), so the tolerance is how far one such factor moves the
-    exponent on the points fitted (tms.persian_rug.scaling.log_factor_shift); 1.5 times that,
-    on the side of the estimate, breaks it."""
-    tol, factor = scaling.log_factor_shift(o.fit_points(source, law), law, term)
-    half, side = (est.high - est.low) / 2, 1.0 if est.estimate >= target else -1.0
-    return _Judged(bool(abs(est.estimate - target) <= tol),
-                   f"|{name} − ({target:+g})| ≤ {tol:.2f}", factor,
-                   f"{name} = {target + side * 1.5 * tol:+.2f}",
+    fit of ``law`` to ``source``, judged against the paper's (scaling.PAPER_EXPONENTS). The
+    law holds "up to logarithmic factors" (sec. 4.3.3), so the tolerance is how far one such
+    factor moves the exponent on the points fitted (tms.persian_rug.scaling.log_factor_shift);
+    any value outside target ± tolerance breaks it. Undecided where the fit's 95% interval is
+    wider than the tolerance and reaches into the band; an interval wholly outside fails.
+    Raises ValueError when the fit's point count is not that of the points its tolerance is
+    computed on (a fits table older than its inputs)."""
+    points = o.fit_points(source, law)
+    if len(points) != int(est.points):
+        raise ValueError(f"the fit of {law} to {source} has {int(est.points)} points, its "
+                         f"inputs {len(points)} in the regime: rerun stage pr_scaling")
+    target = scaling.PAPER_EXPONENTS[term]
+    tol, factor = scaling.log_factor_shift(points, law, term)
+    lo, hi, half = target - tol, target + tol, (est.high - est.low) / 2
+    test = (f"{name} within {_signed(target)} ± {tol:.2f} (multiplying L by {factor} moves the "
+            f"fitted {name} {tol:.2f} on these points, more than the other factor; {name} "
+            f"outside [{_signed(lo)}, {_signed(hi)}] breaks it)")
+    return _Judged(bool(lo <= est.estimate <= hi), test,
                    f"the 95% interval of {name} (±{half:.2f}) is wider than the tolerance"
-                   if half > tol else None)
+                   if half > tol and est.low <= hi and est.high >= lo else None)
 
 
-def _test(judged: Sequence[_Judged]) -> str:
-    """The tolerance of fitted exponents in words: each test, why, and what breaks it."""
-    names = " and ".join(j.within.split(" ")[0].strip("|") for j in judged)
-    factors = " and ".join(dict.fromkeys(j.factor for j in judged))
-    return (f"{' and '.join(j.within for j in judged)}: the law holds 'up to logarithmic "
-            f"factors' (sec. 4.3.3), and one factor {factors} moves {names} that far on these "
-            f"points; {' or '.join(j.breaks for j in judged)} breaks it")
+#: Why an exponent's tolerance is one logarithmic factor (the rows' words).
+_WHY = "the law holds 'up to logarithmic factors' (sec. 4.3.3)"
+#: The rows' rule for a fit too uncertain to decide.
+_WIDE = "; undecided while the fit's 95% interval is wider than the tolerance and reaches it"
 
 
-def _exponent_row(claim: Claim, o: Outputs, law: str, term: str, target: float, name: str,
-                  scale: str, note: str = "") -> dict:
+def _exponent_row(claim: Claim, o: Outputs, law: str, term: str, name: str, scale: str,
+                  note: str = "") -> dict:
     """The row of ``claim`` on the theory's exponent of ``term`` (``name``) in its fit of
-    ``law``: ``target`` within one logarithmic factor's shift (:func:`_judged`), inconclusive
-    where the fit's 95% interval is wider than that, not computed where it was not fitted;
-    ``note`` follows our value, ``scale`` says the regime fitted."""
+    ``law``, judged by :func:`_judged`; not computed where it was not fitted; ``note`` follows
+    our value, ``scale`` says the regime fitted."""
     est = exponent(o.fits, "theory", law, term)
     if not np.isfinite(est.estimate):
         return claim.not_computed(interval(est), scale)
-    j = _judged(o, est, "theory", law, term, target, name)
-    return claim.row(j.ok, interval(est) + note, _test([j]) + "; the fit's 95% interval no "
-                     "wider than the tolerance", scale, value=est.estimate,
-                     uncertainty=(est.high - est.low) / 2, inconclusive=j.wide)
+    j = _judged(o, est, "theory", law, term, name)
+    return claim.row(j.ok, interval(est) + note, f"{j.test}: {_WHY}{_WIDE}", scale,
+                     value=est.estimate, uncertainty=(est.high - est.low) / 2,
+                     inconclusive=j.wide)
 
 
 def _law_row(claim: Claim, o: Outputs, sources: Sequence[str], needs: int,
              inconclusive: str | None = None) -> dict:
     """The row of ``claim`` on the law :data:`BETA_PRIME` fitted (in the fits' regime) to the
-    last of ``sources``: β′ = +1 and α′ = 2, each within one logarithmic factor's shift
-    (:func:`_judged`), with the β′ of the other sources after ours; not computed without a
-    source or where it was not fitted (fewer than ``needs`` points); inconclusive for
-    ``inconclusive`` (the caller's: its scale), or where an interval is wider than its
-    tolerance."""
+    last of ``sources``: β′ and α′ each judged by :func:`_judged`, with the β′ of the other
+    sources after ours; not computed without a source or where it was not fitted (fewer than
+    ``needs`` points); inconclusive for ``inconclusive`` (the caller's: its scale), or where an
+    interval cannot decide (:func:`_judged`)."""
     if not sources:
         return claim.not_computed("no fit of this source")
     source, others = sources[-1], sources[:-1]
@@ -187,13 +195,14 @@ def _law_row(claim: Claim, o: Outputs, sources: Sequence[str], needs: int,
     if not np.isfinite(b.estimate):
         return claim.not_computed(f"{int(b.points)} points of {source} in the regime, and the "
                                   f"fit needs {needs}", source)
-    judged = [_judged(o, est, source, BETA_PRIME[0], term, target, name)
-              for est, term, target, name in ((b, BETA_PRIME[1], 1.0, "β′"), (a, "p", 2.0, "α′"))]
+    judged = [_judged(o, est, source, BETA_PRIME[0], term, name)
+              for est, term, name in ((b, BETA_PRIME[1], "β′"), (a, "p", "α′"))]
     more = "; ".join(f"{s}: β′ = {exponent(o.fits, s, *BETA_PRIME).estimate:.2f}" for s in others)
     return claim.row(
         all(j.ok for j in judged),
         f"β′ = {interval(b)}; α′ = {interval(a)}" + (f" ({more})" if more else ""),
-        _test(judged), f"{source}, p/r ≤ {o.max_p_over_r:g}", value=b.estimate,
+        f"{judged[0].test} and {judged[1].test}: {_WHY}{_WIDE}",
+        f"{source}, p/r ≤ {o.max_p_over_r:g}", value=b.estimate,
         uncertainty=(b.high - b.low) / 2,
         inconclusive="; ".join(filter(None, (inconclusive, *(j.wide for j in judged)))) or None)
 
@@ -201,14 +210,14 @@ def _law_row(claim: Claim, o: Outputs, sources: Sequence[str], needs: int,
 @CLAIMS.claim("scaling.beta_prime", "L ∝ (n_s/n_d − 1) at fixed p (theory; the exact σ²)",
               "sec. 4.3", "+1", *_THEORY)
 def _beta_prime(claim: Claim, o: Outputs) -> dict:
-    return _exponent_row(claim, o, *BETA_PRIME, 1.0, "β′", o.theory_scale())
+    return _exponent_row(claim, o, *BETA_PRIME, "β′", o.theory_scale())
 
 
 @CLAIMS.claim("scaling.beta", "L ∝ 1/r at fixed p (theory, the paper's form)",
               "sec. 4.3, eq. 13 and 31", "−1 (for r ≪ 1)", *_THEORY)
 def _beta(claim: Claim, o: Outputs) -> dict:
     return _exponent_row(
-        claim, o, "p, r", "r", -1.0, "β", o.theory_scale(small_r=True), f" (r ≤ "
+        claim, o, "p, r", "r", "β", o.theory_scale(small_r=True), f" (r ≤ "
         f"{o.small_r:g}: the paper's r ≪ 1; the (1 − r) factor of n_s/n_d − 1 steepens it at "
         "larger r)")
 
@@ -216,7 +225,7 @@ def _beta(claim: Claim, o: Outputs) -> dict:
 @CLAIMS.claim("scaling.alpha", "L ∝ p² at fixed r up to logarithms (theory)", "sec. 4.3, eq. 13",
               "2 (× log 1/p)", *_THEORY)
 def _alpha(claim: Claim, o: Outputs) -> dict:
-    return _exponent_row(claim, o, BETA_PRIME[0], "p", 2.0, "α′", o.theory_scale(),
+    return _exponent_row(claim, o, BETA_PRIME[0], "p", "α′", o.theory_scale(),
                          "; log(1/p) lowers the local exponent")
 
 
