@@ -594,6 +594,32 @@ def test_a_wide_interval_is_undecided_only_where_it_reaches_the_band():
     assert row["inconclusive"] == "the 95% interval of α′ (±0.55) is wider than the tolerance"
     f.loc[(f.source == src) & at, ["estimate", "low", "high"]] = [0.5, 0.0, 1.0]    # wholly out
     assert _rows(replace(i, fits=f))["scaling.trained"]["verdict"] == "not reproduced"
+    # β′ fails outright: a wide α′ cannot make the row undecided
+    f.loc[(f.source == src) & at, ["estimate", "low", "high"]] = [2.0, 1.0, 3.0]
+    f.loc[(f.source == src) & (f.term == "n_s/n_d − 1"), ["estimate", "low", "high"]] = [
+        0.3, 0.29, 0.31]
+    row = _rows(replace(i, fits=f))["scaling.trained"]
+    assert (row["verdict"], row["inconclusive"]) == ("not reproduced", None), row
+
+
+def test_the_claims_count_the_points_the_stage_fitted_diverged_models_left_out():
+    """The stage's fits (scaling.fit_laws on scaling.trained_means, as pr_scaling runs them)
+    against the points the claims recompute (Outputs.fit_points), with a diverged model among
+    the trained ones: every count agrees, so no row raises."""
+    i = _inputs()
+    trained = i.trained.assign(diverged=(i.trained.n_s == 2048) & (i.trained.p == 0.01)
+                               & (i.trained.seed_index == 0) & (i.trained.ratio == 0.25))
+    i = replace(i, trained=trained)
+    stage = pd.concat([scaling.fit_laws(t, s, i.max_p_over_r, 10, 0, i.small_r) for s, t in (
+        ("theory", i.theory_grid), ("Persian rug (n_s = 1024)", i.rug),
+        *((scaling.trained_source(n), scaling.trained_means(trained[trained.n_s == n]))
+          for n in N_S))], ignore_index=True)
+    counts = stage.drop_duplicates(["source", "law"])
+    assert [len(i.fit_points(s, law)) for s, law in zip(counts.source, counts.law)] == list(
+        counts.points)
+    judged = counts[counts.law == "p, n_s/n_d − 1"]              # the law the law rows judge
+    assert judged.points.min() >= scaling.MIN_POINTS and judged.estimate.notna().all()
+    assert _rows(i)["scaling.trained"]["verdict"] == "reproduced"
 
 
 def test_an_exponent_fitted_to_other_points_than_its_inputs_raises():

@@ -57,9 +57,9 @@ def test_the_papers_form_fitted_at_small_r_only_recovers_minus_one():
 
 
 def test_one_logarithmic_factor_moves_the_fitted_exponent_by_its_shift():
-    """log_factor_shift against a second method, for each law and term: the bootstrap fits of
-    L and of L·log(scale) on the same noisy points (the fit is linear in log L, so the
-    difference is exact); the larger of the two factors sets it."""
+    """log_factor_shift against a second method, for each law and term: the estimates of
+    fit_laws for L and for L·log(scale) on the same points (the fit is linear in log L, so
+    their difference is the shift, whatever L is); the larger of the two factors sets it."""
     t = _synthetic(lambda p, r: 0.3 * p ** 2 * (1 / r - 1))
     t = pd.concat([t, t.assign(ratio=t.ratio / 10)], ignore_index=True)   # r ≤ 0.05 too
     plain = scaling.fit_laws(t, "s", 0.25, 10, 0, 0.05).set_index(["law", "term"])

@@ -12,7 +12,7 @@ intervals, on the points with p/r ≤ ``max_p_over_r`` (and r < 1):
 
 β differs from −1 by the factor (1 − r) that the first form leaves out (d log(1 − r)/d log r =
 −r/(1 − r), large near r = 1: on the default theory grid, fitted up to r = 0.95 the theory gives
-β ≈ −1.96, up to r = 0.05 β ≈ −1.04, up to r = 0.02 β ≈ −1.01), and α from 2 by the log(1/p) of
+β ≈ −1.81, up to r = 0.05 β ≈ −1.04, up to r = 0.02 β ≈ −0.98), and α from 2 by the log(1/p) of
 eq. 13.
 """
 

@@ -125,15 +125,17 @@ BETA_PRIME = ("p, n_s/n_d − 1", "n_s/n_d − 1")
 class _Judged(NamedTuple):
     """A fitted exponent judged against the paper's (:func:`_judged`)."""
 
-    ok: bool           # within the tolerance, or its whole interval outside it
+    ok: bool           # the estimate within target ± tolerance
     test: str          # "β′ within +1 ± 0.14 (multiplying L by log(r/p) moves it 0.14 …)"
     wide: str | None   # why the fit cannot decide it (its interval wider than the tolerance and
-                       # reaching into it), or None
+                       # reaching the band), or None
 
 
-def _signed(x: float) -> str:
-    """x with its sign, and a true minus: +1, −1, −0.40."""
-    return f"{x:+.2f}".replace("-", "−").rstrip("0").rstrip(".")
+def _signed(x: float, digits: int = 2) -> str:
+    """x with its sign, a true minus and ``digits`` decimals (a rounded −0 reads +0): +1.19,
+    −0.60."""
+    text = f"{x:+.{digits}f}"
+    return ("+" + text[1:] if float(text) == 0 else text).replace("-", "−")
 
 
 def _judged(o: Outputs, est: pd.Series, source: str, law: str, term: str, name: str
@@ -153,7 +155,7 @@ def _judged(o: Outputs, est: pd.Series, source: str, law: str, term: str, name: 
     target = scaling.PAPER_EXPONENTS[term]
     tol, factor = scaling.log_factor_shift(points, law, term)
     lo, hi, half = target - tol, target + tol, (est.high - est.low) / 2
-    test = (f"{name} within {_signed(target)} ± {tol:.2f} (multiplying L by {factor} moves the "
+    test = (f"{name} within {_signed(target, 0)} ± {tol:.2f} (multiplying L by {factor} moves the "
             f"fitted {name} {tol:.2f} on these points, more than the other factor; {name} "
             f"outside [{_signed(lo)}, {_signed(hi)}] breaks it)")
     return _Judged(bool(lo <= est.estimate <= hi), test,
@@ -164,7 +166,7 @@ def _judged(o: Outputs, est: pd.Series, source: str, law: str, term: str, name: 
 #: Why an exponent's tolerance is one logarithmic factor (the rows' words).
 _WHY = "the law holds 'up to logarithmic factors' (sec. 4.3.3)"
 #: The rows' rule for a fit too uncertain to decide.
-_WIDE = "; undecided while the fit's 95% interval is wider than the tolerance and reaches it"
+_WIDE = "; undecided while the fit's 95% interval is wider than the tolerance and reaches the band"
 
 
 def _exponent_row(claim: Claim, o: Outputs, law: str, term: str, name: str, scale: str,
@@ -187,7 +189,7 @@ def _law_row(claim: Claim, o: Outputs, sources: Sequence[str], needs: int,
     last of ``sources``: β′ and α′ each judged by :func:`_judged`, with the β′ of the other
     sources after ours; not computed without a source or where it was not fitted (fewer than
     ``needs`` points); inconclusive for ``inconclusive`` (the caller's: its scale), or where an
-    interval cannot decide (:func:`_judged`)."""
+    interval cannot decide (:func:`_judged`) while neither exponent fails outright."""
     if not sources:
         return claim.not_computed("no fit of this source")
     source, others = sources[-1], sources[:-1]
@@ -204,7 +206,9 @@ def _law_row(claim: Claim, o: Outputs, sources: Sequence[str], needs: int,
         f"{judged[0].test} and {judged[1].test}: {_WHY}{_WIDE}",
         f"{source}, p/r ≤ {o.max_p_over_r:g}", value=b.estimate,
         uncertainty=(b.high - b.low) / 2,
-        inconclusive="; ".join(filter(None, (inconclusive, *(j.wide for j in judged)))) or None)
+        inconclusive="; ".join(filter(None, (inconclusive, *(
+            () if any(not j.ok and j.wide is None for j in judged) else
+            (j.wide for j in judged))))) or None)
 
 
 @CLAIMS.claim("scaling.beta_prime", "L ∝ (n_s/n_d − 1) at fixed p (theory; the exact σ²)",
