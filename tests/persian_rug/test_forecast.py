@@ -45,14 +45,32 @@ def test_a_longer_window_is_forecast_at_its_own_median_stop_and_an_unmeasured_on
     for window in (2000, 1000):
         raw["persian_rug"]["train"]["window"] = window
         longer = _grids(params.SECTION.parse(raw).persian_rug)
-        measured = forecast.MEDIAN_STOP.get(window, {})
+        measured = forecast.MEDIAN_STOP.get((window, 0.003), {})     # the authors' lr
         for n_s in (128, 256, 512, 1024):
             steps = (measured[min(measured, key=lambda k: abs(k - n_s))]
                      if measured and n_s <= max(measured) else 45000)
             assert longer.loc[n_s].minutes_median == pytest.approx(
-                default.loc[n_s].minutes_median * steps / forecast.MEDIAN_STOP[200][n_s])
+                default.loc[n_s].minutes_median * steps / forecast.MEDIAN_STOP[200, 0.003][n_s])
     assert longer.loc[1024].minutes_median == longer.loc[1024].minutes_cap   # window 1000
-    assert forecast.MEDIAN_STOP[2000][256] < 45000 and max(forecast.MEDIAN_STOP[2000]) < 1024
+    stop = forecast.MEDIAN_STOP[2000, 0.003]
+    assert stop[256] < 45000 and max(stop) < 1024
+
+
+def test_the_median_stop_is_the_one_measured_at_the_grids_learning_rate(load_profile):
+    """The default profile's grids (0.01/√n_s, 3.3× the authors') are forecast at their own
+    measured median stops, not the authors' rate's (2,640 steps at n_s 128, not 4,320); a rate
+    never measured is forecast at the cap."""
+    raw = load_profile("default")
+    pr = params.SECTION.parse(raw).persian_rug
+    grids = _grids(pr)
+    for n_s in (64, 128):
+        row = grids.loc[n_s]
+        steps = forecast.MEDIAN_STOP[200, 0.01][n_s]
+        assert row.minutes_median == pytest.approx(row.minutes_cap * steps / 5000)
+    assert forecast.MEDIAN_STOP[200, 0.01][128] < forecast.MEDIAN_STOP[200, 0.003][128]
+    raw["persian_rug"]["train"]["lr_scale"] = 0.02
+    other = _grids(params.SECTION.parse(raw).persian_rug)
+    assert (other.minutes_median == other.minutes_cap).all()
 
 
 def test_the_paper_grids_cost_what_their_closed_forms_say(load_profile):

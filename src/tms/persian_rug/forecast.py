@@ -13,9 +13,9 @@ and disk, one row per stage.
   (:func:`measured_rate`: the stage's own engine trains a piece of its largest stack for a few
   steps on the profile's device), or, for a machine one does not have, at :data:`RATES` of one
   NVIDIA H100 plus its launch time per width (:data:`LAUNCH_PER_WIDTH`). ``steps``: the median
-  stopping step measured for the profile's stopping-rule window (:func:`median_stop`; models
-  stop at different steps, so a chunk's work falls as they leave: the median is the typical
-  cost), and the step cap (the bound).
+  stopping step measured for the profile's stopping-rule window and learning rate
+  (:func:`median_stop`; models stop at different steps, so a chunk's work falls as they leave:
+  the median is the typical cost), and the step cap (the bound).
 
 The H100 figures: torch 2.11 + CUDA 13, batched matmuls over models of equal n_d, the design
 of the GPU path (docs/benchmarks.md, "On one H100"); `make bench` on a GPU measures this
@@ -27,6 +27,7 @@ engine itself (bench/gpu.py).
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import pandas as pd
 
@@ -59,16 +60,20 @@ RATES = {"fp32": {1024: 28e12, 8192: 36e12}, "tf32": {1024: 48.5e12, 8192: 75e12
 #: two are alike the sum over-predicts by up to a quarter (the cpu-paper grid at n_s 512 and
 #: 1024: 2.4 and 3.7 ms against 1.9 and 3.4 measured).
 LAUNCH_PER_WIDTH = 6.5e-3 / 20
-#: The median step at which the stopping rule fired, per window and n_s, at the authors'
-#: settings otherwise (lr 3e-3/√n_s, eps 1e-7, batch 1024, checks every 30 steps). Window 200
-#: (the authors'): one H200, 30 models of 5 p × 6 ratios per n_s (docs/measurements/
-#: ladder-h200.csv, seed 0, 8,000-step cap), and 15 models of the paper's grid at n_s 8192.
-#: Window 2000: the cpu-paper grid on two CPU cores, 32,000-step cap, at n_s 256 (24 of 30 models
-#: stopped by the rule); at n_s 512 only half stopped by the cap, so its median is not known
-#: (docs/benchmarks.md, "A longer window").
-MEDIAN_STOP = {200: {128: 4320, 256: 4935, 512: 4530, 1024: 2445, 2048: 2715, 4096: 3345,
-                     8192: 4680},
-               2000: {256: 26700}}
+#: The median step at which the stopping rule fired, per (window, learning-rate scale lr·√n_s)
+#: and n_s, at the authors' settings otherwise (eps 1e-7, batch 1024, checks every 30 steps).
+#: Window 200 and the authors' 3e-3/√n_s: one H200, 30 models of 5 p × 6 ratios per n_s
+#: (docs/measurements/ladder-h200.csv, seed 0, 8,000-step cap), and 15 models of the paper's
+#: grid at n_s 8192. Window 2000: the cpu-paper grid on two CPU cores, 32,000-step cap, at n_s
+#: 256 (24 of 30 models stopped by the rule); at n_s 512 only half stopped by the cap, so its
+#: median is not known (docs/benchmarks.md, "A longer window"). Window 200 at 0.01/√n_s (3.3× the
+#: authors'): the default profile's grids, 72 models of 6 p × 6 ratios × 2 seeds per n_s,
+#: 5,000-step cap (results/default). A grid of other p and ratios stops elsewhere: the default's
+#: grid at the authors' rate is not measured.
+MEDIAN_STOP = {(200, 0.003): {128: 4320, 256: 4935, 512: 4530, 1024: 2445, 2048: 2715,
+                              4096: 3345, 8192: 4680},
+               (2000, 0.003): {256: 26700},
+               (200, 0.01): {64: 2025, 128: 2640}}
 #: :func:`measured_rate` times at most this much work a step (FLOPs): a piece of a large stack.
 MEASURE_FLOPS = 2e10
 GiB = 2 ** 30
@@ -94,13 +99,13 @@ def _nearest(table: dict[int, float], n_s: int) -> float:
     return table[min(table, key=lambda k: abs(k - n_s))]
 
 
-def median_stop(sched: Schedule, n_s: int) -> int:
-    """The typical step at which the stopping rule stops a model of ``sched`` at ``n_s``:
-    :data:`MEDIAN_STOP` of its window at the nearest measured n_s, at most its step cap; the
-    cap for a window never measured, or an n_s above the largest measured with it (a larger n_s,
-    whose learning rate is smaller, may stop later: its typical cost is unknown, the forecast
-    gives the bound)."""
-    table = MEDIAN_STOP.get(sched.window)
+def median_stop(sched: Schedule, n_s: int, lr: float) -> int:
+    """The typical step at which the stopping rule stops a model of ``sched`` at ``n_s`` trained
+    at ``lr``: :data:`MEDIAN_STOP` of its window and learning-rate scale lr·√n_s at the nearest
+    measured n_s, at most its step cap; the cap for a window and scale never measured, or an n_s
+    above the largest measured with them (a larger n_s, whose learning rate is smaller, may stop
+    later: its typical cost is unknown, the forecast gives the bound)."""
+    table = MEDIAN_STOP.get((sched.window, round(lr * math.sqrt(n_s), 6)))
     if table is None or n_s > max(table):
         return sched.max_steps
     return int(min(_nearest(table, n_s), sched.max_steps))
@@ -187,7 +192,7 @@ def grid_cost(pr: PersianRug, n_s: int, copies: int = 1, device: str | None = No
         "tflop_per_step": grid_flops(n_s, insts, Schedule(sched.batch_size, 0, 1, 1, 1))
         * len(models) / 1e12,
         "chunks": len(chunks) * len(models), "gflop_s": rate / 1e9,
-        "minutes_median": minutes(median_stop(sched, n_s)),
+        "minutes_median": minutes(median_stop(sched, n_s, lr)),
         "minutes_cap": minutes(sched.max_steps),
         "gpu_gib": max(chunk_bytes(n_s, insts, c, sched, bucketed=bucketed)
                        for c in chunks) / GiB,
@@ -239,7 +244,7 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
         "stage": stage, "n_s": n_s, "models": len(ps), "sum_n_d": typical * len(ps),
         "tflop_per_step": 10.0 * sched.batch_size * n_s * typical * len(ps) / 1e12,
         "chunks": 1, "gflop_s": rate / 1e9,
-        "minutes_median": minutes(median_stop(sched, n_s), typical, n_widths),
+        "minutes_median": minutes(median_stop(sched, n_s, lr), typical, n_widths),
         "minutes_cap": minutes(sched.max_steps, widest, 1 if pr.converge.capped else n_widths),
         "gpu_gib": chunk_bytes(n_s, stack, list(range(len(ps))), long, bucketed=bucketed) / GiB,
         "host_gib": 2 * weights.nbytes(n_s, [widest] * len(ps)) / GiB, "kept_gib": 0.0,
