@@ -9,7 +9,8 @@ tms.engine.grid.grid_flops) at the rate measured here for that live stack
 of the run, and at the whole stack's rate. Prints both sums beside the snapshot's stage time and
 the rates: a replay near the forecast but far from the snapshot's time says that run's machine
 was slower (its load), not the forecast's model; a replay at live rates well above the whole
-stack's says the stack's shrinking costs. The CPU path (fp32), on an otherwise idle machine.
+stack's says the stack's shrinking costs. The CPU path (fp32), on an otherwise idle machine, for
+a grid of ReLU models trained on the CPU in one stack (as every committed CPU snapshot's).
 
     .venv/bin/python bench/replay.py results/cpu-paper --n-s 128 256
 """
@@ -43,9 +44,18 @@ def stage_seconds(snapshot: Path, stage: str) -> float:
 def replay(snapshot: Path, n_s: int) -> dict:
     """Seconds of the grid ``n_s`` of ``snapshot`` replayed at its live stacks' rates and at the
     whole stack's, the snapshot's own time, and the rates measured (moment step → GFLOP/s).
-    Raises KeyError where a model of the params has no row in the snapshot's table."""
+    Raises SystemExit for a grid of other models than ReLU or a stage not run on the CPU,
+    LookupError where the snapshot has no time for it, KeyError where a model of the params has
+    no row in the snapshot's table."""
+    stage = f"pr_train@{n_s}"
+    seconds = stage_seconds(snapshot, stage)
     pr = params.SECTION.load(snapshot / "params.yaml").persian_rug
     grid = pr.grid.at(n_s)
+    if list(grid.models) != ["relu"]:
+        raise SystemExit(f"{stage} trains {grid.models}: the replay times ReLU grids only")
+    if re.search(rf"^\| {re.escape(stage)} \| [0-9.]+ \|[^|\n]*\| (?!cpu)",
+                 (snapshot / "README.md").read_text(), re.M):
+        raise SystemExit(f"{stage} of {snapshot} did not run on the CPU: nothing to replay here")
     insts = grid_instances(pr, n_s, training.expand(n_s, grid.p, grid.ratio, grid.seeds),
                        pr.train.lr_for(n_s))
     sched = Schedule.of(pr.train)
@@ -64,7 +74,7 @@ def replay(snapshot: Path, n_s: int) -> dict:
         at_live += work / rates[int(moments[np.argmin(np.abs(moments - a))])]
         whole += work / rates[int(moments[0])]
     return {"n_s": n_s, "replayed_live": at_live, "replayed_whole": whole,
-            "snapshot": stage_seconds(snapshot, f"pr_train@{n_s}"),
+            "snapshot": seconds,
             "gflop_s": {t: r / 1e9 for t, r in rates.items()}}
 
 

@@ -1,4 +1,5 @@
 import numpy as np
+import pandas as pd
 import pytest
 
 from tms.core import rates
@@ -56,21 +57,29 @@ def test_a_longer_window_is_forecast_at_its_own_median_stop_and_an_unmeasured_on
     assert stop[256] < 45000 and max(stop) < 1024
 
 
-def test_the_median_stop_is_the_one_measured_at_the_grids_learning_rate(load_profile):
-    """The default profile's grids (0.01/√n_s, 3.3× the authors') are forecast at their own
-    measured median stops, not the authors' rate's (2,640 steps at n_s 128, not 4,320); a rate
-    never measured is forecast at the cap."""
+def test_the_median_stop_is_the_one_measured_at_the_grids_learning_rate(load_profile, root):
+    """The default profile's grids (0.01/√n_s, 3.3× the authors') and fig. 3 model (lr 3e-4)
+    are forecast at their own median stops, those of the committed default snapshot's models
+    (2,640 steps at n_s 128, not the authors' rate's 4,320); a rate never measured, or a fixed
+    lr, at the cap."""
     raw = load_profile("default")
     pr = params.SECTION.parse(raw).persian_rug
-    grids = _grids(pr)
+    table = forecast.forecast(pr).set_index("stage")
+    snapshot = root / "results/default/data/persian_rug"
     for n_s in (64, 128):
-        row = grids.loc[n_s]
-        steps = forecast.MEDIAN_STOP[200, 0.01][n_s]
-        assert row.minutes_median == pytest.approx(row.minutes_cap * steps / 5000)
-    assert forecast.MEDIAN_STOP[200, 0.01][128] < forecast.MEDIAN_STOP[200, 0.003][128]
-    raw["persian_rug"]["train"]["lr_scale"] = 0.02
-    other = _grids(params.SECTION.parse(raw).persian_rug)
-    assert (other.minutes_median == other.minutes_cap).all()
+        trained = pd.read_parquet(snapshot / f"train/n{n_s}.parquet")
+        steps = trained[trained.model == "relu"].steps.median()
+        assert forecast.MEDIAN_STOP[200, 0.01][n_s] == steps
+        row = table.loc[f"pr_train@{n_s}"]
+        assert row.minutes_median == pytest.approx(row.minutes_cap * steps / pr.train.max_steps)
+    fig3 = table.loc["pr_fig3"]
+    assert fig3.minutes_median == pytest.approx(
+        fig3.minutes_cap * pd.read_parquet(snapshot / "fig3.parquet").steps[0] / pr.fig3.max_steps)
+    for key, value in (("lr_scale", 0.02), ("lr", 1e-3)):
+        raw = load_profile("default")
+        raw["persian_rug"]["train"][key] = value
+        other = _grids(params.SECTION.parse(raw).persian_rug)
+        assert (other.minutes_median == other.minutes_cap).all(), key
 
 
 def test_the_paper_grids_cost_what_their_closed_forms_say(load_profile):
