@@ -33,11 +33,12 @@ from tms.pipeline import params
 MOMENTS = (0.0, 0.25, 0.5, 0.75, 0.9, 0.97)
 
 
-def stage_seconds(snapshot: Path, stage: str) -> float:
-    """The snapshot README's time of ``stage`` (s). Raises LookupError if it has none."""
-    if m := re.search(rf"^\| {re.escape(stage)} \| ([0-9.]+) \|", (snapshot / "README.md")
-                      .read_text(), re.M):
-        return float(m.group(1))
+def stage_row(snapshot: Path, stage: str) -> tuple[float, str]:
+    """The snapshot README's time of ``stage`` (s) and the device it ran on ("cpu" where the
+    table has no device column). Raises LookupError if it has no time for it."""
+    if m := re.search(rf"^\| {re.escape(stage)} \| ([0-9.]+) \|[^|\n]*\|(?: ([^|\n]+) \|)?$",
+                      (snapshot / "README.md").read_text(), re.M):
+        return float(m.group(1)), (m.group(2) or "cpu").strip()
     raise LookupError(f"{snapshot}/README.md has no time for {stage}")
 
 
@@ -48,13 +49,12 @@ def replay(snapshot: Path, n_s: int) -> dict:
     LookupError where the snapshot has no time for it, KeyError where a model of the params has
     no row in the snapshot's table."""
     stage = f"pr_train@{n_s}"
-    seconds = stage_seconds(snapshot, stage)
+    seconds, device = stage_row(snapshot, stage)
     pr = params.SECTION.load(snapshot / "params.yaml").persian_rug
     grid = pr.grid.at(n_s)
     if list(grid.models) != ["relu"]:
         raise SystemExit(f"{stage} trains {grid.models}: the replay times ReLU grids only")
-    if re.search(rf"^\| {re.escape(stage)} \| [0-9.]+ \|[^|\n]*\| (?!cpu)",
-                 (snapshot / "README.md").read_text(), re.M):
+    if device != "cpu":
         raise SystemExit(f"{stage} of {snapshot} did not run on the CPU: nothing to replay here")
     insts = grid_instances(pr, n_s, training.expand(n_s, grid.p, grid.ratio, grid.seeds),
                        pr.train.lr_for(n_s))

@@ -91,8 +91,11 @@ def law_points(table: pd.DataFrame, law: str, max_p_over_r: float, small_r: floa
 def regressors(law: str, p: np.ndarray, r: np.ndarray) -> dict[str, np.ndarray]:
     """The regressors of ``law`` at the points (p, r) (n,): term → (n,) values. Raises KeyError
     for a law not in :data:`LAWS`."""
-    return {"p, r": lambda: {"p": p, "r": r},
-            "p, n_s/n_d − 1": lambda: {"p": p, "n_s/n_d − 1": 1 / r - 1}}[law]()
+    if law == "p, r":
+        return {"p": p, "r": r}
+    if law == "p, n_s/n_d − 1":
+        return {"p": p, "n_s/n_d − 1": 1 / r - 1}
+    raise KeyError(law)
 
 
 def log_factor_shift(points: pd.DataFrame, law: str, term: str) -> tuple[float, str]:

@@ -138,20 +138,25 @@ def _signed(x: float, digits: int = 2) -> str:
     return ("+" + text[1:] if float(text) == 0 else text).replace("-", "−")
 
 
-def _judged(o: Outputs, est: pd.Series, source: str, law: str, term: str, name: str
-            ) -> _Judged:
-    """The fitted exponent ``est`` (evidence.exponent) of ``term`` (``name`` in words) in the
-    fit of ``law`` to ``source``, judged against the paper's (scaling.PAPER_EXPONENTS). The
-    law holds "up to logarithmic factors" (sec. 4.3.3), so the tolerance is how far one such
-    factor moves the exponent on the points fitted (tms.persian_rug.scaling.log_factor_shift);
-    any value outside target ± tolerance breaks it. Undecided where the fit's 95% interval is
-    wider than the tolerance and reaches into the band; an interval wholly outside fails.
-    Raises ValueError when the fit's point count is not that of the points its tolerance is
-    computed on (a fits table older than its inputs)."""
+def _fitted_points(o: Outputs, est: pd.Series, source: str, law: str) -> pd.DataFrame:
+    """The points the fit of ``law`` to ``source`` was made on (Outputs.fit_points), ``est`` a
+    row of that fit (evidence.exponent). Raises ValueError when the fit's point count is not
+    theirs (a fits table older than its inputs)."""
     points = o.fit_points(source, law)
     if len(points) != int(est.points):
         raise ValueError(f"the fit of {law} to {source} has {int(est.points)} points, its "
                          f"inputs {len(points)} in the regime: rerun stage pr_scaling")
+    return points
+
+
+def _judged(est: pd.Series, points: pd.DataFrame, law: str, term: str, name: str) -> _Judged:
+    """The fitted exponent ``est`` (evidence.exponent) of ``term`` (``name`` in words) in the
+    fit of ``law`` to ``points`` (:func:`_fitted_points`), judged against the paper's
+    (scaling.PAPER_EXPONENTS). The law holds "up to logarithmic factors" (sec. 4.3.3), so the
+    tolerance is how far one such factor moves the exponent on those points
+    (tms.persian_rug.scaling.log_factor_shift); any value outside target ± tolerance breaks it.
+    Undecided where the fit's 95% interval is wider than the tolerance and reaches into the
+    band; an interval wholly outside fails."""
     target = scaling.PAPER_EXPONENTS[term]
     tol, factor = scaling.log_factor_shift(points, law, term)
     lo, hi, half = target - tol, target + tol, (est.high - est.low) / 2
@@ -177,7 +182,7 @@ def _exponent_row(claim: Claim, o: Outputs, law: str, term: str, name: str, scal
     est = exponent(o.fits, "theory", law, term)
     if not np.isfinite(est.estimate):
         return claim.not_computed(interval(est), scale)
-    j = _judged(o, est, "theory", law, term, name)
+    j = _judged(est, _fitted_points(o, est, "theory", law), law, term, name)
     return claim.row(j.ok, interval(est) + note, f"{j.test}: {_WHY}{_WIDE}", scale,
                      value=est.estimate, uncertainty=(est.high - est.low) / 2,
                      inconclusive=j.wide)
@@ -197,8 +202,11 @@ def _law_row(claim: Claim, o: Outputs, sources: Sequence[str], needs: int,
     if not np.isfinite(b.estimate):
         return claim.not_computed(f"{int(b.points)} points of {source} in the regime, and the "
                                   f"fit needs {needs}", source)
-    judged = [_judged(o, est, source, BETA_PRIME[0], term, name)
+    points = _fitted_points(o, b, source, BETA_PRIME[0])
+    judged = [_judged(est, points, BETA_PRIME[0], term, name)
               for est, term, name in ((b, BETA_PRIME[1], "β′"), (a, "p", "α′"))]
+    # an exponent failing outright decides the row, whatever the other's interval
+    wide = [] if any(not j.ok and j.wide is None for j in judged) else [j.wide for j in judged]
     more = "; ".join(f"{s}: β′ = {exponent(o.fits, s, *BETA_PRIME).estimate:.2f}" for s in others)
     return claim.row(
         all(j.ok for j in judged),
@@ -206,9 +214,7 @@ def _law_row(claim: Claim, o: Outputs, sources: Sequence[str], needs: int,
         f"{judged[0].test} and {judged[1].test}: {_WHY}{_WIDE}",
         f"{source}, p/r ≤ {o.max_p_over_r:g}", value=b.estimate,
         uncertainty=(b.high - b.low) / 2,
-        inconclusive="; ".join(filter(None, (inconclusive, *(
-            () if any(not j.ok and j.wide is None for j in judged) else
-            (j.wide for j in judged))))) or None)
+        inconclusive="; ".join(filter(None, (inconclusive, *wide))) or None)
 
 
 @CLAIMS.claim("scaling.beta_prime", "L ∝ (n_s/n_d − 1) at fixed p (theory; the exact σ²)",
