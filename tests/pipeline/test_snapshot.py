@@ -88,7 +88,7 @@ def test_snapshot_holds_site_run_files_and_readme(tmp_path):
 
 
 def test_the_readme_puts_the_forecast_range_beside_each_measured_stage():
-    text = snapshot.readme("cpu", "abc123", "m", [("s1", 4.0), ("s2", 2.5), ("s3", 1.0)],
+    text = snapshot.readme("cpu", "abc123", "m", [("s1", 4.0, 1), ("s2", 2.5, 1), ("s3", 1.0, 1)],
                            {"s1": (3.0, 9.0), "s2": (2.2, 2.4)})
     assert "| s1 | 4.0 | 3–9 |" in text and "| s2 | 2.5 | 2 |" in text   # one number: 2 = 2
     assert "| s3 | 1.0 | — |" in text and "| total | 7.5 | 5–11 (training) |" in text
@@ -102,12 +102,34 @@ def test_the_readme_names_the_device_each_auto_stage_ran_on():
            "or machine)", "t s2: done in 2.5 s", "t s3: done in 1.0 s"]
     devices = repro.stage_devices(log)
     assert devices == {"s1": "cuda (NVIDIA H200)", "s2": "cpu"}      # the last run's, s3 none
-    text = snapshot.readme("cpu", "abc123", "m", [("s1", 4.0), ("s2", 2.5), ("s3", 1.0)],
+    text = snapshot.readme("cpu", "abc123", "m", [("s1", 4.0, 1), ("s2", 2.5, 1), ("s3", 1.0, 1)],
                            {"s1": (3.0, 9.0)}, devices)
     assert "| s1 | 4.0 | 3–9 | cuda (NVIDIA H200) |" in text and "| s2 | 2.5 | — | cpu |" in text
     assert "| s3 | 1.0 | — | — |" in text and "| total | 7.5 | 3–9 (training) |  |" in text
-    plain = snapshot.readme("cpu", "abc123", "m", [("s1", 4.0)], None, {"other": "cpu"})
+    plain = snapshot.readme("cpu", "abc123", "m", [("s1", 4.0, 1)], None, {"other": "cpu"})
     assert "| s1 | 4.0 |\n" in plain and "device" not in plain     # no column without one
+
+
+def test_a_resumed_stage_counts_the_runs_whose_checkpoints_it_took_up():
+    t = "2026-11-27T10:{:02d}:00+00:00 ".format
+    resume = "pr_train@1024: resuming from the checkpoint at step 3000"
+    log = [t(0) + "a: started", t(1) + "a: step 100 of 900", t(5) + "a: step 500 of 900",
+           t(6) + "b: started", t(6) + "b: done in 30.0 s",              # a cut off (SIGKILL)
+           t(7) + "a: started", t(7) + "a: " + resume,
+           t(8) + "a: failed (exit status 143) in 90.0 s",               # a, SIGTERM
+           t(9) + "a: started", t(9) + "a: " + resume, t(10) + "a: done in 45.0 s",
+           t(11) + "c: started", t(12) + "c: failed (exit status 2) in 1.0 s",
+           t(13) + "c: started", t(14) + "c: done in 8.0 s",              # c started afresh
+           t(15) + "a: started", t(16) + "a: done in 50.0 s"]             # a again, no resume
+    times = repro.stage_times(log)
+    assert times[:3] == [("b", 30.0, 1), ("a", 300.0 + 90.0 + 45.0, 3), ("c", 8.0, 1)]
+    assert times[3] == ("a", 50.0, 1)                 # the earlier runs are not counted twice
+    assert repro.stage_times(log[6:])[0] == ("a", 90.0 + 45.0, 2)   # the log from run 2
+    text = snapshot.readme("cpu", "abc123", "m", times[:3])
+    assert "| a | 435.0 |" in text and "| total | 473.0 |" in text
+    assert "interruption" in text and ": a (3 runs)." in text and "b (" not in text
+    assert "interruption" not in snapshot.readme("cpu", "abc123", "m", [("a", 1.0, 1)])
+    assert repro.summary(times[3:])[1] == f"  {'a':<24} {50.0:8.1f} s"
 
 
 def test_the_site_names_the_revision_of_the_snapshot_only_when_its_code_is_heads(repo):

@@ -25,6 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
+from datetime import datetime
 from pathlib import Path
 
 from tms.core.io import CHECKPOINTS
@@ -35,13 +36,51 @@ from tms.pipeline.profiles import profile_name
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
 
 INDEX = "reports/index.html"
-_DONE = re.compile(r"^\S+ (\S+): done in ([0-9.]+) s$")
+_LINE = re.compile(r"^(\S+) (\S+): (.*)$")
+_ENDED = re.compile(r"^(done|failed \(exit status -?\d+\)) in ([0-9.]+) s$")
+#: What a training stage logs when it takes up a checkpoint (tms.engine.train).
+RESUMED = "resuming from the checkpoint at step "
 
 
-def stage_times(log_lines: list[str]) -> list[tuple[str, float]]:
-    """(stage, seconds) of every stage that finished in ``log_lines`` (lines of the stages' log),
-    in the order they finished."""
-    return [(m.group(1), float(m.group(2))) for m in map(_DONE.match, log_lines) if m]
+def stage_times(log_lines: list[str]) -> list[tuple[str, float, int]]:
+    """(stage, seconds, runs) of every stage that finished in ``log_lines`` (lines of the stages'
+    log, tms.pipeline.stage), in the order they finished.
+
+    seconds: the finishing run's, plus, when it resumed a checkpoint (it logged
+    :data:`RESUMED`), those of the interrupted runs whose work it took up: each run of the stage
+    since its last finished run, back to the last that started afresh, at its logged time, or,
+    for a run cut off without a word (SIGKILL, a machine stopped), from its start to its last
+    logged line (progress lines come every 30 s). runs: how many runs that is (1: no resume).
+    """
+    times, open_runs, carried = [], {}, {}      # carried: stage → (seconds, runs) taken up
+
+    def stamp(text: str) -> float:
+        return datetime.fromisoformat(text).timestamp()
+
+    def end(name: str, seconds: float | None) -> tuple[float, int]:
+        first, last, resumed = open_runs.pop(name)
+        if seconds is None:
+            seconds = stamp(last) - stamp(first)
+        before = carried.pop(name, (0.0, 0))
+        return (before[0] + seconds, before[1] + 1) if resumed else (seconds, 1)
+
+    for m in filter(None, map(_LINE.match, log_lines)):
+        at, name, text = m.groups()
+        if text == "started":
+            if name in open_runs:                            # the last run was cut off
+                carried[name] = end(name, None)
+            open_runs[name] = [at, at, False]
+            continue
+        run = open_runs.setdefault(name, [at, at, False])   # a log from before 'started'
+        run[1] = at
+        run[2] = run[2] or RESUMED in text
+        if ended := _ENDED.match(text):
+            spent = end(name, float(ended.group(2)))
+            if ended.group(1) == "done":
+                times.append((name, *spent))
+            else:
+                carried[name] = spent
+    return times
 
 
 #: A stage's log line naming the device its params' 'auto' chose (tms.core.device.check).
@@ -59,12 +98,13 @@ def stage_devices(log_lines: list[str]) -> dict[str, str]:
     return devices
 
 
-def summary(times: list[tuple[str, float]]) -> list[str]:
-    """The closing lines: each stage's time, the total, and the page to open."""
-    lines = [f"  {name:<24} {seconds:8.1f} s" for name, seconds in times]
+def summary(times: list[tuple[str, float, int]]) -> list[str]:
+    """The closing lines: each stage's time (``times`` as :func:`stage_times` gives them), the
+    total, and the page to open."""
+    lines = [f"  {name:<24} {seconds:8.1f} s" for name, seconds, _ in times]
     if times:
         lines = ["stage times this run:", *lines,
-                 f"  {'total':<24} {sum(s for _, s in times):8.1f} s   (log: {LOG_FILE})"]
+                 f"  {'total':<24} {sum(t[1] for t in times):8.1f} s   (log: {LOG_FILE})"]
     return [*lines, f"results: open {INDEX} (links to every report and claim)"]
 
 

@@ -38,6 +38,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tms.core import progress
 from tms.core.code_deps import read_stages
 from tms.core.io import atomic_path
 from tms.pipeline import host, params, verdicts
@@ -142,11 +143,12 @@ def _seconds(low: float, high: float) -> str:
     return f"{low:.0f}" if round(low) == round(high) else f"{low:.0f}–{high:.0f}"
 
 
-def readme(profile: str, revision: str, where: str, times: list[tuple[str, float]],
+def readme(profile: str, revision: str, where: str, times: list[tuple[str, float, int]],
            forecast: dict[str, tuple[float, float]] | None = None,
            devices: dict[str, str] | None = None) -> str:
     """The snapshot's README.md: what it is, what made it, how to open and rerun it, and the
-    stage times ``times`` ((stage, seconds), the last logged run of each stage), with the
+    stage times ``times`` ((stage, seconds, runs), the last logged run of each stage with the
+    interrupted runs it resumed, tms.pipeline.repro.stage_times), with the
     ``forecast`` (stage → predicted seconds at the median stopping step and with every model
     at its cap, tms.pipeline.forecast) beside those it predicts, and the device each stage ran
     on where ``devices`` (stage → device, tms.pipeline.repro.stage_devices) names one."""
@@ -161,12 +163,13 @@ def readme(profile: str, revision: str, where: str, times: list[tuple[str, float
              "new `dvc.lock` against this one names every output that differs.", ""]
     if not times:
         return "\n".join(lines)
-    cells = {name: [name, f"{seconds:.1f}"] for name, seconds in times}
+    cells = {name: [name, f"{seconds:.1f}"] for name, seconds, _ in times}
     devices = {name: d for name, d in (devices or {}).items() if name in cells}
     head, rule = ["stage", "seconds"], ["---", "---:"]
-    total = ["total", f"{sum(s for _, s in times):.1f}"]
+    total = ["total", f"{sum(t[1] for t in times):.1f}"]
     intro = ("Stage times (the last logged run of each stage in `logs/repro.log`: for a stage "
              "restored from DVC's cache, an earlier run's time)")
+    resumed = [f"{name} ({runs} runs)" for name, _, runs in times if runs > 1]
     if forecast:
         intro += (", and the time `make forecast` predicted for each training stage from the "
                   "params and rates it measured on the same machine (a stage whose models a "
@@ -175,7 +178,7 @@ def readme(profile: str, revision: str, where: str, times: list[tuple[str, float
         head, rule = head + ["forecast (s)"], rule + ["---:"]
         for name, row in cells.items():
             row.append(_seconds(*forecast[name]) if name in forecast else "—")
-        total.append(_seconds(*(sum(forecast[n][i] for n, _ in times if n in forecast)
+        total.append(_seconds(*(sum(forecast[t[0]][i] for t in times if t[0] in forecast)
                                 for i in (0, 1))) + " (training)")
     if devices:
         intro += (", and the device of each stage whose params say `auto`, as the stage "
@@ -186,8 +189,14 @@ def readme(profile: str, revision: str, where: str, times: list[tuple[str, float
             row.append(devices.get(name, "—"))
         total.append("")
     rows = ["| " + " | ".join(r) + " |" for r in [head, *cells.values(), total]]
-    return "\n".join(lines + [intro + ":", "", rows[0], "|" + "|".join(rule) + "|", *rows[1:],
-                              ""])
+    table = [intro + ":", "", rows[0], "|" + "|".join(rule) + "|", *rows[1:], ""]
+    if resumed:
+        table += ["Resumed from their checkpoints after an interruption, their seconds summed over "
+                  "the runs, the steps redone since the last checkpoint included (a run cut off "
+                  "without a word counted to its last log line, within the "
+                  f"{progress.EVERY:.0f} s between progress lines): " + ", ".join(resumed) + ".",
+                  ""]
+    return "\n".join(lines + table)
 
 
 def _forecast(repo: Path) -> dict[str, tuple[float, float]] | None:
@@ -233,9 +242,9 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
             raise FileNotFoundError(f"{repo / name} is missing: run `make repro` first")
     log = repo / LOG_FILE
     log_lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
-    last = dict(stage_times(log_lines))
+    last = {t[0]: t for t in stage_times(log_lines)}
     stages = pipeline_stages(repo) if stages is None else stages
-    times = [(name, last[name]) for name in stages if name in last]
+    times = [last[name] for name in stages if name in last]
     forecast = _forecast(repo)
     text = readme(profile_name(repo / PARAMS_FILE), revision, where or host.machine(), times,
                   forecast, stage_devices(log_lines))
