@@ -3,6 +3,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+import scipy.stats
 
 from tms.incidental import claims, evidence, sparsification, theory
 from tms.pipeline import params
@@ -69,7 +70,9 @@ def _inputs(first_order=True, fit=(0.24, 0.2, 0.3), bipolar_final=0.8):
         "se": [1e-4, 1e-3, 1e-4, 1e-3, 0.0, 1e-3, 0.0, 0.0, 0.0, 1e-3],
         "closed_form": [0.03125, 0.5, 3 / 18, 1.0, -0.0032, 1.0, 0.0, 0.0, 0.0, 1.5]})
     collisions = pd.DataFrame({"n": 32, "m": [32, 64], "polysemantic": [8, 4],
-                               "benign_pairs_init": [8, 4], "poly_from_init": [8, 3]})
+                               "benign_pairs_init": [8, 4], "poly_from_init": [8, 3],
+                               "represented": [0.75, 1.0], "won_top": [12, 14],
+                               "won_second": [4, 5], "won_other_max": [2, 2]})
     noise = pd.DataFrame({"instance": [0, 1, 2, 3], "noise": ["bipolar", "normal"] * 2,
                           "sigma": [0.1, 0.1, 0.2, 0.2]})
     fourth = np.array([[0.2, 0.5], [0.17, 0.17], [0.2, bipolar_final], [0.17, 0.16]])
@@ -143,7 +146,7 @@ PERTURB = {
     "fig3.polysemantic": lambda i: _ip(i, "collisions", n=256),
     "fig3.collisions_init": lambda i: {**i, "fit_init": {"c": 0.5, "lo": 0.45, "hi": 0.55}},
     "fig3.m_exponent": lambda i: _ip(i, "collisions", n=256),
-    "fig3.from_collisions": lambda i: _ip(i, "collisions", n=256),
+    "fig3.largest_wins": lambda i: _ip(i, "collisions", n=256),
     "appc.fourth_moment_bipolar": lambda i: _check(i, "E(w·ξ)⁴, bipolar noise", 1.01),
     "appc.fourth_moment_normal": lambda i: _check(i, "E(w·ξ)⁴, normal noise", 1.01),
     "appc.coefficient_bipolar": lambda i: _check(
@@ -190,12 +193,12 @@ def test_claims_rows_read_the_numbers():
     fig3 = rows["fig3.polysemantic"]
     assert fig3["verdict"] == "reproduced" and "[0.200, 0.300]" in fig3["ours"]
     assert fig3["value"] == 0.24 and fig3["uncertainty"] == pytest.approx(0.05)
-    origin = rows["fig3.from_collisions"]
-    assert origin["verdict"] == "reproduced" and origin["value"] == pytest.approx(11 / 12)
-    assert "91.7% of the 12 final polysemantic neurons" in origin["ours"]
-    few = _rows(**_ip(_with(_inputs(), "collisions", poly_from_init=[1, 0]), "collisions",
-                      n=256))["fig3.from_collisions"]
-    assert few["verdict"] == "not reproduced"                    # 1 of 12 traced
+    race = rows["fig3.largest_wins"]                 # 56 represented: 24 + 32 features
+    assert race["verdict"] == "reproduced" and race["value"] == pytest.approx(26 / 56)
+    assert race["ours"].startswith("rank 1 at init won 26 of the 56 represented features "
+                                   "(46.4%), rank 2 9 (16.1%), any one rank from 3 on at most "
+                                   "4 (7.1%)")
+    assert "91.7% of the 12 polysemantic neurons joined" in race["ours"]
     euler = rows["appb.euler"]
     assert euler["verdict"] == "sanity check" and "0.50% (dt 0.5)" in euler["ours"]
     contrast = rows["fig4.contrast"]
@@ -229,7 +232,7 @@ def test_claims_of_experiments_whose_models_all_diverged_read_not_computed():
                     "single": {k: (s.iloc[:0], 0) for k, (s, _) in i["single"].items()}})
     missing = {k for k, r in gone.items() if r["verdict"] == "not computed"}
     assert missing == {"fig3.polysemantic", "fig3.m_exponent", "fig3.collisions_init",
-                       "fig3.from_collisions",
+                       "fig3.largest_wins",
                        "fig4.contrast",
                        "fig4.sigma_speed", "fig4.normal_flat", "fig5.small_l1", "fig5.large_l1",
                        "fig5.small_noise", "fig5.large_noise", "fig5.sigma_stronger",
@@ -264,11 +267,40 @@ def test_fig3_constant_is_judged_as_fairly_accurate_and_collisions_as_most_likel
     wide = {**i, "fit": {"c": 0.26, "lo": 0.1, "hi": 0.42}}
     assert row(wide, "fig3.polysemantic")["verdict"] == "inconclusive at this scale"
     assert "wider than the tolerance" in row(wide, "fig3.polysemantic")["inconclusive"]
-    col = i["collisions"].copy()
-    col["poly_from_init"] = np.minimum(col.polysemantic, np.ceil(0.6 * col.polysemantic))
-    assert row({**i, "collisions": col}, "fig3.from_collisions")["verdict"] == "reproduced"
-    col["poly_from_init"] = np.floor(0.4 * col.polysemantic)
-    assert row({**i, "collisions": col}, "fig3.from_collisions")["verdict"] == "not reproduced"
+
+
+def test_footnote_6_reads_most_likely_as_a_plurality_decided_by_binomial_tests():
+    i = _ip(_inputs(), "collisions", n=256)
+    base = i["collisions"]                                        # 56 features represented
+
+    def race(**won):
+        return _rows(**{**i, "collisions": base.assign(**won)})["fig3.largest_wins"]
+
+    # rank 1 against rank 2 on 30 features: 21 of them give p 0.021, 20 give p 0.049, 19 p 0.10
+    assert scipy.stats.binomtest(21, 30, 0.5, "greater").pvalue < claims.RACE_LEVEL
+    ahead = race(won_top=[11, 10], won_second=[5, 4], won_other_max=[1, 1])
+    assert ahead["verdict"] == "reproduced"
+    assert "fewer than 20 of the 30 that ranks 1 and 2 won breaks it" in ahead["tolerance"]
+    close = race(won_top=[10, 9], won_second=[6, 5], won_other_max=[1, 1])   # 19 of 30
+    assert close["verdict"] == "inconclusive at this scale" and close["direction"] == "holds"
+    assert "within chance (p = 0.1 against rank 2" in close["inconclusive"]
+    behind = race(won_top=[4, 5], won_second=[10, 11], won_other_max=[1, 1])  # rank 2 ahead
+    assert behind["verdict"] == "not reproduced"
+    few = race(won_top=[2, 2], won_second=[0, 0], won_other_max=[0, 0])      # 4 of 4: p 0.06
+    assert few["verdict"] == "inconclusive at this scale" and few["direction"] == "holds"
+    assert "the 4 features that ranks 1 and 2 won are too few for the test" in few["tolerance"]
+    near = race(won_top=[11, 10], won_second=[5, 4], won_other_max=[8, 8])   # a rank ≥ 3 near
+    assert near["verdict"] == "inconclusive at this scale" and near["direction"] == "holds"
+    assert "0.26 against the bound" in near["inconclusive"]
+    crowd = race(won_top=[11, 10], won_second=[5, 4], won_other_max=[11, 11])  # bound above
+    assert crowd["verdict"] == "inconclusive at this scale" and crowd["direction"] == "fails"
+    old = _rows(**{**i, "collisions": base.drop(columns=["won_top", "won_second",
+                                                         "won_other_max"])})
+    assert old["fig3.largest_wins"]["verdict"] == "not computed"            # an older table
+    assert "rerun ip_collisions" in old["fig3.largest_wins"]["ours"]
+    small = _rows(**{**_inputs(), "collisions": base.assign(won_top=[11, 10], won_second=[5, 4],
+                                                            won_other_max=[1, 1])})
+    assert small["fig3.largest_wins"]["inconclusive"] == "n 32 < the paper's 256"
 
 
 def test_fig3_rows_show_the_constant_per_m_and_the_exponent_without_m_equal_n():

@@ -45,6 +45,24 @@ def test_polysemantic_from_init_needs_two_features_largest_there_at_init():
     assert stats.polysemantic_from_init(np.zeros((4, 3)), W0) == 0
 
 
+def test_winner_ranks_are_the_init_ranks_of_the_neurons_that_hold_each_represented_feature():
+    W = np.zeros((4, 3))
+    W[0, 2], W[1, 0], W[3, 1] = 1.0, -0.9, 1.1        # features 0, 1, 3 represented
+    W[2, [0, 1]] = [1.0, 0.95]                         # feature 2: two weights in the band
+    W0 = np.array([[0.3, -0.1, 0.2],                   # neuron 2 second largest: rank 2
+                   [-0.5, 0.4, 0.1],                   # neuron 0 largest: rank 1
+                   [0.1, 0.2, 0.3],
+                   [0.1, -0.05, -0.2]])                # neuron 1 smallest: rank 3
+    assert stats.winner_ranks(W, W0).tolist() == [2, 1, 3]
+    rng = np.random.default_rng(0)                     # against a sort, on random weights
+    W0 = rng.normal(size=(50, 20))
+    win = rng.integers(0, 20, size=50)
+    W = np.where(np.arange(20) == win[:, None], 1.0, 0.0) * rng.choice([-1, 1], size=(50, 1))
+    order = np.argsort(-np.abs(W0), axis=1)
+    assert stats.winner_ranks(W, W0).tolist() == [
+        int(np.flatnonzero(order[i] == win[i])[0]) + 1 for i in range(50)]
+
+
 def test_fourth_norms():
     W = np.array([[[1.0, 0.0], [0.5, -0.5]]])
     np.testing.assert_allclose(stats.fourth_norms(W), [[1.0, 0.125]])

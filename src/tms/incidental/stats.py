@@ -87,6 +87,24 @@ def polysemantic_from_init(W: np.ndarray, W0: np.ndarray, band: tuple[float, flo
     return int(sum((top[held[:, k]] == k).sum() >= 2 for k in poly))
 
 
+def winner_ranks(W: np.ndarray, W0: np.ndarray, band: tuple[float, float] = BAND) -> np.ndarray:
+    """The race of footnote 6 (section 2.1): for each feature that ends represented (exactly one
+    weight with band[0] ≤ |W_ik| ≤ band[1]), the rank at init of the neuron k that won it, 1
+    being the feature's largest |W0_ik| ("the largest weight at initialization is still the most
+    likely to win the race").
+
+    W, W0: (n, m), one model's final and initial weights. Returns (f,) integer ranks in 1..m, f
+    the represented features, in feature order (rank: 1 + the coordinates larger at init). With
+    no advantage from size, every rank wins with probability 1/m.
+    """
+    a = np.abs(W)
+    held = (a >= band[0]) & (a <= band[1])
+    won = held.sum(-1) == 1
+    k = held[won].argmax(-1)
+    a0 = np.abs(W0[won])
+    return (a0 > a0[np.arange(len(k)), k][:, None]).sum(-1) + 1
+
+
 def stuck_encodings(W: np.ndarray, stuck_below: float) -> pd.DataFrame:
     """Encodings stuck the way fig. 6 describes, one row per encoding (:data:`STUCK_COLUMNS`).
 
