@@ -26,7 +26,7 @@ import pandas as pd
 
 from tms.engine.grid import Schedule
 from tms.persian_rug import training
-from tms.persian_rug.forecast import grid_instances, measured_rate
+from tms.persian_rug.forecast import measured_rate
 from tms.pipeline import params
 
 #: The moments of the run (quantiles of its distinct stopping steps) whose live stacks are timed.
@@ -56,8 +56,8 @@ def replay(snapshot: Path, n_s: int) -> dict:
         raise SystemExit(f"{stage} trains {grid.models}: the replay times ReLU grids only")
     if device != "cpu":
         raise SystemExit(f"{stage} of {snapshot} did not run on the CPU: nothing to replay here")
-    insts = grid_instances(pr, n_s, training.expand(n_s, grid.p, grid.ratio, grid.seeds),
-                       pr.train.lr_for(n_s))
+    insts = training.instances(training.expand(n_s, grid.p, grid.ratio, grid.seeds),
+                               pr.train.seed, pr.train.lr_for(n_s))
     sched = Schedule.of(pr.train)
     table = pd.read_parquet(snapshot / f"data/persian_rug/train/n{n_s}.parquet")
     steps = {(round(r.p, 9), int(r.n_d), int(r.seed_index)): int(r.steps)

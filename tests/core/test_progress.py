@@ -20,6 +20,22 @@ def test_off_a_terminal_a_line_every_interval_with_the_time_left(capsys, monkeyp
     assert logged == lines
 
 
+def test_steps_taken_up_from_a_checkpoint_count_as_done_but_not_in_the_rate(capsys):
+    now = [0.0]
+    with progress.Progress("x", 100, clock=lambda: now[0], terminal=False) as p:
+        p.resume(60)                                # a checkpoint at step 60
+        for step in range(1, 41):
+            now[0] = step * 1.0                     # a step a second from here
+            p.update(1)
+            if step == 30:
+                assert p.line() == "x: step 90 of 100 (90%), 0m30s elapsed, 0m10s left"
+    assert p.done == 100
+    with progress.Progress("y", 100, terminal=True) as bar:
+        bar.resume(60)
+        assert bar.bar.n == 60 and bar.bar.format_dict["initial"] == 60   # tqdm's rate from 60
+    capsys.readouterr()
+
+
 def test_on_a_terminal_the_bar_takes_the_place_of_the_lines(capsys):
     with progress.Progress("x", 10, terminal=True) as p:
         p.update(10)

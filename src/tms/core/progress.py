@@ -39,7 +39,7 @@ class Progress:
                  every: float = EVERY, clock: Callable[[], float] = time.monotonic,
                  terminal: bool | None = None) -> None:
         self.desc, self.total, self.unit, self.bound, self.every = desc, total, unit, bound, every
-        self.clock, self.done, self.info = clock, 0, ""
+        self.clock, self.done, self.resumed, self.info = clock, 0, 0, ""
         self.start = self.last = clock()
         self.terminal = sys.stderr.isatty() if terminal is None else terminal
         self.bar = (tqdm(total=total, desc=desc, unit=unit, mininterval=2.0, leave=False)
@@ -55,7 +55,8 @@ class Progress:
         """The progress line as it stands."""
         elapsed = self.clock() - self.start
         share = self.done / self.total if self.total else 1.0
-        left = (elapsed / self.done * (self.total - self.done)) if self.done else None
+        ran = self.done - self.resumed                       # done in this run
+        left = (elapsed / ran * (self.total - self.done)) if ran else None
         return (f"{self.desc}: {self.unit} {self.done} of {self.total} ({share:.0%})"
                 + (f", {self.info}" if self.info else "") + f", {_clock(elapsed)} elapsed"
                 + ("" if left is None else
@@ -74,6 +75,15 @@ class Progress:
         elif self.clock() - self.last >= self.every:
             self.last = self.clock()
             self.write(self.line())
+
+    def resume(self, n: int) -> None:
+        """``n`` more done by an earlier run (a checkpoint taken up): counted as done, and left
+        out of the rate that estimates the time left."""
+        self.done += n
+        self.resumed += n
+        if self.bar is not None:
+            self.bar.n = self.bar.initial = self.bar.last_print_n = self.done
+            self.bar.refresh()
 
     def write(self, message: str) -> None:
         """A line of its own: above the bar on a terminal, else on stderr and to :data:`sink`."""

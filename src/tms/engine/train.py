@@ -288,7 +288,7 @@ def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPoo
         step, live, model, opt, results = checkpoint.unpack(state, losses, generators)
         saved = checked = step
         bar.write(f"{desc}: resuming from the checkpoint at step {step}")
-        bar.update(step)
+        bar.resume(step)
     grad = torch.empty_like(model.flat)
     steps.regroup(live, model)
     while live and step < sched.max_steps:

@@ -115,14 +115,6 @@ def median_stop(sched: Schedule, n_s: int, lr: float) -> int:
     return int(min(_nearest(table, n_s), sched.max_steps))
 
 
-def grid_instances(pr: PersianRug, n_s: int, points: list[training.Point], lr: float
-                   ) -> list[Instance]:
-    """The engine's instances (tms.engine.grid.Instance) of ``points`` (tms.persian_rug.training.
-    expand) at ``n_s``, trained at ``lr``, seeded as stage pr_train seeds them."""
-    seed = pr.train.seed
-    return [Instance(pt.p, pt.n_d, seed + pt.instance, lr, seed + pt.seed_index) for pt in points]
-
-
 def _fig3_training(pr: PersianRug) -> tuple[Schedule, float]:
     """The schedule and learning rate the fig. 3 models train with (stage pr_fig3): fig3's
     max_steps and lr where set, else the train section's."""
@@ -172,7 +164,7 @@ def grid_cost(pr: PersianRug, n_s: int, copies: int = 1, device: str | None = No
         models, keeps, sched = grid.models, grid.keeps, Schedule.of(pr.train)
         lr, points = pr.train.lr_for(n_s), training.expand(n_s, grid.p, grid.ratio, grid.seeds)
         stage = f"pr_train@{n_s}"
-    insts = grid_instances(pr, n_s, points, lr)
+    insts = training.instances(points, pr.train.seed, lr)
     precision = pr.compute.precision
     bucketed = gpu_path(device or "cuda", precision)
     chunks = plan_chunks(n_s, insts, sched, pr.compute.memory_budget_mb, bucketed=bucketed)

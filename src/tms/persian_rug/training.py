@@ -157,6 +157,13 @@ class Plan:
     bucketed: bool
 
 
+def instances(points: Sequence[Point], base_seed: int, lr: float) -> list[Instance]:
+    """The engine's instances (tms.engine.grid.Instance) of ``points``, trained at ``lr``: point
+    k initialised with ``base_seed + k``, its data stream ``base_seed + seed_index``."""
+    return [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr, base_seed + pt.seed_index,
+                     pt.max_steps) for pt in points]
+
+
 def plan_grid(spec: GridSpec, points: Sequence[Point], ckpt: Checkpoints | None = None,
               keep: Callable[[Point], bool] | None = None, models: int = 1) -> Plan:
     """Plan the training of ``points`` (``models`` times: once per model of the grid), checked
@@ -170,8 +177,7 @@ def plan_grid(spec: GridSpec, points: Sequence[Point], ckpt: Checkpoints | None 
     """
     n_s, base_seed, sched, device, compute = (spec.n_s, spec.base_seed, spec.sched, spec.device,
                                               spec.compute)
-    insts = [Instance(pt.p, pt.n_d, base_seed + pt.instance, spec.lr,
-                      base_seed + pt.seed_index, pt.max_steps) for pt in points]
+    insts = instances(points, base_seed, spec.lr)
     kept = [pt for pt in points if keep is None or keep(pt)]
     budget = f"persian_rug.compute.memory_budget_mb = {compute.memory_budget_mb}"
     bucketed = gpu_path(device, compute.precision)
