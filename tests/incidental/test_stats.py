@@ -63,6 +63,19 @@ def test_winner_ranks_are_the_init_ranks_of_the_neurons_that_hold_each_represent
         int(np.flatnonzero(order[i] == win[i])[0]) + 1 for i in range(50)]
 
 
+def test_the_race_lead_is_an_exact_one_sided_binomial_tail():
+    from math import comb
+
+    def tail(k, n):                                   # P(X >= k), X ~ Binomial(n, 1/2)
+        return sum(comb(n, j) for j in range(k, n + 1)) / 2 ** n
+    assert stats.lead_p(21, 9) == pytest.approx(tail(21, 30))
+    assert stats.lead_p(9, 21) == pytest.approx(tail(9, 30)) and stats.lead_p(0, 0) == 1.0
+    k = stats.fewest_to_lead(30, 0.05)
+    assert tail(k, 30) < 0.05 <= tail(k - 1, 30) and k == 20
+    assert stats.fewest_to_lead(4, 0.05) is None               # 4 of 4: 1/16 > 0.05
+    assert stats.fewest_to_lead(5, 0.05) == 5                  # 5 of 5: 1/32
+
+
 def test_fourth_norms():
     W = np.array([[[1.0, 0.0], [0.5, -0.5]]])
     np.testing.assert_allclose(stats.fourth_norms(W), [[1.0, 0.125]])

@@ -222,23 +222,6 @@ def _m_exponent(claim: Claim, o: Outputs) -> dict:
                          f"≈ A·m^β; dispersion {e['dispersion']:.1f}){_without_m_eq_n(o)}")
 
 
-def _lead(top: int, other: int) -> float:
-    """p-value of 'rank 1 wins no more often than the other': one-sided binomial test on the
-    ``top + other`` features the two won (1.0 where they won none)."""
-    return scipy.stats.binomtest(top, top + other, 0.5, "greater").pvalue if top + other else 1.0
-
-
-def _breaks(both: int) -> str:
-    """What breaks the plurality over rank 2 when ranks 1 and 2 won ``both`` features: rank 1
-    winning fewer than the fewest that put :func:`_lead` below :data:`RACE_LEVEL`."""
-    k = int(scipy.stats.binom.isf(RACE_LEVEL, both, 0.5))
-    while k <= both and _lead(k, both - k) >= RACE_LEVEL:
-        k += 1
-    if k > both:
-        return f"the {both} features that ranks 1 and 2 won are too few for the test"
-    return f"rank 1 winning fewer than {k} of the {both} that ranks 1 and 2 won breaks it"
-
-
 @CLAIMS.claim("fig3.largest_wins", "the neuron that wins a feature is most likely the one of its "
               "largest initial weight: 'the largest weight at initialization is still the most "
               "likely to win the race' (the 'largest' coordinates whose benign collision makes a "
@@ -258,9 +241,9 @@ def _largest_wins(claim: Claim, o: Outputs) -> dict:
         return claim.not_computed("no feature ends represented in any fig. 3 model",
                                   o.scales["fig3"])
     top, second, other = (int(col[c].sum()) for c in ("won_top", "won_second", "won_other_max"))
-    p2, p3 = _lead(top, second), _lead(top, other)
+    p2, p3 = stats.lead_p(top, second), stats.lead_p(top, other)
     why = [f"n {n} < the paper's {PAPER_N}"] if n < PAPER_N else []
-    if max(p2, p3) >= RACE_LEVEL and _lead(second, top) >= RACE_LEVEL:
+    if max(p2, p3) >= RACE_LEVEL and stats.lead_p(second, top) >= RACE_LEVEL:
         why.append(f"rank 1's lead is within chance (p = {p2:.2g} against rank 2, {p3:.2g} "
                    "against the bound on any other rank)")
     ok = (top > second and top > other) if why else max(p2, p3) < RACE_LEVEL
@@ -268,7 +251,8 @@ def _largest_wins(claim: Claim, o: Outputs) -> dict:
     traced = (f"; {col.poly_from_init.sum() / poly:.1%} of the {poly} polysemantic neurons "
               "joined two features' largest initial weights (the footnote's 'not necessarily')"
               if poly else "")
-    share = top / won
+    share, both = top / won, top + second
+    k = stats.fewest_to_lead(both, RACE_LEVEL)
     return claim.row(
         ok, f"rank 1 at init won {top} of the {won} represented features ({share:.1%}), rank 2 "
         f"{second} ({second / won:.1%}), any one rank from 3 on at most {other} "
@@ -277,7 +261,9 @@ def _largest_wins(claim: Claim, o: Outputs) -> dict:
         f"more often than rank 2), {p3:.2g} (than the bound){traced}",
         f"'most likely' is a plurality: rank 1 wins more features than rank 2 and than any "
         f"other one rank (one-sided binomial tests at {RACE_LEVEL:.0%} on the features the two "
-        f"won; rank 2 ahead at that level fails it); {_breaks(top + second)}",
+        "won; rank 2 ahead at that level fails it); " + (
+            f"rank 1 winning fewer than {k} of the {both} that ranks 1 and 2 won breaks it" if k
+            else f"the {both} features that ranks 1 and 2 won are too few for the test"),
         o.scales["fig3"], value=share, uncertainty=float(np.sqrt(share * (1 - share) / won)),
         inconclusive="; ".join(why) or None)
 

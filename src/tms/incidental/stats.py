@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
-from scipy.stats import norm
+from scipy.stats import binom, binomtest, norm
 
 #: A weight counts as *representing* its feature when BAND[0] <= |W_ik| <= BAND[1]
 #: (docs/paper-gaps.md).
@@ -103,6 +103,22 @@ def winner_ranks(W: np.ndarray, W0: np.ndarray, band: tuple[float, float] = BAND
     k = held[won].argmax(-1)
     a0 = np.abs(W0[won])
     return (a0 > a0[np.arange(len(k)), k][:, None]).sum(-1) + 1
+
+
+def lead_p(top: int, other: int) -> float:
+    """p-value of 'the first wins no more often than the second', from their win counts ``top``
+    and ``other``: a one-sided binomial test on the ``top + other`` wins (1.0 where there are
+    none). Footnote 6's race: rank 1 at init against another rank."""
+    return binomtest(top, top + other, 0.5, "greater").pvalue if top + other else 1.0
+
+
+def fewest_to_lead(both: int, level: float) -> int | None:
+    """The fewest of ``both`` wins that the first must take for :func:`lead_p` below ``level``;
+    None where even all of them are too few."""
+    k = int(binom.isf(level, both, 0.5))
+    while k <= both and lead_p(k, both - k) >= level:
+        k += 1
+    return k if k <= both else None
 
 
 def stuck_encodings(W: np.ndarray, stuck_below: float) -> pd.DataFrame:
