@@ -3,7 +3,6 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-import scipy.stats
 
 from tms.incidental import claims, evidence, sparsification, theory
 from tms.pipeline import params
@@ -56,6 +55,11 @@ def test_noise_summary_final_average_and_random_ratio():
 IP = params.SECTION.load(Path(__file__).parents[2] / "params.yaml").incidental_polysemanticity
 
 
+def _ranks(*per_model):
+    """Columns won_rank1..won_rank8 of the fig. 3 table, from each model's wins by rank."""
+    return {f"won_rank{r + 1}": [w[r] for w in per_model] for r in range(8)}
+
+
 def _inputs(first_order=True, fit=(0.24, 0.2, 0.3), bipolar_final=0.8):
     checks = pd.DataFrame({
         "check": ["collision probability", "interference at init",
@@ -71,8 +75,8 @@ def _inputs(first_order=True, fit=(0.24, 0.2, 0.3), bipolar_final=0.8):
         "closed_form": [0.03125, 0.5, 3 / 18, 1.0, -0.0032, 1.0, 0.0, 0.0, 0.0, 1.5]})
     collisions = pd.DataFrame({"n": 32, "m": [32, 64], "polysemantic": [8, 4],
                                "benign_pairs_init": [8, 4], "poly_from_init": [8, 3],
-                               "represented": [0.75, 1.0], "won_top": [12, 14],
-                               "won_second": [4, 5], "won_other_max": [2, 2]})
+                               "represented": [0.75, 1.0],
+                               **_ranks([16, 2, 1, 1, 1, 1, 0, 0], [20, 4, 3, 2, 1, 0, 0, 0])})
     noise = pd.DataFrame({"instance": [0, 1, 2, 3], "noise": ["bipolar", "normal"] * 2,
                           "sigma": [0.1, 0.1, 0.2, 0.2]})
     fourth = np.array([[0.2, 0.5], [0.17, 0.17], [0.2, bipolar_final], [0.17, 0.16]])
@@ -194,10 +198,9 @@ def test_claims_rows_read_the_numbers():
     assert fig3["verdict"] == "reproduced" and "[0.200, 0.300]" in fig3["ours"]
     assert fig3["value"] == 0.24 and fig3["uncertainty"] == pytest.approx(0.05)
     race = rows["fig3.largest_wins"]                 # 56 represented: 24 + 32 features
-    assert race["verdict"] == "reproduced" and race["value"] == pytest.approx(26 / 56)
-    assert race["ours"].startswith("rank 1 at init won 26 of the 56 represented features "
-                                   "(46.4%), rank 2 9 (16.1%), any one rank from 3 on at most "
-                                   "4 (7.1%)")
+    assert race["verdict"] == "reproduced" and race["value"] == pytest.approx(36 / 56)
+    assert race["ours"].startswith("rank 1 at init won 36 of the 56 represented features")
+    assert "m 32: 16 against 2 (rank 2) of 24, rank 1 ahead (p " in race["ours"]
     assert "91.7% of the 12 polysemantic neurons joined" in race["ours"]
     euler = rows["appb.euler"]
     assert euler["verdict"] == "sanity check" and "0.50% (dt 0.5)" in euler["ours"]
@@ -269,38 +272,39 @@ def test_fig3_constant_is_judged_as_fairly_accurate_and_collisions_as_most_likel
     assert "wider than the tolerance" in row(wide, "fig3.polysemantic")["inconclusive"]
 
 
-def test_footnote_6_reads_most_likely_as_a_plurality_decided_by_binomial_tests():
+def test_footnote_6_reads_most_likely_as_a_plurality_at_every_m():
+    from math import comb
     i = _ip(_inputs(), "collisions", n=256)
-    base = i["collisions"]                                        # 56 features represented
+    base = i["collisions"]
 
-    def race(**won):
-        return _rows(**{**i, "collisions": base.assign(**won)})["fig3.largest_wins"]
+    def race(*per_model, table=base):
+        return _rows(**{**i, "collisions": table.assign(**_ranks(*per_model))})[
+            "fig3.largest_wins"]
 
-    # rank 1 against rank 2 on 30 features: 21 of them give p 0.021, 20 give p 0.049, 19 p 0.10
-    assert scipy.stats.binomtest(21, 30, 0.5, "greater").pvalue < claims.RACE_LEVEL
-    ahead = race(won_top=[11, 10], won_second=[5, 4], won_other_max=[1, 1])
+    def tail(k, n):                                   # P(X >= k), X ~ Binomial(n, 1/2)
+        return sum(comb(n, j) for j in range(k, n + 1)) / 2 ** n
+    m32 = [16, 2, 1, 1, 1, 1, 0, 0]
+    ahead = race(m32, [20, 4, 3, 2, 1, 0, 0, 0])
     assert ahead["verdict"] == "reproduced"
-    assert "fewer than 20 of the 30 that ranks 1 and 2 won breaks it" in ahead["tolerance"]
-    close = race(won_top=[10, 9], won_second=[6, 5], won_other_max=[1, 1])   # 19 of 30
+    k = next(k for k in range(19) if 7 * tail(k, 18) < 0.05)      # Bonferroni over ranks 2–8
+    assert f"at m 32, rank 1 winning fewer than {k} of the 18 that it and rank 2 won" in ahead[
+        "tolerance"]
+    close = race(m32, [12, 6, 4, 2, 1, 0, 0, 0])                  # 12 of 18: 7 × 0.119
     assert close["verdict"] == "inconclusive at this scale" and close["direction"] == "holds"
-    assert "within chance (p = 0.1 against rank 2" in close["inconclusive"]
-    behind = race(won_top=[4, 5], won_second=[10, 11], won_other_max=[1, 1])  # rank 2 ahead
-    assert behind["verdict"] == "not reproduced"
-    few = race(won_top=[2, 2], won_second=[0, 0], won_other_max=[0, 0])      # 4 of 4: p 0.06
-    assert few["verdict"] == "inconclusive at this scale" and few["direction"] == "holds"
-    assert "the 4 features that ranks 1 and 2 won are too few for the test" in few["tolerance"]
-    near = race(won_top=[11, 10], won_second=[5, 4], won_other_max=[8, 8])   # a rank ≥ 3 near
-    assert near["verdict"] == "inconclusive at this scale" and near["direction"] == "holds"
-    assert "0.26 against the bound" in near["inconclusive"]
-    crowd = race(won_top=[11, 10], won_second=[5, 4], won_other_max=[11, 11])  # bound above
-    assert crowd["verdict"] == "inconclusive at this scale" and crowd["direction"] == "fails"
-    old = _rows(**{**i, "collisions": base.drop(columns=["won_top", "won_second",
-                                                         "won_other_max"])})
+    assert close["inconclusive"] == "too few wins at the top ranks to tell at m 64 (p ≥ 0.05 " \
+                                    "both ways)"
+    assert f"m 64: 12 against 6 (rank 2) of 32, undecided (p {7 * tail(12, 18):.2g} and 1)" in \
+        close["ours"]
+    behind = race(m32, [2, 4, 20, 2, 1, 0, 0, 0])                  # rank 3 ahead at m 64
+    assert behind["verdict"] == "not reproduced" and "rank 3 ahead (p " in behind["ours"]
+    few = race([4, 0, 0, 0, 0, 0, 0, 0], [20, 4, 3, 2, 1, 0, 0, 0])  # 4 of 4: 7/16
+    assert few["verdict"] == "inconclusive at this scale"
+    assert few["tolerance"].endswith("at m 32, too few wins for the test")
+    old = _rows(**{**i, "collisions": base.drop(columns=[f"won_rank{r}" for r in range(1, 9)])})
     assert old["fig3.largest_wins"]["verdict"] == "not computed"            # an older table
     assert "rerun ip_collisions" in old["fig3.largest_wins"]["ours"]
-    small = _rows(**{**_inputs(), "collisions": base.assign(won_top=[11, 10], won_second=[5, 4],
-                                                            won_other_max=[1, 1])})
-    assert small["fig3.largest_wins"]["inconclusive"] == "n 32 < the paper's 256"
+    small = _rows(**_inputs())["fig3.largest_wins"]
+    assert small["inconclusive"] == "n 32 < the paper's 256" and small["direction"] == "holds"
 
 
 def test_fig3_rows_show_the_constant_per_m_and_the_exponent_without_m_equal_n():

@@ -76,6 +76,16 @@ def test_the_race_lead_is_an_exact_one_sided_binomial_tail():
     assert stats.fewest_to_lead(5, 0.05) == 5                  # 5 of 5: 1/32
 
 
+def test_the_plurality_sets_rank_1_against_the_most_winning_rank_with_bonferroni():
+    r = stats.plurality(np.array([30, 5, 9, 2]), 0.05)
+    assert (r["rank"], r["best"], r["verdict"]) == (3, 9, "holds")
+    assert r["p_lead"] == pytest.approx(3 * stats.lead_p(30, 9))            # 3 other ranks
+    assert r["needed"] == stats.fewest_to_lead(39, 0.05 / 3)
+    assert stats.plurality(np.array([3, 20, 1]), 0.05)["verdict"] == "fails"
+    assert stats.plurality(np.array([3, 4, 1]), 0.05)["verdict"] is None
+    assert stats.plurality(np.array([0, 0, 0]), 0.05)["p_lead"] == 1.0     # no wins at all
+
+
 def test_fourth_norms():
     W = np.array([[[1.0, 0.0], [0.5, -0.5]]])
     np.testing.assert_allclose(stats.fourth_norms(W), [[1.0, 0.125]])

@@ -24,9 +24,8 @@ _FIG5 = "n 8, m 16, SGD lr 0.02, 100k steps"
 _SPARSE, _CHECK, _SWEEP = ("ip_sparsification",), ("ip_checks",), ("ip_sweep",)
 #: The paper's fig. 3 n, and fig. 6's σ and steps.
 PAPER_N, PAPER_SIGMA6, PAPER_STEPS6 = 256, 0.01, 1_000_000
-#: Footnote 6's "most likely to win", a plurality: the largest initial weight wins more features
-#: than the second largest and than any other one rank, each by a one-sided binomial test at this
-#: level on the features the two won.
+#: Footnote 6's "most likely to win", a plurality at each m: rank 1 at init wins more features than
+#: each next rank recorded, by a one-sided binomial test at this level (stats.plurality).
 RACE_LEVEL = 0.05
 #: Fig. 3's constant c of c·n²/m: "the constant 1/4 seems to be fairly accurate" (sec. 2.1), read
 #: as within 25% of it.
@@ -222,6 +221,13 @@ def _m_exponent(claim: Claim, o: Outputs) -> dict:
                          f"≈ A·m^β; dispersion {e['dispersion']:.1f}){_without_m_eq_n(o)}")
 
 
+def _lead(race: dict) -> str:
+    """Who leads footnote 6's race at one m (tms.incidental.stats.plurality), in words."""
+    return {"holds": f"rank 1 ahead (p {race['p_lead']:.2g})",
+            "fails": f"rank {race['rank']} ahead (p {race['p_behind']:.2g})"}.get(
+        race["verdict"], f"undecided (p {race['p_lead']:.2g} and {race['p_behind']:.2g})")
+
+
 @CLAIMS.claim("fig3.largest_wins", "the neuron that wins a feature is most likely the one of its "
               "largest initial weight: 'the largest weight at initialization is still the most "
               "likely to win the race' (the 'largest' coordinates whose benign collision makes a "
@@ -232,41 +238,40 @@ def _largest_wins(claim: Claim, o: Outputs) -> dict:
     if unfit := _unfit(claim, o):
         return unfit
     col, n = o.collisions, o.ip.collisions.n            # tms.incidental.stats.winner_ranks
-    if "won_top" not in col:
+    ranks = [c for c in col if c.startswith("won_rank")]
+    if not ranks:
         return claim.not_computed("this fig. 3 table predates the winners' ranks (columns "
-                                  "won_top, won_second, won_other_max): rerun ip_collisions",
-                                  o.scales["fig3"])
-    won = int(round(float((col.represented * col.n).sum())))
-    if not won:
-        return claim.not_computed("no feature ends represented in any fig. 3 model",
-                                  o.scales["fig3"])
-    top, second, other = (int(col[c].sum()) for c in ("won_top", "won_second", "won_other_max"))
-    p2, p3 = stats.lead_p(top, second), stats.lead_p(top, other)
+                                  "won_rank1…): rerun ip_collisions", o.scales["fig3"])
+    won = (col.represented * col.n).groupby(col.m).sum().round().astype(int)
+    race = {m: stats.plurality(g[ranks].sum().to_numpy(), RACE_LEVEL)
+            for m, g in col.groupby("m")}
+    said = {m: r["verdict"] for m, r in race.items()}
     why = [f"n {n} < the paper's {PAPER_N}"] if n < PAPER_N else []
-    if max(p2, p3) >= RACE_LEVEL and stats.lead_p(second, top) >= RACE_LEVEL:
-        why.append(f"rank 1's lead is within chance (p = {p2:.2g} against rank 2, {p3:.2g} "
-                   "against the bound on any other rank)")
-    ok = (top > second and top > other) if why else max(p2, p3) < RACE_LEVEL
+    if "fails" not in said.values() and None in said.values():
+        why.append("too few wins at the top ranks to tell at m " + ", ".join(
+            str(m) for m, v in said.items() if v is None) + f" (p ≥ {RACE_LEVEL:g} both ways)")
+    ok = (all(r["top"] > r["best"] for r in race.values()) if why
+          else all(v == "holds" for v in said.values()))
+    top, total = sum(r["top"] for r in race.values()), max(int(won.sum()), 1)
     poly = int(col.polysemantic.sum())
     traced = (f"; {col.poly_from_init.sum() / poly:.1%} of the {poly} polysemantic neurons "
               "joined two features' largest initial weights (the footnote's 'not necessarily')"
               if poly else "")
-    share, both = top / won, top + second
-    k = stats.fewest_to_lead(both, RACE_LEVEL)
+    m0, first = min(race), race[min(race)]
     return claim.row(
-        ok, f"rank 1 at init won {top} of the {won} represented features ({share:.1%}), rank 2 "
-        f"{second} ({second / won:.1%}), any one rank from 3 on at most {other} "
-        f"({other / won:.1%}); a rank's chance with no advantage from size: 1/m, "
-        f"{float((1 / col.m.astype(float)).mean()):.2%} on average; p = {p2:.2g} (rank 1 no "
-        f"more often than rank 2), {p3:.2g} (than the bound){traced}",
-        f"'most likely' is a plurality: rank 1 wins more features than rank 2 and than any "
-        f"other one rank (one-sided binomial tests at {RACE_LEVEL:.0%} on the features the two "
-        "won; rank 2 ahead at that level fails it); " + (
-            f"rank 1 winning fewer than {k} of the {both} that ranks 1 and 2 won breaks it" if k
-            else f"the {both} features that ranks 1 and 2 won are too few for the test"),
-        o.scales["fig3"], value=share, uncertainty=float(np.sqrt(share * (1 - share) / won)),
+        ok, f"rank 1 at init won {top} of the {total} represented features ({top / total:.1%});"
+        f" per m, rank 1 against the most-winning of ranks 2–{len(ranks)} (chance 1/m each): "
+        + "; ".join(f"m {m}: {r['top']} against {r['best']} (rank {r['rank']}) of {won[m]}, "
+                    f"{_lead(r)}" for m, r in race.items()) + traced,
+        f"'most likely' is a plurality at every m: rank 1 wins more features than each of ranks "
+        f"2–{len(ranks)} (one-sided binomial test against the most-winning of them, Bonferroni "
+        f"over the {len(ranks) - 1}, at {RACE_LEVEL:.0%}); one of them ahead at that level at "
+        f"any m fails it; at m {m0}, " + (
+            f"rank 1 winning fewer than {first['needed']} of the {first['top'] + first['best']} "
+            f"that it and rank {first['rank']} won breaks it" if first["needed"] else
+            "too few wins for the test"), o.scales["fig3"], value=top / total,
+        uncertainty=float(np.sqrt(top / total * (1 - top / total) / total)),
         inconclusive="; ".join(why) or None)
-
 
 
 @CLAIMS.claim("fig3.collisions_init", "benign collisions at init ≈ C(n, 2)/(2m), i.e. "

@@ -41,11 +41,9 @@ COLLISION_COLUMNS = {
     "poly_from_init": "polysemantic neurons on which at least two of their features had their "
                       "largest |W_ik(0)| at init (tms.incidental.stats.polysemantic_from_init)",
     "represented": "share of features with exactly one weight in the band",
-    "won_top": "represented features won by the neuron of their largest |W_ik(0)| (rank 1 at "
-               "init; tms.incidental.stats.winner_ranks)",
-    "won_second": "represented features won by the neuron of their second largest |W_ik(0)|",
-    "won_other_max": "the most represented features won by any one rank from 3 to m (summed over "
-                     "models: a bound on any one such rank's wins)",
+    **{f"won_rank{r}": f"represented features won by the neuron of their rank-{r} |W_ik(0)| "
+                       "(1: the largest; tms.incidental.stats.winner_ranks)"
+       for r in range(1, 9)},
     "fourth": "mean over features of the final ‖W_i‖₄⁴",
     "loss": "final loss (squared error summed over inputs and outputs + λ‖W‖₁)",
     "diverged": "True if training diverged (tms.engine.tied.diverged): left out of fits, claims "
@@ -119,11 +117,10 @@ def collisions(cfg: IpCollisions, device: str = "cpu", precision: str = "fp32") 
         a = np.abs(trace.W)
         represented = (((a >= BAND[0]) & (a <= BAND[1])).sum(-1) == 1).mean(-1)
         for r, k in enumerate(index):
-            wins = np.bincount(winner_ranks(trace.W[r], W0[r]), minlength=m + 1)   # by rank
+            wins = np.bincount(winner_ranks(trace.W[r], W0[r]), minlength=9)[1:9]  # ranks 1–8
             rows.append([cfg.n, m, k, settings[r].seed, int(polysemantic_neurons(trace.W[r])),
                          int(benign_pairs(W0[r])), polysemantic_from_init(trace.W[r], W0[r]),
-                         float(represented[r]), int(wins[1]), int(wins[2]),
-                         int(wins[3:].max(initial=0)),
+                         float(represented[r]), *map(int, wins),
                          float(fourth_norms(trace.W[r]).mean()), float(trace.loss[r]),
                          bool(trace.diverged[r])])
     return pd.DataFrame(rows, columns=list(COLLISION_COLUMNS))
