@@ -36,10 +36,20 @@ def test_steps_taken_up_from_a_checkpoint_count_as_done_but_not_in_the_rate(caps
     capsys.readouterr()
 
 
-def test_on_a_terminal_the_bar_takes_the_place_of_the_lines(capsys):
-    with progress.Progress("x", 10, terminal=True) as p:
-        p.update(10)
+def test_on_a_terminal_the_bar_takes_the_place_of_the_lines_and_the_log_keeps_them(
+        capsys, monkeypatch):
+    now, logged = [0.0], []
+    monkeypatch.setattr(progress, "sink", logged.append)
+    with progress.Progress("x", 10, clock=lambda: now[0], every=3.0, terminal=True) as p:
+        for step in range(1, 11):
+            now[0] = float(step)
+            p.update(1)
+        p.write("x: resuming from the checkpoint at step 5")
     assert "x: step" not in capsys.readouterr().err
+    assert logged == ["x: step 3 of 10 (30%), 0m03s elapsed, 0m07s left",
+                      "x: step 6 of 10 (60%), 0m06s elapsed, 0m04s left",
+                      "x: step 9 of 10 (90%), 0m09s elapsed, 0m01s left",
+                      "x: resuming from the checkpoint at step 5"]
 
 
 def test_a_heartbeat_off_a_terminal_says_the_work_goes_on(capsys, monkeypatch):

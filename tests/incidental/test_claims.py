@@ -286,20 +286,26 @@ def test_footnote_6_reads_most_likely_as_a_plurality_at_every_m():
     m32 = [16, 2, 1, 1, 1, 1, 0, 0]
     ahead = race(m32, [20, 4, 3, 2, 1, 0, 0, 0])
     assert ahead["verdict"] == "reproduced"
-    k = next(k for k in range(19) if 7 * tail(k, 18) < 0.05)      # Bonferroni over ranks 2–8
-    assert f"at m 32, rank 1 winning fewer than {k} of the 18 that it and rank 2 won" in ahead[
-        "tolerance"]
-    close = race(m32, [12, 6, 4, 2, 1, 0, 0, 0])                  # 12 of 18: 7 × 0.119
+    k = next(k for k in range(25) if tail(k, 24) < 0.05)           # m 64: p 0.0008 > 0.0007
+    assert f"at m 64, its weakest lead, rank 1 needs {k} of the 24 that it and rank 2 won" in \
+        ahead["tolerance"]
+    lead = race(m32, [13, 4, 3, 2, 1, 0, 0, 0])                   # p 0.025: no correction
+    assert lead["verdict"] == "reproduced" and tail(13, 17) < 0.05 < 7 * tail(13, 17)
+    close = race(m32, [12, 6, 4, 2, 1, 0, 0, 0])                  # 12 of 18: p 0.119
     assert close["verdict"] == "inconclusive at this scale" and close["direction"] == "holds"
-    assert close["inconclusive"] == "too few wins at the top ranks to tell at m 64 (p ≥ 0.05 " \
-                                    "both ways)"
-    assert f"m 64: 12 against 6 (rank 2) of 32, undecided (p {7 * tail(12, 18):.2g} and 1)" in \
+    assert close["inconclusive"] == "no lead at 5% either way at m 64"
+    assert f"m 64: 12 against 6 (rank 2) of 32, undecided (p {tail(12, 18):.2g} and 1)" in \
         close["ours"]
+    tie = race(m32, [6, 6, 4, 2, 1, 0, 0, 0])                     # a tie points nowhere else
+    assert tie["verdict"] == "inconclusive at this scale" and tie["direction"] == "holds"
     behind = race(m32, [2, 4, 20, 2, 1, 0, 0, 0])                  # rank 3 ahead at m 64
     assert behind["verdict"] == "not reproduced" and "rank 3 ahead (p " in behind["ours"]
-    few = race([4, 0, 0, 0, 0, 0, 0, 0], [20, 4, 3, 2, 1, 0, 0, 0])  # 4 of 4: 7/16
+    assert f"rank 3 ahead (p {14 * tail(20, 22):.2g})" in behind["ours"]   # 7 ranks × 2 m
+    edge = race(m32, [2, 11, 1, 0, 0, 0, 0, 0])     # p 0.011 alone, 0.16 over 7 ranks × 2 m
+    assert edge["verdict"] == "inconclusive at this scale" and edge["direction"] == "fails"
+    few = race([4, 0, 0, 0, 0, 0, 0, 0], [20, 4, 3, 2, 1, 0, 0, 0])  # 4 of 4: p 1/16
     assert few["verdict"] == "inconclusive at this scale"
-    assert few["tolerance"].endswith("at m 32, too few wins for the test")
+    assert few["tolerance"].endswith("at m 32, its weakest lead, too few wins for the test")
     old = _rows(**{**i, "collisions": base.drop(columns=[f"won_rank{r}" for r in range(1, 9)])})
     assert old["fig3.largest_wins"]["verdict"] == "not computed"            # an older table
     assert "rerun ip_collisions" in old["fig3.largest_wins"]["ours"]

@@ -76,12 +76,15 @@ def test_the_race_lead_is_an_exact_one_sided_binomial_tail():
     assert stats.fewest_to_lead(5, 0.05) == 5                  # 5 of 5: 1/32
 
 
-def test_the_plurality_sets_rank_1_against_the_most_winning_rank_with_bonferroni():
+def test_the_plurality_sets_rank_1_against_the_most_winning_rank_bonferroni_where_it_fails():
     r = stats.plurality(np.array([30, 5, 9, 2]), 0.05)
     assert (r["rank"], r["best"], r["verdict"]) == (3, 9, "holds")
-    assert r["p_lead"] == pytest.approx(3 * stats.lead_p(30, 9))            # 3 other ranks
-    assert r["needed"] == stats.fewest_to_lead(39, 0.05 / 3)
-    assert stats.plurality(np.array([3, 20, 1]), 0.05)["verdict"] == "fails"
+    assert r["p_lead"] == stats.lead_p(30, 9)            # beating the most-winning beats each
+    assert r["p_behind"] == pytest.approx(min(1.0, 3 * stats.lead_p(9, 30)))
+    assert r["needed"] == stats.fewest_to_lead(39, 0.05)
+    behind = stats.plurality(np.array([3, 20, 1]), 0.05, m_count=2)
+    assert behind["verdict"] == "fails"
+    assert behind["p_behind"] == pytest.approx(2 * 2 * stats.lead_p(20, 3))  # ranks × m
     assert stats.plurality(np.array([3, 4, 1]), 0.05)["verdict"] is None
     assert stats.plurality(np.array([0, 0, 0]), 0.05)["p_lead"] == 1.0     # no wins at all
 

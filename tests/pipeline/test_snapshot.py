@@ -113,7 +113,8 @@ def test_the_readme_names_the_device_each_auto_stage_ran_on():
 def test_a_resumed_stage_counts_the_runs_whose_checkpoints_it_took_up():
     t = "2026-11-27T10:{:02d}:00+00:00 ".format
     resume = "pr_train@1024: resuming from the checkpoint at step 3000"
-    log = [t(0) + "a: started", t(1) + "a: step 100 of 900", t(5) + "a: step 500 of 900",
+    log = [t(0) + "a: started", t(1) + "a: step 100 of 900 (11%)",
+           t(5) + "a: step 500 of 900 (56%)",
            t(6) + "b: started", t(6) + "b: done in 30.0 s",              # a cut off (SIGKILL)
            t(7) + "a: started", t(7) + "a: " + resume,
            t(8) + "a: failed (exit status 143) in 90.0 s",               # a, SIGTERM
@@ -125,6 +126,15 @@ def test_a_resumed_stage_counts_the_runs_whose_checkpoints_it_took_up():
     assert times[:3] == [("b", 30.0, 1), ("a", 300.0 + 90.0 + 45.0, 3), ("c", 8.0, 1)]
     assert times[3] == ("a", 50.0, 1)                 # the earlier runs are not counted twice
     assert repro.stage_times(log[6:])[0] == ("a", 90.0 + 45.0, 2)   # the log from run 2
+    chain = [t(0) + "d: started", t(2) + "d: step 10 of 90 (11%)",
+             t(3) + "d: failed (exit status 143) in 180.0 s",
+             t(4) + "d: started", t(4) + "d: failed (exit status 2) in 1.0 s",   # never trained
+             t(5) + "d: started", t(5) + "d: " + resume, t(6) + "d: done in 60.0 s",
+             t(7) + "d: started", t(8) + "d: step 50 of 90 (56%)",              # afresh, cut off
+             t(9) + "d: started", t(9) + "d: " + resume, t(9) + "d: done in 5.0 s"]
+    assert repro.stage_times(chain) == [("d", 241.0, 3), ("d", 60.0 + 5.0, 2)]
+    assert repro.stage_times(["x a: started", "x a: started", "x a: done in 1.0 s"]) == [
+        ("a", 1.0, 1)]                                   # unreadable stamps: no crash
     text = snapshot.readme("cpu", "abc123", "m", times[:3])
     assert "| a | 435.0 |" in text and "| total | 473.0 |" in text
     assert "interruption" in text and ": a (3 runs)." in text and "b (" not in text

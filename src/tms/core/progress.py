@@ -1,9 +1,10 @@
 """Progress of a long loop, on a terminal and off it alike.
 
 On a terminal: a tqdm bar on stderr. Off a terminal (``make repro > log``, DVC's output piped,
-CI): one line at most every :data:`EVERY` seconds, on stderr and to :data:`sink` (the stage runner
-points it at ``logs/repro.log``), with the steps done, what the caller adds (models still
-training, the loss) and an estimate of the time left at the rate so far, e.g.
+CI): one line at most every :data:`EVERY` seconds on stderr. On both, that line goes to
+:data:`sink` (the stage runner points it at ``logs/repro.log``), with the steps done, what the
+caller adds (models still training, the loss) and an estimate of the time left at the rate so
+far, e.g.
 
     pr_train@1024: step 3000 of 8000 (38%), active 12, 4m10s elapsed, at most 6m57s left
 """
@@ -72,9 +73,12 @@ class Progress:
             self.bar.update(n)
             if info:
                 self.bar.set_postfix(info, refresh=False)
-        elif self.clock() - self.last >= self.every:
+        if self.clock() - self.last >= self.every:
             self.last = self.clock()
-            self.write(self.line())
+            if self.bar is None:
+                print(self.line(), file=sys.stderr, flush=True)
+            if sink is not None:
+                sink(self.line())
 
     def resume(self, n: int) -> None:
         """``n`` more done by an earlier run (a checkpoint taken up): counted as done, and left
@@ -86,11 +90,12 @@ class Progress:
             self.bar.refresh()
 
     def write(self, message: str) -> None:
-        """A line of its own: above the bar on a terminal, else on stderr and to :data:`sink`."""
+        """A line of its own: above the bar on a terminal, else on stderr; to :data:`sink` on
+        both."""
         if self.bar is not None:
             self.bar.write(message, file=sys.stderr)
-            return
-        print(message, file=sys.stderr, flush=True)
+        else:
+            print(message, file=sys.stderr, flush=True)
         if sink is not None:
             sink(message)
 

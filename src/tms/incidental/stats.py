@@ -121,23 +121,25 @@ def fewest_to_lead(both: int, level: float) -> int | None:
     return k if k <= both else None
 
 
-def plurality(wins: np.ndarray, level: float) -> dict:
+def plurality(wins: np.ndarray, level: float, m_count: int = 1) -> dict:
     """Footnote 6's race at one m: is rank 1 at init the likeliest winner? ``wins``: (R,) the
     features won by ranks 1..R (:func:`winner_ranks`), R ≥ 2. Rank 1 is set against the
-    most-winning of ranks 2..R (``rank``, its ``best`` wins) by :func:`lead_p` both ways,
-    Bonferroni over the R − 1 ranks: ``p_lead`` (rank 1 no more often) and ``p_behind`` (that
-    rank no more often than rank 1). ``verdict``: 'holds' where p_lead < ``level``, 'fails'
-    where p_behind < ``level``, else None; ``needed``: the fewest of the ``top + best`` that
-    rank 1 must win to hold (:func:`fewest_to_lead`; None: too few).
+    most-winning of ranks 2..R (``rank``, its ``best`` wins) by :func:`lead_p` both ways.
+    ``p_lead`` (rank 1 no more often than it): beating the most-winning rank beats each, so it
+    needs no correction (an intersection-union test). ``p_behind`` (that rank no more often
+    than rank 1): the most-winning of R − 1 ranks at each of ``m_count`` m, so Bonferroni over
+    (R − 1)·m_count. ``verdict``: 'holds' where p_lead < ``level``, 'fails' where p_behind <
+    ``level``, else None; ``needed``: the fewest of the ``top + best`` that rank 1 must win to
+    hold (:func:`fewest_to_lead`; None: too few).
     """
     wins = np.asarray(wins, dtype=int)
-    top, k = int(wins[0]), len(wins) - 1
-    rank = int(wins[1:].argmax()) + 2
+    top, rank = int(wins[0]), int(wins[1:].argmax()) + 2
     best = int(wins[rank - 1])
-    p_lead, p_behind = (min(1.0, k * lead_p(a, b)) for a, b in ((top, best), (best, top)))
+    p_lead = lead_p(top, best)
+    p_behind = min(1.0, (len(wins) - 1) * m_count * lead_p(best, top))
     verdict = "holds" if p_lead < level else "fails" if p_behind < level else None
     return {"top": top, "rank": rank, "best": best, "p_lead": p_lead, "p_behind": p_behind,
-            "verdict": verdict, "needed": fewest_to_lead(top + best, level / k)}
+            "verdict": verdict, "needed": fewest_to_lead(top + best, level)}
 
 
 def stuck_encodings(W: np.ndarray, stuck_below: float) -> pd.DataFrame:

@@ -38,8 +38,10 @@ from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
 INDEX = "reports/index.html"
 _LINE = re.compile(r"^(\S+) (\S+): (.*)$")
 _ENDED = re.compile(r"^(done|failed \(exit status -?\d+\)) in ([0-9.]+) s$")
-#: What a training stage logs when it takes up a checkpoint (tms.engine.train).
+#: What a training stage logs when it takes up a checkpoint (tms.engine.train), and a progress
+#: line's count (tms.core.progress).
 RESUMED = "resuming from the checkpoint at step "
+_STEP = re.compile(r": \w+ \d+ of \d+ \(")
 
 
 def stage_times(log_lines: list[str]) -> list[tuple[str, float, int]]:
@@ -48,35 +50,44 @@ def stage_times(log_lines: list[str]) -> list[tuple[str, float, int]]:
 
     seconds: the finishing run's, plus, when it resumed a checkpoint (it logged
     :data:`RESUMED`), those of the interrupted runs whose work it took up: each run of the stage
-    since its last finished run, back to the last that started afresh, at its logged time, or,
-    for a run cut off without a word (SIGKILL, a machine stopped), from its start to its last
-    logged line (progress lines come every 30 s). runs: how many runs that is (1: no resume).
+    since its last finished run, back to the last that trained afresh (logged a step without
+    resuming), at its logged time, or, for a run cut off without a word (SIGKILL, a machine
+    stopped), from its start to its last logged line (progress lines come every 30 s; 0 where
+    the time stamps cannot be read). runs: how many runs that is (1: no resume).
     """
     times, open_runs, carried = [], {}, {}      # carried: stage → (seconds, runs) taken up
 
-    def stamp(text: str) -> float:
-        return datetime.fromisoformat(text).timestamp()
+    def elapsed(first: str, last: str) -> float:
+        try:
+            return datetime.fromisoformat(last).timestamp() - datetime.fromisoformat(
+                first).timestamp()
+        except ValueError:                       # a damaged line
+            return 0.0
 
-    def end(name: str, seconds: float | None) -> tuple[float, int]:
-        first, last, resumed = open_runs.pop(name)
-        if seconds is None:
-            seconds = stamp(last) - stamp(first)
+    def end(name: str, seconds: float | None, done: bool) -> tuple[float, int]:
+        first, last, state = open_runs.pop(name)
         before = carried.pop(name, (0.0, 0))
-        return (before[0] + seconds, before[1] + 1) if resumed else (seconds, 1)
+        seconds = elapsed(first, last) if seconds is None else seconds
+        keep = state == "resumed" or (state == "idle" and not done)   # a run that never trained
+        return (before[0] + seconds, before[1] + 1) if keep else (seconds, 1)
 
     for m in filter(None, map(_LINE.match, log_lines)):
         at, name, text = m.groups()
         if text == "started":
             if name in open_runs:                            # the last run was cut off
-                carried[name] = end(name, None)
-            open_runs[name] = [at, at, False]
+                carried[name] = end(name, None, False)
+            open_runs[name] = [at, at, "idle"]
             continue
-        run = open_runs.setdefault(name, [at, at, False])   # a log from before 'started'
+        run = open_runs.setdefault(name, [at, at, "idle"])  # a log from before 'started'
         run[1] = at
-        run[2] = run[2] or RESUMED in text
+        if RESUMED in text:
+            run[2] = "resumed"
+        elif run[2] == "idle" and _STEP.search(text):
+            run[2] = "fresh"
         if ended := _ENDED.match(text):
-            spent = end(name, float(ended.group(2)))
-            if ended.group(1) == "done":
+            done = ended.group(1) == "done"
+            spent = end(name, float(ended.group(2)), done)
+            if done:
                 times.append((name, *spent))
             else:
                 carried[name] = spent
