@@ -46,12 +46,17 @@ def encoding_shape(W: np.ndarray) -> np.ndarray:
     return np.divide(ratio.sum(-1), count, out=np.full(count.shape, np.nan), where=count > 0)
 
 
+def in_band(W: np.ndarray, band: tuple[float, float] = BAND) -> np.ndarray:
+    """Which weights represent their feature: band[0] <= |W_ik| <= band[1], a boolean array of
+    W's shape (…, n, m) (docs/paper-gaps.md)."""
+    a = np.abs(W)
+    return (a >= band[0]) & (a <= band[1])
+
+
 def polysemantic_neurons(W: np.ndarray, band: tuple[float, float] = BAND) -> np.ndarray:
     """Number of polysemantic neurons, shape (…,) for W (…, n, m): neurons k (columns) on which
     at least two features i have band[0] <= |W_ik| <= band[1] (docs/paper-gaps.md; fig. 3)."""
-    a = np.abs(W)
-    held = ((a >= band[0]) & (a <= band[1])).sum(-2)
-    return (held >= 2).sum(-1)
+    return (in_band(W, band).sum(-2) >= 2).sum(-1)
 
 
 def benign_pairs(W: np.ndarray) -> np.ndarray:
@@ -80,8 +85,7 @@ def polysemantic_from_init(W: np.ndarray, W0: np.ndarray, band: tuple[float, flo
     band keep their sign from init.) By chance a given pair's largest coordinates both fall on
     k with probability 1/m².
     """
-    a = np.abs(W)
-    held = (a >= band[0]) & (a <= band[1])                       # (n, m)
+    held = in_band(W, band)                                      # (n, m)
     top = np.abs(W0).argmax(-1)                                  # (n,)
     poly = np.flatnonzero(held.sum(0) >= 2)
     return int(sum((top[held[:, k]] == k).sum() >= 2 for k in poly))
@@ -97,8 +101,7 @@ def winner_ranks(W: np.ndarray, W0: np.ndarray, band: tuple[float, float] = BAND
     the represented features, in feature order (rank: 1 + the coordinates larger at init). With
     no advantage from size, every rank wins with probability 1/m.
     """
-    a = np.abs(W)
-    held = (a >= band[0]) & (a <= band[1])
+    held = in_band(W, band)
     won = held.sum(-1) == 1
     k = held[won].argmax(-1)
     a0 = np.abs(W0[won])

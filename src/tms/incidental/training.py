@@ -19,15 +19,18 @@ from tms.engine.sampler import generators
 from tms.engine.tied import Optim, Setting, TiedSpec, init_weights, stack_bytes, stack_flops, train
 from tms.incidental.params import IpCollisions, IpNoise, IpOptimizer, IpSingle, IpSweep
 from tms.incidental.stats import (
-    BAND,
     benign_pairs,
     encoding_shape,
     fourth_norms,
+    in_band,
     polysemantic_from_init,
     polysemantic_neurons,
     stuck_encodings,
     winner_ranks,
 )
+
+#: The initial ranks whose wins of footnote 6's race the fig. 3 table records (won_rank1…).
+RANKS = 8
 
 #: Columns of the fig. 3 table, one row per model.
 COLLISION_COLUMNS = {
@@ -43,7 +46,7 @@ COLLISION_COLUMNS = {
     "represented": "share of features with exactly one weight in the band",
     **{f"won_rank{r}": f"represented features won by the neuron of their rank-{r} |W_ik(0)| "
                        "(1: the largest; tms.incidental.stats.winner_ranks)"
-       for r in range(1, 9)},
+       for r in range(1, RANKS + 1)},
     "fourth": "mean over features of the final ‖W_i‖₄⁴",
     "loss": "final loss (squared error summed over inputs and outputs + λ‖W‖₁)",
     "diverged": "True if training diverged (tms.engine.tied.diverged): left out of fits, claims "
@@ -114,10 +117,9 @@ def collisions(cfg: IpCollisions, device: str = "cpu", precision: str = "fp32") 
         trace = train(TiedSpec(cfg.n, m, optim(cfg.optimizer), cfg.steps, cfg.steps,
                            device, precision), settings, fourth_norms)
         W0 = init_weights(cfg.n, m, generators([s.seed for s in settings], device)).cpu().numpy()
-        a = np.abs(trace.W)
-        represented = (((a >= BAND[0]) & (a <= BAND[1])).sum(-1) == 1).mean(-1)
+        represented = (in_band(trace.W).sum(-1) == 1).mean(-1)
         for r, k in enumerate(index):
-            wins = np.bincount(winner_ranks(trace.W[r], W0[r]), minlength=9)[1:9]  # ranks 1–8
+            wins = np.bincount(winner_ranks(trace.W[r], W0[r]), minlength=RANKS + 1)[1:RANKS + 1]
             rows.append([cfg.n, m, k, settings[r].seed, int(polysemantic_neurons(trace.W[r])),
                          int(benign_pairs(W0[r])), polysemantic_from_init(trace.W[r], W0[r]),
                          float(represented[r]), *map(int, wins),
