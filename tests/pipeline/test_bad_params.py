@@ -16,7 +16,8 @@ from dvc.utils.serialize import parse_yaml as dvc_parse_yaml
 
 from tms.core import device, params_file, schema
 from tms.core.schema import ParamsError
-from tms.engine import precision
+from tms.engine import optim, precision, tied
+from tms.incidental import params as ip_params
 from tms.pipeline import params, stage
 
 PR, AN, IP = "persian_rug", "autoencoding_notes", "incidental_polysemanticity"
@@ -370,6 +371,13 @@ def test_tf32_without_cuda_is_a_params_error_naming_the_key(monkeypatch, load_pr
 
 def test_the_params_precisions_are_the_engines():
     assert typing.get_args(schema.Precision) == precision.PRECISIONS
+
+
+def test_the_params_noises_and_optimisers_are_the_engines():
+    # a kind the schema accepts but the engine lacks would fail only once the stage trains
+    assert typing.get_args(ip_params.NoiseKind) == tied.NOISES
+    assert typing.get_args(ip_params.IpOptimizer.model_fields["name"].annotation) == \
+        optim.OPTIMIZERS
 
 
 def _snapshot(root: Path) -> dict[str, tuple[str, int]]:

@@ -278,6 +278,15 @@ def read(paper: str, figures_dir: str | os.PathLike) -> list[dict]:
     return json.loads(claims_path(paper, figures_dir).read_text(encoding="utf-8"))["claims"]
 
 
+def read_folder(folder: str | os.PathLike) -> list[dict]:
+    """Every claims file of ``folder`` (``reports/claims`` or a snapshot's ``claims``, as
+    :func:`export` writes them: ``paper``, ``title``, ``stage``, ``report``, ``claims``), in the
+    order of their file names; [] where there is none. Raises ValueError for a file that is not
+    JSON."""
+    return [json.loads(f.read_text(encoding="utf-8"))
+            for f in sorted(Path(folder).glob("*.json"))]
+
+
 def span(values: Iterable) -> str:
     """Distinct values for a scale text: 'a' for one, 'a–b' for several (sorted)."""
     v = sorted(set(values))

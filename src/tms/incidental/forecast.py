@@ -14,11 +14,10 @@ from __future__ import annotations
 import pandas as pd
 
 from tms.core import rates
+from tms.core.machine import GiB
 from tms.engine.tied import stack_bytes
 from tms.incidental import training
 from tms.incidental.params import Incidental
-
-GiB = 2 ** 30
 
 COLUMNS = {
     "stage": "the DVC stage",

@@ -234,17 +234,6 @@ def loss_polynomial(w: np.ndarray, sigma: float, noise: str) -> np.ndarray:
     return np.linalg.solve(np.vander(etas, 5, increasing=True), vals)
 
 
-def eta2_coefficient(w: np.ndarray, sigma: float, noise: str) -> float:
-    """Closed form of the η² coefficient of the expected next-step loss for a unit w (appendix C,
-    with every term kept): 16(4σ² + E(w·ξ)⁴) + 4σ²(4σ² + μ₄ + (m − 1)σ⁴), where
-    E(w·ξ)⁴ = 3σ⁴ + ‖w‖₄⁴(μ₄ − 3σ⁴). Raises ValueError unless ‖w‖ = 1."""
-    if abs(float(w @ w) - 1.0) > 1e-9:
-        raise ValueError(f"w must have unit length, got ‖w‖² = {float(w @ w)}")
-    s2, mu4 = noise_moments(sigma, noise)
-    return (16 * (4 * s2 + projected_fourth_moment(w, sigma, noise))
-            + 4 * s2 * (4 * s2 + mu4 + (len(w) - 1) * s2 * s2))
-
-
 def fourth_norm_coefficient(sigma: float, noise: str) -> float:
     """The η² coefficient of ‖W_i‖₄⁴ in the expected next-step loss: 16σ⁴·(μ₄/σ⁴ − 3), i.e. 16σ⁴
     times the excess kurtosis: −32σ⁴ for bipolar noise (sparsity rewarded), 0 for normal."""

@@ -1,9 +1,7 @@
 """Trained models and the Persian rug against the thermodynamic-limit theory, per cell and per
-n_s: the tables the report shows and the claims judge (tms.persian_rug.claims), and how a
-statistic falls with n_s (:func:`falling`). The exponents fitted by tms.persian_rug.scaling
-against the paper's (:func:`exponent`, :func:`interval`), and the claims rows that judge them
-(:func:`exponent_row`, :func:`law_row`). Also the matrix the paper prints for the rug (an
-erratum: rank 1).
+n_s: the tables the report shows and the claims judge (tms.persian_rug.claims); how a statistic
+falls with n_s over a ladder is tms.persian_rug.evidence's. Also the matrix the paper prints for
+the rug (an erratum: rank 1).
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ import math
 import pandas as pd
 
 from tms.core import rates
+from tms.core.machine import GiB
 from tms.engine.grid import (
     Instance,
     Schedule,
@@ -78,7 +79,6 @@ MEDIAN_STOP = {(200, 0.003): {128: 4320, 256: 4935, 512: 4530, 1024: 2445, 2048:
                (200, 0.00679): {512: 4950}}            # 3e-4·√512
 #: :func:`measured_rate` times at most this much work a step (FLOPs): a piece of a large stack.
 MEASURE_FLOPS = 2e10
-GiB = 2 ** 30
 
 COLUMNS = {
     "stage": "the DVC stage",

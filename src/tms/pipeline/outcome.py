@@ -7,21 +7,17 @@ same and the snapshot was made on another CPU, one line saying that this is why.
 
 from __future__ import annotations
 
-import json
 import subprocess
 from pathlib import Path
 
-from tms.core.claim_rows import BASES, label, tally
+from tms.core.claim_rows import BASES, label, read_folder, tally
 from tms.pipeline import host, verdicts
 
 
 def _rows(claims_dir: Path) -> dict[tuple[str, str], dict]:
     """(paper, claim id) → row of every claims file of ``claims_dir``."""
-    out = {}
-    for f in sorted(claims_dir.glob("*.json")):
-        paper = json.loads(f.read_text(encoding="utf-8"))
-        out.update({(paper["paper"], r["id"]): r for r in paper["claims"]})
-    return out
+    return {(paper["paper"], r["id"]): r for paper in read_folder(claims_dir)
+            for r in paper["claims"]}
 
 
 def changes(then: Path, now: Path) -> list[str]:

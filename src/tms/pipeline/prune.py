@@ -19,14 +19,15 @@ from pathlib import Path
 import yaml
 
 
-def current_stages(repo: str | Path = ".") -> set[str]:
-    """The stages of the pipeline as its params make it (``dvc stage list``, matrix items
-    expanded). Raises RuntimeError if DVC cannot list them."""
+def pipeline_stages(repo: str | Path = ".") -> list[str]:
+    """The stages of ``repo``'s pipeline as its params make it, in DVC's order, matrix items
+    expanded (``dvc stage list``; dvc.lock may still hold stages that a change of params
+    removed). Raises RuntimeError if DVC cannot list them."""
     run = subprocess.run([sys.executable, "-m", "dvc", "stage", "list", "--name-only"],
                          cwd=repo, capture_output=True, text=True)
     if run.returncode != 0:
         raise RuntimeError(f"dvc stage list failed: {run.stderr.strip()}")
-    return set(run.stdout.split())
+    return run.stdout.split()
 
 
 def stale(repo: str | Path = ".") -> dict[str, list[str]]:
@@ -35,7 +36,7 @@ def stale(repo: str | Path = ".") -> dict[str, list[str]]:
     if not lock_path.is_file():
         return {}
     lock = yaml.safe_load(lock_path.read_text(encoding="utf-8")) or {}
-    stages = current_stages(repo)
+    stages = set(pipeline_stages(repo))
     return {name: [o["path"] for o in entry.get("outs", [])]
             for name, entry in (lock.get("stages") or {}).items() if name not in stages}
 

@@ -44,6 +44,7 @@ from tms.core.io import atomic_path
 from tms.pipeline import host, params, verdicts
 from tms.pipeline.forecast import FORECAST_FILE, params_digest
 from tms.pipeline.profiles import profile_name
+from tms.pipeline.prune import pipeline_stages
 from tms.pipeline.repro import stage_devices, stage_times
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
 from tms.reporting.publish import copy_site
@@ -214,15 +215,6 @@ def _forecast(repo: Path) -> dict[str, tuple[float, float]] | None:
     return dict(zip(table.stage, zip(table.seconds, cap)))
 
 
-def pipeline_stages(repo: str | Path = ".") -> list[str]:
-    """The stages of ``repo``'s pipeline in DVC's order, matrix items expanded (``dvc stage
-    list``; dvc.lock may still hold stages that a change of params removed)."""
-    out = _run([sys.executable, "-m", "dvc", "stage", "list", "--name-only"], Path(repo))
-    if out.returncode != 0:
-        raise SnapshotError(f"dvc stage list failed: {out.stderr.strip()}")
-    return out.stdout.split()
-
-
 def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/index.html",
              revision: str | None = None, where: str | None = None,
              stages: list[str] | None = None) -> Path:
@@ -231,7 +223,7 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
     revision: the git revision to name (None: :func:`site_revision` once :func:`check_clean`
     passes; each raises SnapshotError when the run cannot be named by one); where: the machine
     (None: tms.pipeline.host.machine); stages: the pipeline's stages, whose times are given in
-    this order (None: :func:`pipeline_stages`).
+    this order (None: tms.pipeline.prune.pipeline_stages).
     Raises FileNotFoundError for a missing run file or a file the site links but lacks.
     """
     repo, out = Path(repo), Path(out)

@@ -16,12 +16,11 @@ ran at. Claims a snapshot lacks (an older registry) read "—".
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from pathlib import Path
 
-from tms.core.claim_rows import BASES, label, tally
+from tms.core.claim_rows import BASES, label, read_folder, tally
 from tms.core.io import atomic_path
 from tms.reporting.site import PAPERS
 
@@ -41,8 +40,7 @@ def snapshots(results: str | Path) -> list[Path]:
 
 def _claims(folder: Path) -> dict[str, dict]:
     """paper → its claims file (tms.core.claim_rows.export) of the snapshot ``folder``."""
-    return {json.loads(f.read_text(encoding="utf-8"))["paper"]: json.loads(
-        f.read_text(encoding="utf-8")) for f in sorted((folder / "claims").glob("*.json"))}
+    return {paper["paper"]: paper for paper in read_folder(folder / "claims")}
 
 
 def _readme(folder: Path) -> str:

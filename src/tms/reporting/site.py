@@ -11,7 +11,6 @@ beside its PNG. Maths in claims, values and errata (``$tex$``) is MathML (tms.re
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 from collections import Counter
@@ -28,6 +27,7 @@ from tms.core.claim_rows import (
     SANITY,
     VERDICTS,
     label,
+    read_folder,
     tally,
 )
 from tms.core.code_deps import REVISION_STAGE, read_stages
@@ -41,11 +41,11 @@ def load_claims(claims_dir: str | Path) -> list[dict]:
     """Every paper's claims file (tms.core.claim_rows.export), in :data:`PAPERS` order, each
     claim's ``figure`` None where its report did not draw it (no such PNG in the repository
     holding ``claims_dir``). Raises FileNotFoundError if there is none."""
-    files = sorted(Path(claims_dir).glob("*.json"))
-    if not files:
+    found = read_folder(claims_dir)
+    if not found:
         raise FileNotFoundError(f"no claims file in {claims_dir}")
     root = Path(claims_dir).parent.parent
-    papers = sorted((json.loads(f.read_text()) for f in files),
+    papers = sorted(found,
                     key=lambda p: (PAPERS.index(p["paper"]) if p["paper"] in PAPERS
                                    else len(PAPERS), p["paper"]))
     for claim in (c for paper in papers for c in paper["claims"]):
