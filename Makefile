@@ -113,9 +113,9 @@ profile: $(STAMP)  ## PROFILE=smoke|cpu-paper|ladder-settled|paper|gpu: write pa
 	$(BIN)/python -m tms.pipeline.profiles $(PROFILE)
 
 # After an edit that adds or drops an import: every stage's code deps in dvc.yaml rewritten to
-# the project files its script and template run (tms.core.code_deps; the test suite checks them).
+# the project files its script and template run (tms.core.dvc_yaml; the test suite checks them).
 deps: $(STAMP)  ## rewrite dvc.yaml's code deps from the stages' imports
-	$(BIN)/python -m tms.core.code_deps --write
+	$(BIN)/python -m tms.core.dvc_yaml --write
 
 forecast: $(STAMP)  ## [PROFILE=…] [H100=1]: every training stage's time and memory, measured here (or on one H100)
 	$(BIN)/python -m tms.pipeline.forecast $(PROFILE) $(if $(H100),--h100)

@@ -1,6 +1,7 @@
 """Code deps at file level: every dvc.yaml stage declares exactly the project files its script and
-template run (tms.core.code_deps), the checkpoints of a training stage are keyed by the same
-files, and an edit of code a stage does not run leaves it up to date in ``dvc status``."""
+template run (tms.core.dvc_yaml, from tms.core.code_deps's walk), the checkpoints of a training
+stage are keyed by the same files, and an edit of code a stage does not run leaves it up to date
+in ``dvc status``."""
 
 import json
 import shutil
@@ -9,10 +10,10 @@ import sys
 
 import pytest
 
-from tms.core import code_deps
+from tms.core import code_deps, dvc_yaml
 from tms.engine import checkpoint
 
-STAGES = code_deps.read_stages()
+STAGES = dvc_yaml.read_stages()
 #: The stages that train models: an edit of a claim, a figure or the forecast must not rerun them.
 TRAINING = ("pr_rug", "pr_train", "pr_fig3", "ip_collisions", "ip_noise", "ip_sweep", "ip_single",
             "notes_linear", "notes_relu")
@@ -20,23 +21,23 @@ TRAINING = ("pr_rug", "pr_train", "pr_fig3", "ip_collisions", "ip_noise", "ip_sw
 
 @pytest.mark.parametrize("name", sorted(STAGES))
 def test_a_stage_declares_exactly_the_files_it_runs(name):
-    assert code_deps.entry_points(STAGES[name]), f"{name}: no script in its cmd"
-    assert name not in code_deps.differences(STAGES), \
-        "run `make deps` (python -m tms.core.code_deps --write)"
+    assert dvc_yaml.entry_points(STAGES[name]), f"{name}: no script in its cmd"
+    assert name not in dvc_yaml.differences(STAGES), \
+        "run `make deps` (python -m tms.core.dvc_yaml --write)"
 
 
 def test_the_site_declares_the_code_of_every_stage_whose_revision_it_names():
-    site = set(STAGES[code_deps.REVISION_STAGE]["deps"])
+    site = set(STAGES[dvc_yaml.REVISION_STAGE]["deps"])
     assert "pyproject.toml" in site                      # the versions of what runs
     for name, stage in STAGES.items():
-        assert set(code_deps.code_deps(stage)) <= site, name
+        assert set(dvc_yaml.code_deps(stage)) <= site, name
     # alone, the site stage would declare only what it runs: the others' code is surplus there
-    alone = code_deps.differences({"site": STAGES["site"]})["site"]
+    alone = dvc_yaml.differences({"site": STAGES["site"]})["site"]
     assert "stages/persian_rug/pr_train.py" in alone["surplus"] and not alone["missing"]
     # a template no report stage declares any more is surplus at the site too
     without = {**STAGES, "pr_report": {**STAGES["pr_report"], "deps": [
         d for d in STAGES["pr_report"]["deps"] if not d.endswith("persian_rug.ipynb")]}}
-    assert "reports/templates/persian_rug.ipynb" not in code_deps.wanted(without)["site"]
+    assert "reports/templates/persian_rug.ipynb" not in dvc_yaml.wanted(without)["site"]
 
 
 def test_a_file_missing_from_the_deps_or_one_too_many_is_found():
@@ -46,33 +47,33 @@ def test_a_file_missing_from_the_deps_or_one_too_many_is_found():
     dropped = ["src/tms/persian_rug/compare.py", "src/tms/persian_rug/rug.py",
                "src/tms/engine/sampler.py"]
     stage["deps"] = [d for d in stage["deps"] if d not in dropped] + ["src/tms/notes/claims.py"]
-    assert code_deps.differences({"pr_report": stage}) == {
-        "pr_report": {"missing": sorted(dropped, key=code_deps.code_deps(stage).index),
+    assert dvc_yaml.differences({"pr_report": stage}) == {
+        "pr_report": {"missing": sorted(dropped, key=dvc_yaml.code_deps(stage).index),
                       "surplus": ["src/tms/notes/claims.py"]}}
     # the walk reads the template's code cells and imports inside functions; a package file that
     # holds only its docstring runs nothing
-    runs = code_deps.code_deps(stage)
+    runs = dvc_yaml.code_deps(stage)
     assert "reports/templates/persian_rug.ipynb" in runs
     assert "src/tms/__init__.py" not in runs
 
 
 @pytest.mark.parametrize("name", TRAINING)
 def test_no_training_stage_runs_a_claim_a_figure_a_report_or_the_forecast(name):
-    runs = code_deps.code_deps(STAGES[name])
+    runs = dvc_yaml.code_deps(STAGES[name])
     assert not [f for f in runs if f.endswith(("/claims.py", "/figures.py", "/forecast.py"))
                 or "/reporting/" in f or f.endswith("pipeline/params.py")], runs
 
 
 def test_make_deps_writes_back_what_it_checks(tmp_path):
     path = tmp_path / "dvc.yaml"
-    text = code_deps.DVC_YAML.read_text()
+    text = dvc_yaml.DVC_YAML.read_text()
     broken = text.replace("      - src/tms/engine/optim.py\n", "", 1).replace(
         "      - src/tms/persian_rug/stats.py\n", "      - src/tms/notes\n", 1)
     assert broken != text
     path.write_text(broken)
-    assert code_deps.differences(code_deps.read_stages(path))
-    assert code_deps.write(path) and path.read_text() == text
-    assert code_deps.write(path) == []
+    assert dvc_yaml.differences(dvc_yaml.read_stages(path))
+    assert dvc_yaml.write(path) and path.read_text() == text
+    assert dvc_yaml.write(path) == []
 
 
 @pytest.fixture
@@ -119,7 +120,7 @@ def test_an_edit_of_the_claims_reruns_only_the_claims_stage_and_what_follows(smo
     with (work / "src/tms/persian_rug/claims.py").open("a") as f:
         f.write("# a claim's tolerance edited\n")
     # then its report; the site, which names the revision of every stage's code, declares it
-    assert _changed_deps(work, env) == {"pr_claims", code_deps.REVISION_STAGE}
+    assert _changed_deps(work, env) == {"pr_claims", dvc_yaml.REVISION_STAGE}
     with (work / "src/tms/persian_rug/training.py").open("a") as f:
         f.write("# the trainer edited\n")
     changed = _changed_deps(work, env)

@@ -128,6 +128,10 @@ def test_bad_index_sets_are_rejected():
         theory.critical_point(U, [1, 1], np.eye(2))
     with pytest.raises(ValueError, match="distinct"):
         theory.critical_point(U, [1, 5], np.eye(2))
+    lam = np.array([4.0, 3.0, 2.0, 1.0])
+    assert theory.critical_loss(lam, [1, 3]) == 4.0          # tr Σ 10 − λ_1 − λ_3
+    with pytest.raises(ValueError, match="distinct"):        # index 0 would wrap to λ_D
+        theory.critical_loss(lam, [0, 1])
 
 
 def test_commutator_and_projection_residual_vanish_exactly_on_critical_points():

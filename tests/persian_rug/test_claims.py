@@ -16,6 +16,7 @@ from tms.persian_rug import (
     evidence,
     figures,
     scaling,
+    stats,
     theory,
 )
 
@@ -152,7 +153,7 @@ def _below(i, p, n_s):
 def test_ladder_reach_carries_each_cells_line_to_the_paper_n_s():
     # per cell a + b·ln(n_s/128): at 8192 its line reaches a + b·ln 64
     idx = pd.MultiIndex.from_product([(128, 256, 512, 1024), (0.1, 0.2), (0.05,)],
-                                     names=evidence.CELL_KEYS)
+                                     names=stats.CELL_KEYS)
     x = np.log(idx.get_level_values("n_s").to_numpy(float) / 128)
     first = idx.get_level_values("ratio_target") == 0.1
     lines = pd.Series(np.where(first, 0.2 - 0.01 * x, 0.1 + 0.02 * x), index=idx)

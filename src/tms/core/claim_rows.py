@@ -44,6 +44,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from tms.core.io import write_json
 
 REPRODUCED, NOT_REPRODUCED = "reproduced", "not reproduced"
@@ -285,6 +287,16 @@ def read_folder(folder: str | os.PathLike) -> list[dict]:
     JSON."""
     return [json.loads(f.read_text(encoding="utf-8"))
             for f in sorted(Path(folder).glob("*.json"))]
+
+
+def max_z(estimate, exact, se) -> float:
+    """The largest |estimate − exact| / se over equal-shaped arrays (or scalars): a Monte Carlo
+    estimate against a closed form, in its standard errors. A zero se counts 0 where the
+    estimate equals the closed form and ∞ where it does not (never a division by zero)."""
+    dev = np.abs(np.asarray(estimate, dtype=np.float64) - np.asarray(exact, dtype=np.float64))
+    se = np.asarray(se, dtype=np.float64)
+    return float(np.max(np.where(se > 0, dev / np.where(se > 0, se, 1.0),
+                                 np.where(dev > 0, np.inf, 0.0))))
 
 
 def span(values: Iterable) -> str:

@@ -85,10 +85,16 @@ class Linspace(Strict):
 
 
 def expand(grid: list[float] | Linspace) -> list[float]:
+    """The values of a params grid: a list as given, or a :class:`Linspace` expanded
+    (np.linspace(start, stop, num), the form the authors' code uses for p and the ratio)."""
     return grid.values() if isinstance(grid, Linspace) else list(grid)
 
 
 def check_unit_interval(name: str, grid: list[float] | Linspace) -> list[float] | Linspace:
+    """A params validator: ``grid`` unchanged (not expanded) when its values (:func:`expand`)
+    are 1 to MAX_VALUES distinct numbers in (0, 1] (a probability p or a ratio n_d/n_s). Raises
+    ValueError, naming ``name``, for an empty grid, too many values, one outside (0, 1] or a
+    repeated one."""
     values = expand(grid)
     if not values:
         raise ValueError(f"{name} grid is empty; give at least one value in (0, 1]")

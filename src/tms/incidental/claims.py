@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.stats
 
-from tms.core.claim_rows import Claim, Claims
+from tms.core.claim_rows import Claim, Claims, max_z
 from tms.incidental import stats, theory
 from tms.incidental.evidence import SWEPT, Outputs, rise_width
 
@@ -97,7 +97,7 @@ def _euler(claim: Claim, o: Outputs) -> dict:
 def _mc_row(claim: Claim, o: Outputs, check: str) -> dict:
     """A closed form against its Monte Carlo estimate: within 3 standard errors."""
     r = o.by_check.loc[check]
-    z = abs(r.estimate - r.closed_form) / r.se
+    z = max_z(r.estimate, r.closed_form, r.se)
     return claim.row(z <= 3, f"{r.estimate:.5g} ± {r.se:.2g} (Monte Carlo; closed form "
                      f"{r.closed_form:.5g}, {z:.1f} s.e. off)",
                      "≤ 3 s.e.: a 0.3% chance of a false alarm", o.scales["mc"],

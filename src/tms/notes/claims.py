@@ -13,9 +13,8 @@ from __future__ import annotations
 import functools
 
 import numpy as np
-import pandas as pd
 
-from tms.core.claim_rows import MATHEMATICS, Check, Claim, Claims, span
+from tms.core.claim_rows import MATHEMATICS, Check, Claim, Claims, max_z, span
 from tms.notes.evidence import Outputs
 from tms.notes.flows import RISE_TOL
 
@@ -32,18 +31,10 @@ CLAIMS = Claims(empirical=("notes_linear", "notes_relu"),
                 central=("prop1.trained_minimum", "sec31.ignore_ge2"))
 
 
-def _max_z(mc: pd.Series, exact: pd.Series, se: pd.Series) -> float:
-    """Largest |mc − exact| / se; a zero se counts only if mc differs from exact."""
-    dev = (mc - exact).abs().to_numpy()
-    se = se.to_numpy()
-    return float(np.max(np.where(se > 0, dev / np.where(se > 0, se, 1.0),
-                                 np.where(dev > 0, np.inf, 0.0))))
-
-
 def _moment(claim: Claim, out: Outputs, col: str) -> dict:
     """The row of a moment (column ``col`` of the moments table): Monte Carlo against it."""
     m = out.moments
-    z = _max_z(m[f"{col}_mc"], m[col], m[f"{col}_se"])
+    z = max_z(m[f"{col}_mc"], m[col], m[f"{col}_se"])
     return claim.row(
         z <= 4, f"Monte Carlo against the closed form: largest deviation {z:.1f} standard errors",
         f"≤ 4 standard errors everywhere: a false alarm in < 1% of {len(m)} points",
@@ -286,7 +277,7 @@ def _energy_printed(claim: Claim, out: Outputs) -> dict:
               "sanity check")
 def _skeleton_mass(claim: Claim, out: Outputs) -> dict:
     sk = out.skeletons
-    z = _max_z(sk.mass_ge2_mc, sk.mass_ge2, sk.mass_ge2_se)
+    z = max_z(sk.mass_ge2_mc, sk.mass_ge2, sk.mass_ge2_se)
     return claim.row(z <= 4, f"Monte Carlo: largest deviation {z:.1f} standard errors",
                      "≤ 4 standard errors", f"{len(sk)} (S, D) points", value=z)
 

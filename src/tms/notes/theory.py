@@ -88,13 +88,16 @@ def loss(A: np.ndarray, B: np.ndarray, sigma: np.ndarray) -> float:
 
 
 def critical_loss(lam: np.ndarray, I: Sequence[int]) -> float:
-    """L at the critical point of index set I (Proposition 1): tr Σ − Σ_{i∈I} λ_i, with λ in
-    decreasing order and I 1-based."""
+    """L at the critical point of index set I (Proposition 1): tr Σ − Σ_{i∈I} λ_i, with λ (D,)
+    the eigenvalues of Σ in decreasing order and I distinct 1-based indices (the notes'
+    convention). Raises ValueError for an index outside 1..D or a repeated one."""
+    _zero_based(I, len(lam))
     return float(lam.sum() - lam[[i - 1 for i in I]].sum())
 
 
 def min_loss(sigma: np.ndarray, d: int) -> float:
-    """The minimum of L (Corollary 2): tr Σ − Σ_{i≤d} λ_i = Σ_{i>d} λ_i."""
+    """The minimum of L (Corollary 2): tr Σ − Σ_{i≤d} λ_i = Σ_{i>d} λ_i, for Σ (D, D) symmetric
+    and 0 ≤ d ≤ D hidden units (d ≥ D gives 0)."""
     return float(spectrum(sigma)[0][d:].sum())
 
 
@@ -112,14 +115,17 @@ def largest_angle(A: np.ndarray, V: np.ndarray) -> float:
 
 
 def angle_to_vector(A: np.ndarray, u: np.ndarray) -> float:
-    """Angle (radians) between the vector u (D,) and the subspace col(A), A (D, d)."""
+    """Angle (radians) between the vector u (D,), nonzero, and the subspace col(A), A (D, d) of
+    full column rank (Proposition 1's eigenvectors against a trained A); u = 0 gives NaN."""
     Q = _orthonormal_basis(A)
     u = np.asarray(u, dtype=float) / np.linalg.norm(u)
     return float(np.arcsin(min(1.0, np.linalg.norm(u - Q @ (Q.T @ u)))))
 
 
 def projector(A: np.ndarray) -> np.ndarray:
-    """P_A = A(AᵀA)⁻¹Aᵀ (D, D), the orthogonal projection onto col(A) (eq. 5)."""
+    """P_A = A(AᵀA)⁻¹Aᵀ (D, D), the orthogonal projection onto col(A) (eq. 5), for A (D, d) of
+    full column rank, computed from its QR factors (a rank-deficient A would give a projection
+    onto d dimensions that hold col(A), not onto col(A))."""
     Q = _orthonormal_basis(A)
     return Q @ Q.T
 
@@ -143,7 +149,8 @@ def gradient(A: np.ndarray, B: np.ndarray, sigma: np.ndarray) -> tuple[np.ndarra
 
 
 def gradient_norm(A: np.ndarray, B: np.ndarray, sigma: np.ndarray) -> float:
-    """‖∇L(A, B)‖_F over both blocks of eq. 19."""
+    """‖∇L(A, B)‖_F over both blocks of eq. 19, for A (D, d), B (d, D), Σ (D, D): zero at a
+    critical point (Proposition 1)."""
     gA, gB = gradient(A, B, sigma)
     return float(np.sqrt((gA**2).sum() + (gB**2).sum()))
 
@@ -196,7 +203,9 @@ def predicted_decrease(lam: np.ndarray, j: int, k: int, eps):
 
 
 def hessian(A: np.ndarray, B: np.ndarray, sigma: np.ndarray) -> np.ndarray:
-    """Hessian of L with respect to (vec A, vec B), shape (2Dd, 2Dd), float64 autograd."""
+    """Hessian of L with respect to (vec A, vec B), shape (2Dd, 2Dd), for A (D, d), B (d, D),
+    Σ (D, D), by float64 autograd: its negative eigenvalues at a critical point are the
+    directions of Proposition 3's proof (:func:`inversions`)."""
     S_t = torch.as_tensor(sigma, dtype=torch.float64)
     D, d = A.shape
 

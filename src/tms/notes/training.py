@@ -35,8 +35,9 @@ LINEAR_COLUMNS = {
     "seed": "torch seed of the model (init and data)",
     "steps_cap": "step cap of this rung of the ladder", "steps": "optimiser steps taken",
     "stopped": "True if the stopping rule ended training",
-    "diverged": "True if training diverged (NaN/inf loss, or above diverge_factor times the "
-                "first): excluded from claims and figures",
+    "diverged": "True if training diverged (NaN/inf loss, or above diverge_factor times its "
+                "loss scale, the larger of the first minibatch's and the zero output's, "
+                "tms.engine.train.loss_scale): excluded from claims and figures",
     "loss": "exact expected per-feature loss tr((I − AB)Σ(I − AB)ᵀ)/D of the trained A, B",
     "loss_min": "(tr Σ − Σ_{i≤d} λ_i)/D, Corollary 2, per feature",
     "gap": "loss / loss_min − 1",

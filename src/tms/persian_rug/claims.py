@@ -35,6 +35,7 @@ from tms.persian_rug.evidence import (
     ladder_slope,
     side,
 )
+from tms.persian_rug.stats import CELL_KEYS
 
 #: The paper's title, as the site shows it.
 TITLE = "The Persian Rug: solving toy models of superposition using large-scale symmetries"
@@ -181,7 +182,7 @@ def _trained_trend(claim: Claim, o: Outputs) -> dict:
     if isinstance(reg := _in_regime(claim, o), dict):
         return reg
     grid = reg[reg.ratio_target.isin(o.stats.ratio_target)]          # the ladder's cells
-    gap = (grid.set_index(["n_s", "ratio_target", "p"]).trained_theory - 1).abs()
+    gap = (grid.set_index(CELL_KEYS).trained_theory - 1).abs()
     dev = gap.groupby("n_s").median()
     top = int(dev.index.max()) if len(dev) else 0
     if top:

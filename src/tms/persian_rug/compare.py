@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from tms.persian_rug import theory
-from tms.persian_rug.stats import cell_means
+from tms.persian_rug.stats import CELL_KEYS, cell_means
 
 #: Grid points where the thermodynamic-limit theory applies: ratio ≥ 0.1 and p·n_s ≥ 20 active
 #: features per vector (Gaussian interference).
@@ -26,6 +26,16 @@ def printed_hadamard(n: int) -> np.ndarray:
     return 1.0 - 2.0 * parity[i[:, None] ^ i[None, :]]
 
 
+def _with_theory(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (columns n_s, p, ratio) with loss_theory (the optimal symmetric per-feature loss
+    at its p and realised ratio, tms.persian_rug.theory) and in_regime (ratio ≥
+    :data:`MIN_RATIO` and p · n_s ≥ :data:`MIN_ACTIVE`) added, in place."""
+    table["loss_theory"] = [theory.optimal_symmetric(p, r)["loss"]
+                            for p, r in zip(table.p, table.ratio)]
+    table["in_regime"] = (table.ratio >= MIN_RATIO) & (table.p * table.n_s >= MIN_ACTIVE)
+    return table
+
+
 def rug_vs_theory(rug: pd.DataFrame) -> pd.DataFrame:
     """The rug table with the theory loss at each (p, ratio) and the relative gap.
 
@@ -33,13 +43,10 @@ def rug_vs_theory(rug: pd.DataFrame) -> pd.DataFrame:
     (rug/theory − 1), active (p · n_s, the mean number of active features per vector) and
     in_regime (ratio ≥ :data:`MIN_RATIO` and p · n_s ≥ :data:`MIN_ACTIVE`).
     """
-    out = rug.copy()
-    out["loss_theory"] = [theory.optimal_symmetric(p, r)["loss"]
-                          for p, r in zip(out.p, out.ratio)]
+    out = _with_theory(rug.copy())
     out["gap"] = out.loss / out.loss_theory - 1.0
     out["active"] = out.p * out.n_s
-    out["in_regime"] = (out.ratio >= MIN_RATIO) & (out.active >= MIN_ACTIVE)
-    return out
+    return out[[*rug.columns, "loss_theory", "gap", "active", "in_regime"]]
 
 
 def trained_vs_theory(stats: pd.DataFrame) -> pd.DataFrame:
@@ -48,14 +55,11 @@ def trained_vs_theory(stats: pd.DataFrame) -> pd.DataFrame:
     symmetric), ``loss_linear`` (optimal linear map), ``trained_theory`` (loss/loss_theory) and
     ``in_regime`` (as :func:`rug_vs_theory`). stats: one row per model with model, n_s,
     ratio_target, p, ratio and loss (the tms.persian_rug.stats tables, or the training tables)."""
-    relu = stats[stats.model == "relu"]
-    out = relu.groupby(["n_s", "ratio_target", "p"])[["loss", "ratio"]].mean().reset_index()
-    out["loss_theory"] = [theory.optimal_symmetric(p, r)["loss"]
-                          for p, r in zip(out.p, out.ratio)]
+    out = _with_theory(cell_means(stats, ["loss", "ratio"]).reset_index())
     out["loss_linear"] = theory.optimal_linear_loss(out.p.to_numpy(), out.ratio.to_numpy())
     out["trained_theory"] = out.loss / out.loss_theory
-    out["in_regime"] = (out.ratio >= MIN_RATIO) & (out.p * out.n_s >= MIN_ACTIVE)
-    return out
+    return out[[*CELL_KEYS, "loss", "ratio", "loss_theory", "loss_linear", "trained_theory",
+                "in_regime"]]
 
 
 #: A cell beats the theory when its trained/theory loss is at most this (10% better).
@@ -66,10 +70,10 @@ def antipodal_cells(stats: pd.DataFrame, baseline: pd.DataFrame) -> pd.DataFrame
     """:func:`trained_vs_theory` of ``stats`` with, per cell, ``antipodal`` (mean over seeds of
     the share of live features in an antipodal pair, tms.persian_rug.stats.antipodal_share) and
     ``antipodal_random`` (the same for the untrained weights of ``baseline``)."""
-    keys = ["n_s", "ratio_target", "p"]
     random = cell_means(baseline, ["antipodal"]).rename(columns={"antipodal": "antipodal_random"})
-    return (trained_vs_theory(stats).merge(cell_means(stats, ["antipodal"]).reset_index(), on=keys)
-            .merge(random.reset_index(), on=keys))
+    return (trained_vs_theory(stats)
+            .merge(cell_means(stats, ["antipodal"]).reset_index(), on=CELL_KEYS)
+            .merge(random.reset_index(), on=CELL_KEYS))
 
 
 #: Statistics whose median over the grid must fall as n_s grows (figs. 4–7).

@@ -20,7 +20,7 @@ from tms.core import divergence
 from tms.core.claim_rows import span
 from tms.persian_rug import artefacts, compare, converge, scaling, weights
 from tms.persian_rug.params import PersianRug
-from tms.persian_rug.stats import cell_means
+from tms.persian_rug.stats import CELL_KEYS, cell_means
 
 #: The smallest largest-n_s at which a trained-model trend is decided: the paper's heat maps run
 #: n_s 128, 1024, 8192, and a trend must reach its middle size.
@@ -41,9 +41,8 @@ DIVERGED, TRAINED = "every trained model diverged", ("pr_train", "pr_baseline")
 #: Why a trained-grid claim is not computed when no cell converged (:attr:`Outputs.cells`).
 UNCONVERGED = ("no trained cell converged (stopped by the stopping rule, no worse than linear, "
                "its loss steady when trained longer)")
-#: The columns that name a trained model, and a cell of a grid.
+#: The columns that name a trained model.
 MODEL_KEYS = ["model", "n_s", "ratio_target", "p", "seed_index"]
-CELL_KEYS = ["n_s", "ratio_target", "p"]
 
 
 @dataclass(frozen=True, eq=False)

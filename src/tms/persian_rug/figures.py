@@ -22,7 +22,7 @@ from matplotlib.colors import LogNorm, Normalize, TwoSlopeNorm
 
 from tms.core.savefig import plt
 from tms.persian_rug import bounds, theory
-from tms.persian_rug.stats import over_seeds
+from tms.persian_rug.stats import CELL_KEYS, over_seeds
 
 
 def fig1_rug(W: np.ndarray, n_d: int) -> plt.Figure:
@@ -151,8 +151,8 @@ def heatmaps(stats: pd.DataFrame, column: str, label: str) -> plt.Figure:
     of mean 0, has no relative uncertainty (blank).
     """
     relu = stats[stats.model == "relu"]
-    cells = over_seeds(relu, [column], ("n_s", "ratio_target", "p", "n_d"))
-    cells = cells.set_index(["n_s", "ratio_target", "p"])
+    cells = over_seeds(relu, [column], (*CELL_KEYS, "n_d"))
+    cells = cells.set_index(CELL_KEYS)
     values = cells[column]
     rel_se = (cells[f"{column}_se"] / values.abs()).replace([np.inf, -np.inf], np.nan)
     n_d = cells.n_d.groupby(["n_s", "ratio_target"]).first()

@@ -150,12 +150,17 @@ def statistics_from_rows(diag: np.ndarray, off2: np.ndarray, off3: np.ndarray, b
             "bound_ratio_live": var_nu_live / bound if bound > 0 else np.nan}
 
 
+#: The keys of a grid cell: one (ratio, p) point of one n_s (ratio_target, the grid's ratio before
+#: n_d is rounded, is the same at every n_s of a ladder).
+CELL_KEYS = ["n_s", "ratio_target", "p"]
+
+
 def cell_means(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
     """Mean over seeds of each of ``columns`` per grid cell (n_s, ratio_target, p) of the ReLU
     models of ``table`` (tms.persian_rug.stats tables of every n_s concatenated): one row per cell
     (a MultiIndex in that order), as figs. 4–7 and their claims use them."""
     relu = table[table.model == "relu"]
-    return relu.groupby(["n_s", "ratio_target", "p"])[list(columns)].mean()
+    return relu.groupby(CELL_KEYS)[list(columns)].mean()
 
 
 def over_seeds(table: pd.DataFrame, values: Sequence[str],

@@ -49,7 +49,9 @@ TRAIN_COLUMNS = {
                 "statistic, tms.engine.train.window_drop; ≤ 0 stops): > 0 at the cap, still "
                 "falling",
     "diverged": "True if training diverged (a NaN/inf minibatch loss, or one above "
-                "train.diverge_factor times the first): excluded from fits, claims and figures",
+                "train.diverge_factor times its loss scale, the larger of the first minibatch's "
+                "and the zero output's, tms.engine.train.loss_scale): excluded from fits, "
+                "claims and figures",
     "loss": "per-feature MSE on the fixed held-out sample (mean over vectors and features)",
     "loss_train": "mean minibatch per-feature MSE over the last stopping window (for reference)",
     "diag_mean": "mean over features of diag(W), W = W_out W_in",

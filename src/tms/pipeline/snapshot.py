@@ -39,7 +39,7 @@ from pathlib import Path
 import pandas as pd
 
 from tms.core import progress
-from tms.core.code_deps import read_stages
+from tms.core.dvc_yaml import read_stages
 from tms.core.io import atomic_path
 from tms.pipeline import host, params, verdicts
 from tms.pipeline.forecast import FORECAST_FILE, params_digest

@@ -30,7 +30,7 @@ from tms.core.claim_rows import (
     read_folder,
     tally,
 )
-from tms.core.code_deps import REVISION_STAGE, read_stages
+from tms.core.dvc_yaml import REVISION_STAGE, read_stages
 from tms.reporting import anchors, dag, errata, tex
 
 #: The papers in the order the README and the site show them; others after, by key.
@@ -99,7 +99,7 @@ WRITTEN = ("dvc.lock", "reports/claims.json", "reports/claim_values.json", "repo
 
 def _revision_paths(repo: Path) -> list[str]:
     """The tracked inputs whose last commit :func:`git_revision` names: dvc.yaml and the deps of
-    the stage that names it (tms.core.code_deps.REVISION_STAGE: every stage's code,
+    the stage that names it (tms.core.dvc_yaml.REVISION_STAGE: every stage's code,
     pyproject.toml, params.yaml), those inside ``repo``; ``["."]`` without a dvc.yaml or that
     stage. DVC refuses dvc.yaml as a dependency: after a commit of it alone the site is rerun
     by hand (tms.pipeline.snapshot.site_revision asks for it)."""
