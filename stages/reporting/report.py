@@ -12,7 +12,7 @@ from tms.pipeline import params, stage
 from tms.reporting import notebook
 
 TEMPLATES = Path("reports/templates")
-PAPER = ("paper", {"choices": ["persian_rug", "incidental_polysemanticity", "autoencoding_notes"],
+PAPER = ("paper", {"choices": list(params.PAPERS),
                    "help": "the paper whose report notebook (reports/templates/PAPER.ipynb) runs"})
 
 

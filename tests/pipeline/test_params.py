@@ -43,6 +43,13 @@ def test_the_paper_profile_holds_the_authors_settings(load_profile):
     assert ip.single.steps == 1_000_000
 
 
+def test_the_site_shows_the_papers_of_the_params_file_in_its_order():
+    # the site cannot import the params schema (it knows no paper): its list is held here
+    from tms.reporting import site
+    assert site.PAPERS == params.PAPERS == (
+        "persian_rug", "incidental_polysemanticity", "autoencoding_notes")
+
+
 def test_linspace_grids_expand_like_numpy(load_profile):
     raw = load_profile("default")
     grid = params.SECTION.parse(raw).persian_rug.grid

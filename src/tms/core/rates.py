@@ -38,3 +38,10 @@ def seconds_per_step(run: Callable[[int], object], first: int = 2, more: int = 8
             break
         more *= 4
     return max(extra, 0.0) / more
+
+
+def stage_row(stage: str, models: int, steps: int, per_step: float) -> dict:
+    """A forecast row of a stage whose models all run ``steps`` steps at ``per_step`` seconds a
+    step (:func:`seconds_per_step`): stage, models, steps, ms_per_step and minutes."""
+    return {"stage": stage, "models": models, "steps": steps, "ms_per_step": 1e3 * per_step,
+            "minutes": per_step * steps / 60}

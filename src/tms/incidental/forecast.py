@@ -38,9 +38,7 @@ def _row(stage: str, cfg, models: int, memory: int, run, more: int = 2000) -> di
 
     def steps(k: int):
         return run(cfg.model_copy(update={"steps": k}))
-    per_step = rates.seconds_per_step(steps, first, more)
-    return {"stage": stage, "models": models, "steps": cfg.steps,
-            "ms_per_step": 1e3 * per_step, "minutes": per_step * cfg.steps / 60,
+    return {**rates.stage_row(stage, models, cfg.steps, rates.seconds_per_step(steps, first, more)),
             "memory_gib": memory / GiB}
 
 

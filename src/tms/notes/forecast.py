@@ -48,7 +48,5 @@ def forecast(an: Notes, device: str) -> pd.DataFrame:
             ("notes_linear", 2 * len(lin.d) * len(lin.S) * len(lin.steps), sum(lin.steps),
              linear),
             ("notes_relu", len(relu.S) * relu.seeds, relu.max_steps, relu_run)):
-        per_step = rates.seconds_per_step(run, 2, 200)
-        rows.append({"stage": stage, "models": models, "steps": steps,
-                     "ms_per_step": 1e3 * per_step, "minutes": per_step * steps / 60})
+        rows.append(rates.stage_row(stage, models, steps, rates.seconds_per_step(run, 2, 200)))
     return pd.DataFrame(rows, columns=list(COLUMNS))

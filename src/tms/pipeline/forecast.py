@@ -57,8 +57,7 @@ def main(argv: list[str] | None = None) -> int:
             _show("Persian Rug, trained grids on one H100 (its measured rates)",
                   pr_forecast.forecast(p.persian_rug, machine.disk_copies()))
             return 0
-        devices = {name: resolve_device(getattr(p, name).device) for name in (
-            "persian_rug", "incidental_polysemanticity", "autoencoding_notes")}
+        devices = {name: resolve_device(getattr(p, name).device) for name in params.PAPERS}
     except (ParamsError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

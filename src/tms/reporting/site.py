@@ -33,7 +33,8 @@ from tms.core.claim_rows import (
 from tms.core.dvc_yaml import REVISION_STAGE, read_stages
 from tms.reporting import anchors, dag, errata, tex
 
-#: The papers in the order the README and the site show them; others after, by key.
+#: The papers in the order the README and the site show them; others after, by key (the params
+#: file's, tms.pipeline.params.PAPERS, which this module does not import: a test holds them equal).
 PAPERS = ("persian_rug", "incidental_polysemanticity", "autoencoding_notes")
 
 
