@@ -17,6 +17,9 @@ def test_max_z_is_the_largest_deviation_in_standard_errors():
     assert claim_rows.max_z(np.array([1.0, 2.0]), np.array([1.0, 2.5]), np.array([0.0, 1.0])) \
         == pytest.approx(0.5)
     assert math.isinf(claim_rows.max_z([1.0], [1.1], [0.0]))
+    # a check that cannot be read never passes: a NaN estimate or standard error, an infinite se
+    for estimate, se in ((np.nan, 0.1), (1.0, np.nan), (1.0, np.inf)):
+        assert math.isinf(claim_rows.max_z([estimate, 2.0], [1.0, 2.0], [se, 0.1]))
 
 
 def test_read_folder_reads_every_claims_file_in_name_order(tmp_path):

@@ -132,6 +132,8 @@ def test_bad_index_sets_are_rejected():
     assert theory.critical_loss(lam, [1, 3]) == 4.0          # tr Σ 10 − λ_1 − λ_3
     with pytest.raises(ValueError, match="distinct"):        # index 0 would wrap to λ_D
         theory.critical_loss(lam, [0, 1])
+    with pytest.raises(ValueError, match="nonzero"):         # no direction (it read π/2)
+        theory.angle_to_vector(U[:, :2], np.zeros(4))
 
 
 def test_commutator_and_projection_residual_vanish_exactly_on_critical_points():

@@ -292,11 +292,13 @@ def read_folder(folder: str | os.PathLike) -> list[dict]:
 def max_z(estimate, exact, se) -> float:
     """The largest |estimate − exact| / se over equal-shaped arrays (or scalars): a Monte Carlo
     estimate against a closed form, in its standard errors. A zero se counts 0 where the
-    estimate equals the closed form and ∞ where it does not (never a division by zero)."""
+    estimate equals the closed form and ∞ where it does not; a NaN anywhere, or an infinite se,
+    counts ∞ (so a check that cannot be read never passes)."""
     dev = np.abs(np.asarray(estimate, dtype=np.float64) - np.asarray(exact, dtype=np.float64))
     se = np.asarray(se, dtype=np.float64)
-    return float(np.max(np.where(se > 0, dev / np.where(se > 0, se, 1.0),
-                                 np.where(dev > 0, np.inf, 0.0))))
+    ok = np.isfinite(se) & (se > 0)
+    z = np.where(ok, dev / np.where(ok, se, 1.0), np.where((se == 0) & (dev == 0), 0.0, np.inf))
+    return float(np.max(np.where(np.isnan(z), np.inf, z)))
 
 
 def span(values: Iterable) -> str:

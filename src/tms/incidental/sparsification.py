@@ -72,14 +72,14 @@ def ideal_weights(m: int) -> np.ndarray:
 
 
 def theory_l1(t: np.ndarray, m: int, lam: float) -> np.ndarray:
-    """Section 2.1's prediction (fig. 2) with the Θ constants set to 1: ‖W_i‖₁ = 1/(1/√m + λt),
+    """Section 2's prediction (fig. 2) with the Θ constants set to 1: ‖W_i‖₁ = 1/(1/√m + λt),
     for training times t (any shape; the ODE's time, the paper's constant 4 dropped), m neurons
     and λ the l1 coefficient. Returns the shape of t."""
     return 1.0 / (1.0 / np.sqrt(m) + lam * np.asarray(t, dtype=float))
 
 
 def theory_m_prime(t: np.ndarray, m: int, lam: float) -> np.ndarray:
-    """Section 2.1's prediction (fig. 2) of m′, the nonzero coordinates of W_i: ‖W_i‖₁² =
+    """Section 2's prediction (fig. 2) of m′, the nonzero coordinates of W_i: ‖W_i‖₁² =
     1/(1/√m + λt)², as :func:`theory_l1` (the shape of t)."""
     return theory_l1(t, m, lam) ** 2
 

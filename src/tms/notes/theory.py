@@ -115,10 +115,14 @@ def largest_angle(A: np.ndarray, V: np.ndarray) -> float:
 
 
 def angle_to_vector(A: np.ndarray, u: np.ndarray) -> float:
-    """Angle (radians) between the vector u (D,), nonzero, and the subspace col(A), A (D, d) of
-    full column rank (Proposition 1's eigenvectors against a trained A); u = 0 gives NaN."""
+    """Angle (radians) between the vector u (D,) and the subspace col(A), A (D, d) of full
+    column rank (Proposition 1's eigenvectors against a trained A). Raises ValueError for u = 0
+    (no direction)."""
     Q = _orthonormal_basis(A)
-    u = np.asarray(u, dtype=float) / np.linalg.norm(u)
+    norm = np.linalg.norm(u)
+    if not norm > 0:
+        raise ValueError(f"u must be a nonzero vector, got norm {norm}")
+    u = np.asarray(u, dtype=float) / norm
     return float(np.arcsin(min(1.0, np.linalg.norm(u - Q @ (Q.T @ u)))))
 
 

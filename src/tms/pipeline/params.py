@@ -23,6 +23,6 @@ class Params(Strict):
 
 #: The whole params file and its schema.
 SECTION = Section(None, Params)
-#: The papers, by their params keys, in the order of the file (and of the site, the README and
+#: The papers, by their params keys, in the schema's order (the order of the site, the README and
 #: the reports: tms.reporting.site.PAPERS, which the tests hold to this).
 PAPERS = tuple(Params.model_fields)

@@ -259,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         folder = snapshot(args.out)
         page = verdicts.write(folder.parent)
-    except (SnapshotError, FileNotFoundError, ValueError) as err:
+    except (RuntimeError, FileNotFoundError, ValueError) as err:     # SnapshotError among them
         print(f"error: {err}", file=sys.stderr)
         return 2
     print(f"wrote {folder}/: open {folder}/site/index.html; and {page}, every snapshot's "

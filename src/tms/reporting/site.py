@@ -34,7 +34,8 @@ from tms.core.dvc_yaml import REVISION_STAGE, read_stages
 from tms.reporting import anchors, dag, errata, tex
 
 #: The papers in the order the README and the site show them; others after, by key (the params
-#: file's, tms.pipeline.params.PAPERS, which this module does not import: a test holds them equal).
+#: schema's order, tms.pipeline.params.PAPERS, which this module does not import: a test holds
+#: them equal).
 PAPERS = ("persian_rug", "incidental_polysemanticity", "autoencoding_notes")
 
 
