@@ -50,7 +50,7 @@ from tms.core.device import resolve_device
 from tms.engine.grid import Schedule
 from tms.persian_rug import params, stats, training
 from tms.persian_rug.compare import trained_vs_theory
-from tms.persian_rug.evidence import ladder_slope
+from tms.persian_rug.ladder import ladder_slope
 
 #: The statistics of figs. 4–7 the summary follows along the ladder.
 SYMMETRY = ("diag_var", "bias_var", "dvar_nu", "lyapunov")
@@ -140,7 +140,7 @@ def _order(horizon: str) -> float:
 def show(table: pd.DataFrame) -> None:
     """Print per horizon and n_s the medians of trained/theory (in-regime cells) and
     trained/untrained Λ, and along the ladder the median per-cell log-log slope of each statistic
-    of :data:`SYMMETRY` with its bootstrap 95% interval (tms.persian_rug.evidence.ladder_slope)
+    of :data:`SYMMETRY` with its bootstrap 95% interval (tms.persian_rug.ladder.ladder_slope)
     beside untrained weights': over the n_s every horizon has, and over its own where they
     differ; then the same with each n_s that has two fixed-step runs or more at its longest (a
     horizon where the loss has had the chance to settle)."""

@@ -37,7 +37,7 @@ from tms.core import io
 from tms.engine.grid import StackSpec
 from tms.engine.train import heldout_loss, stack_of, train_grid
 from tms.persian_rug import rug, stats, symmetry_claims, theory
-from tms.persian_rug.evidence import ladder_slope, median_interval, side
+from tms.persian_rug.ladder import ladder_slope, median_interval, side
 from tms.persian_rug.params import n_d_of
 
 P = [0.044, 0.086, 0.17, 0.254, 0.338]
@@ -95,7 +95,7 @@ def converged_cells(table: pd.DataFrame) -> pd.DataFrame:
 def symmetry_summary(cells: pd.DataFrame) -> pd.DataFrame:
     """Figs. 4–7 along the ladder of ``cells`` (:func:`converged_cells`): per statistic the
     median per-cell log-log slope with its bootstrap 95% interval
-    (tms.persian_rug.evidence.ladder_slope), the untrained weights' slope, and the verdict the
+    (tms.persian_rug.ladder.ladder_slope), the untrained weights' slope, and the verdict the
     claims' rule gives (falls: interval below 0; faster: below the untrained slope; None:
     across it). One row per statistic."""
     out = []
@@ -112,7 +112,7 @@ def lyapunov_summary(cells: pd.DataFrame) -> pd.DataFrame:
     """Fig. 7's "all models approach uniformity" per n_s of ``cells`` (:func:`converged_cells`),
     as tms.persian_rug.symmetry_claims judges it at the largest n_s: each cell's trained Λ /
     untrained Λ, its median with the bootstrap 95% interval
-    (tms.persian_rug.evidence.median_interval), and the share of the cells at most
+    (tms.persian_rug.ladder.median_interval), and the share of the cells at most
     1 + symmetry_claims.MAX_SPREAD. One row per n_s."""
     bound = 1 + symmetry_claims.MAX_SPREAD
     ratio = cells.lyapunov / cells.untrained_lyapunov

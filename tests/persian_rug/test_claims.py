@@ -15,8 +15,8 @@ from tms.persian_rug import (
     converge,
     evidence,
     figures,
+    ladder,
     scaling,
-    stats,
     theory,
 )
 
@@ -148,24 +148,6 @@ def _below(i, p, n_s):
     D's bound."""
     return _set(i, "stats", loss=lambda t: t.loss * np.where((t.p == p) & (t.n_s == n_s),
                                                              0.2, 1.0))
-
-
-def test_ladder_reach_carries_each_cells_line_to_the_paper_n_s():
-    # per cell a + b·ln(n_s/128): at 8192 its line reaches a + b·ln 64
-    idx = pd.MultiIndex.from_product([(128, 256, 512, 1024), (0.1, 0.2), (0.05,)],
-                                     names=stats.CELL_KEYS)
-    x = np.log(idx.get_level_values("n_s").to_numpy(float) / 128)
-    first = idx.get_level_values("ratio_target") == 0.1
-    lines = pd.Series(np.where(first, 0.2 - 0.01 * x, 0.1 + 0.02 * x), index=idx)
-    at = [0.2 - 0.01 * np.log(64), 0.1 + 0.02 * np.log(64)]
-    reach, lo, hi, k = evidence.ladder_reach(lines, evidence.PAPER_N_S)
-    assert k == 2 and reach == pytest.approx(np.mean(at))         # the median of two cells
-    assert (lo, hi) == pytest.approx((min(at), max(at)))
-    assert evidence.ladder_slope(lines.where(first).dropna(), log=False)[0] == pytest.approx(-0.01)
-    # floored per cell, before the median: a line below the floor counts at it
-    falls = pd.Series(np.where(first, 0.2 - 0.1 * x, 0.1 + 0.02 * x), index=idx)
-    assert evidence.ladder_reach(falls, 8192, floor=0.0)[0] == pytest.approx(at[1] / 2)
-    assert np.isnan(evidence.ladder_reach(lines.xs(128, level="n_s", drop_level=False), 8192)[0])
 
 
 def _gap(i, by_n_s):
@@ -640,7 +622,7 @@ def test_the_rug_against_the_theory_is_decided_from_n_s_1024():
 
 
 def test_a_slope_whose_interval_spans_the_untrained_weights_is_undecided():
-    assert (evidence.side(-2, -1, 0), evidence.side(1, 2, 0), evidence.side(-1, 1, 0)) == (
+    assert (ladder.side(-2, -1, 0), ladder.side(1, 2, 0), ladder.side(-1, 1, 0)) == (
         True, False, None)
     i = _inputs()
     spread = {0.01: 0.4, 0.1: 0.5, 0.5: 0.6}                # slopes −1.32, −1.00, −0.74

@@ -13,8 +13,8 @@ theory), and decided only at the paper's scale: below evidence.DECISIVE_N_S, or 
 evidence.MIN_CELLS of those cells there, its verdict reads 'inconclusive at this
 scale' (tms.persian_rug.evidence.Outputs.too_small), with the way its evidence points. A trend in
 n_s is judged on the median over cells of each cell's slope along the n_s ladder, with its
-bootstrap interval (tms.persian_rug.evidence.ladder_slope); the central claim's trend, on where
-each cell's line reaches at the paper's n_s 8192 (tms.persian_rug.evidence.ladder_reach).
+bootstrap interval (tms.persian_rug.ladder.ladder_slope); the central claim's trend, on where
+each cell's line reaches at the paper's n_s 8192 (tms.persian_rug.ladder.ladder_reach).
 """
 
 from __future__ import annotations
@@ -31,10 +31,8 @@ from tms.persian_rug.evidence import (
     PAPER_N_S,
     TRAINED,
     Outputs,
-    ladder_reach,
-    ladder_slope,
-    side,
 )
+from tms.persian_rug.ladder import ladder_reach, ladder_slope, side
 from tms.persian_rug.stats import CELL_KEYS
 
 #: The paper's title, as the site shows it.
@@ -173,8 +171,8 @@ def _trained_theory(claim: Claim, o: Outputs) -> dict:
               "approach with n_s", PAPER_GRID, "fig2", _VS)
 def _trained_trend(claim: Claim, o: Outputs) -> dict:
     """The gap |trained/theory − 1| of the in-regime cells of the ladder converged at its largest
-    n_s and at a smaller one: per cell, its straight line in log(n_s) (evidence.ladder_slope)
-    carried to the paper's evidence.PAPER_N_S (evidence.ladder_reach: an extrapolation below it;
+    n_s and at a smaller one: per cell, its straight line in log(n_s) (ladder.ladder_slope)
+    carried to the paper's evidence.PAPER_N_S (ladder.ladder_reach: an extrapolation below it;
     a line that crosses 0 first counts as 0). Reproduced when the bootstrap 95% interval (over
     cells) of the median gap there lies below CENTRAL_TOL (on those lines the gap closes by the
     paper's scale), not reproduced when it lies at or above it, inconclusive across it or below

@@ -4,7 +4,7 @@ independent terms, :func:`_lyapunov`), fig. 6's identical variances and the vari
 eq. 6; declared beside their checks like the rest of the paper's claims, which take them in at
 their place in the report's order (tms.persian_rug.claims, Claims.include). A trend in n_s is
 judged on the median over cells of each cell's slope along the n_s ladder, with its bootstrap
-interval (tms.persian_rug.evidence.ladder_slope)."""
+interval (tms.persian_rug.ladder.ladder_slope)."""
 
 from __future__ import annotations
 
@@ -20,11 +20,8 @@ from tms.persian_rug.evidence import (
     TRAINED,
     UNCONVERGED,
     Outputs,
-    falling,
-    ladder_slope,
-    median_interval,
-    side,
 )
+from tms.persian_rug.ladder import falling, ladder_slope, median_interval, side
 from tms.persian_rug.stats import cell_means
 
 #: The share of grid cells that must hold fig. 6's "identical variances" (the paper: all; seed
@@ -45,7 +42,7 @@ def _ladder(o: Outputs, col: str) -> tuple[str, tuple[float, float, float, int],
     """How the statistic ``col`` of figs. 4–7 falls along the n_s ladder on the converged cells
     (o.means, non-empty): in words (its median per n_s, each cell's log-log slope, the same of
     the untrained weights of those cells), the median slope over cells with its bootstrap 95%
-    interval and count (evidence.ladder_slope), and the untrained weights' median slope."""
+    interval and count (ladder.ladder_slope), and the untrained weights' median slope."""
     (med, share, cells, _), (random_med, random_share, _, _) = (falling(m[col]) for m in o.means)
     slope, lo, hi, k = fit = ladder_slope(o.means[0][col])
     random_slope, rlo, rhi, _ = ladder_slope(o.means[1][col])
@@ -119,7 +116,7 @@ def _not_judged(claim: Claim, o: Outputs, ladder: bool = True) -> dict | None:
 def _falls(claim: Claim, o: Outputs, col: str) -> dict:
     """The row of the statistic ``col`` of figs. 4–6 on the converged cells: the median over
     cells of each cell's log-log slope along the n_s ladder, with its bootstrap 95% interval
-    (evidence.ladder_slope), must lie below 0 (it falls) and below the median slope of the
+    (ladder.ladder_slope), must lie below 0 (it falls) and below the median slope of the
     untrained weights of the same cells (faster than random weights, which fall too: the
     variances ≈ 1/n_s, but are much smaller, so values do not compare). Reproduced when the
     interval lies below both, not reproduced when it lies above either, inconclusive when it
@@ -233,7 +230,7 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
     along the ladder and its bootstrap 95% interval below 0, as :func:`_falls`) and at the
     largest n_s reaches the level of rows of independent terms, the untrained weights of the
     same cell: there the median over cells of trained Λ / untrained Λ, with its bootstrap 95%
-    interval (evidence.median_interval), below 1 + :data:`MAX_SPREAD`, with a converged cell at
+    interval (ladder.median_interval), below 1 + :data:`MAX_SPREAD`, with a converged cell at
     every p the ladder judged below it. Reproduced when both hold; not reproduced when Λ does
     not fall, or when the ratio stays above the bound without falling along the ladder (its
     per-cell slope's interval at or above 0); otherwise inconclusive, saying why. Whether the

@@ -1,0 +1,63 @@
+"""The statistics of an n_s ladder (tms.persian_rug.ladder), against values computed by hand."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tms.persian_rug import ladder, stats
+
+
+def _cells(values_by_n_s):
+    """Values indexed (n_s, ratio_target, p): per n_s, one value per cell (ratio, p) in the order
+    (0.1, 0.05), (0.2, 0.05), (0.3, 0.05)."""
+    idx = pd.MultiIndex.from_product([sorted(values_by_n_s), (0.1, 0.2, 0.3), (0.05,)],
+                                     names=stats.CELL_KEYS)
+    return pd.Series(np.concatenate([values_by_n_s[n] for n in sorted(values_by_n_s)]), index=idx)
+
+
+def test_falling_gives_the_medians_the_share_lower_and_the_slope_of_the_medians():
+    cells = _cells({128: [4.0, 2.0, 1.0], 512: [1.0, 3.0, 0.5]})
+    medians, share, both, slope = ladder.falling(cells)
+    assert medians.to_dict() == {128: 2.0, 512: 1.0}
+    assert (share, both) == (pytest.approx(2 / 3), 3)            # 4 → 1 and 1 → 0.5 fall
+    assert slope == pytest.approx(np.log(1.0 / 2.0) / np.log(4.0))     # −0.5
+    one = ladder.falling(_cells({128: [1.0, 2.0, 3.0]}))
+    assert np.isnan(one[1]) and one[2] == 0 and np.isnan(one[3])      # one n_s: nothing falls
+
+
+def test_ladder_slope_reads_a_power_law_per_cell():
+    # cell k: c_k · n_s^(−k/2), k = 1, 2, 3: slopes −0.5, −1, −1.5, median −1
+    n = np.array([128.0, 256.0, 1024.0])
+    cells = _cells({int(v): [3.0 * v ** -0.5, 2.0 * v ** -1.0, 1.0 * v ** -1.5] for v in n})
+    slope, lo, hi, k = ladder.ladder_slope(cells)
+    assert k == 3 and slope == pytest.approx(-1.0)
+    assert -1.5 - 1e-12 <= lo <= slope <= hi <= -0.5 + 1e-12    # a median of resampled slopes
+    assert ladder.ladder_slope(cells, log=True) == ladder.ladder_slope(cells)   # seeded
+    # a non-positive value leaves its cell out of the log fit (two n_s left), not the fit
+    hole = cells.copy()
+    hole[(1024, 0.3, 0.05)] = 0.0
+    assert ladder.ladder_slope(hole)[3] == 3
+
+
+def test_median_interval_of_equal_values_is_that_value():
+    assert ladder.median_interval([0.7] * 5) == pytest.approx((0.7, 0.7, 0.7))
+    med, lo, hi = ladder.median_interval([1.0, 2.0, 3.0, 4.0, 100.0])
+    assert med == 3.0 and 1.0 <= lo <= med <= hi <= 100.0
+
+
+def test_ladder_reach_carries_each_cells_line_to_the_paper_n_s():
+    # per cell a + b·ln(n_s/128): at 8192 its line reaches a + b·ln 64
+    idx = pd.MultiIndex.from_product([(128, 256, 512, 1024), (0.1, 0.2), (0.05,)],
+                                     names=stats.CELL_KEYS)
+    x = np.log(idx.get_level_values("n_s").to_numpy(float) / 128)
+    first = idx.get_level_values("ratio_target") == 0.1
+    lines = pd.Series(np.where(first, 0.2 - 0.01 * x, 0.1 + 0.02 * x), index=idx)
+    at = [0.2 - 0.01 * np.log(64), 0.1 + 0.02 * np.log(64)]
+    reach, lo, hi, k = ladder.ladder_reach(lines, 8192)
+    assert k == 2 and reach == pytest.approx(np.mean(at))         # the median of two cells
+    assert (lo, hi) == pytest.approx((min(at), max(at)))
+    assert ladder.ladder_slope(lines.where(first).dropna(), log=False)[0] == pytest.approx(-0.01)
+    # floored per cell, before the median: a line below the floor counts at it
+    falls = pd.Series(np.where(first, 0.2 - 0.1 * x, 0.1 + 0.02 * x), index=idx)
+    assert ladder.ladder_reach(falls, 8192, floor=0.0)[0] == pytest.approx(at[1] / 2)
+    assert np.isnan(ladder.ladder_reach(lines.xs(128, level="n_s", drop_level=False), 8192)[0])
