@@ -2,8 +2,8 @@
 
 Reads every paper's reports/claims/<paper>.json (written by its report stage), params.yaml,
 `dvc dag --mermaid` and the git revision of the code the pipeline runs; writes reports/index.html,
-reports/claims.json (the DVC metrics: counts per verdict, tms.reporting.site.metrics) and
-reports/claim_values.json (every claim's numbers by id, tms.reporting.site.claim_values),
+reports/claims.json (the DVC metrics: counts per verdict, tms.reporting.metrics.metrics) and
+reports/claim_values.json (every claim's numbers by id, tms.reporting.metrics.claim_values),
 atomically.
 """
 
@@ -11,17 +11,17 @@ from pathlib import Path
 
 from tms.core import io
 from tms.pipeline import params, stage
-from tms.reporting import dag, site
+from tms.reporting import dag, metrics, revision, site
 
 
 def main(params):
-    papers = site.load_claims("reports/claims")
-    html = site.render(papers, Path(stage.PARAMS_FILE).read_text(), site.git_revision(),
+    papers = metrics.load_claims("reports/claims")
+    html = site.render(papers, Path(stage.PARAMS_FILE).read_text(), revision.git_revision(),
                        dag.mermaid(), site.stage_table())
     with io.atomic_path("reports/index.html") as tmp:
         tmp.write_text(html)
-    io.write_json(site.metrics(papers), "reports/claims.json")
-    io.write_json(site.claim_values(papers), "reports/claim_values.json")
+    io.write_json(metrics.metrics(papers), "reports/claims.json")
+    io.write_json(metrics.claim_values(papers), "reports/claim_values.json")
 
 
 if __name__ == "__main__":

@@ -45,8 +45,8 @@ def test_the_paper_profile_holds_the_authors_settings(load_profile):
 
 def test_the_site_shows_the_papers_of_the_params_file_in_its_order():
     # the site cannot import the params schema (it knows no paper): its list is held here
-    from tms.reporting import site
-    assert site.PAPERS == params.PAPERS == (
+    from tms.reporting import metrics
+    assert metrics.PAPERS == params.PAPERS == (
         "persian_rug", "incidental_polysemanticity", "autoencoding_notes")
 
 

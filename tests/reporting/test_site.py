@@ -1,12 +1,11 @@
 """The report site's parts: claims as data, metrics, errata, the DAG drawing, the page."""
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tms.core import claim_rows
-from tms.reporting import browser, dag, errata, site
+from tms.reporting import browser, dag, errata, metrics, site
 
 MERMAID = """flowchart TD
 \tnode1["a"]
@@ -152,7 +151,7 @@ def test_export_checks_the_registry_and_the_site_links_the_figures_drawn(tmp_pat
     path = claim_rows.export(rows, claims, "p", "Paper", "p_claims", figs)
     assert path == tmp_path / "reports/claims/p.json"
     assert [r["id"] for r in claim_rows.read("p", figs)] == ["sec1.other", "fig2.loss"]
-    paper = site.load_claims(tmp_path / "reports/claims")[0]
+    paper = metrics.load_claims(tmp_path / "reports/claims")[0]
     assert paper["title"] == "Paper" and paper["report"] == (tmp_path / "reports/p.html").as_posix()
     assert paper["stage"] == "p_claims"
     assert [r["id"] for r in paper["claims"]] == ["sec1.other", "fig2.loss"]   # registry order
@@ -161,7 +160,7 @@ def test_export_checks_the_registry_and_the_site_links_the_figures_drawn(tmp_pat
     assert paper["claims"][0]["figure"] is None
     (figs / "fig2.png").unlink()                     # a figure its report did not draw
     assert claim_rows.read("p", figs)[1]["figure"] == f"{figs.as_posix()}/fig2.png"
-    assert site.load_claims(path.parent)[0]["claims"][1]["figure"] is None
+    assert metrics.load_claims(path.parent)[0]["claims"][1]["figure"] is None
     with pytest.raises(ValueError, match=r"missing \['sec1.other'\]"):
         claim_rows.export(rows[:1], claims, "p", "Paper", "p_claims", figs)
     with pytest.raises(ValueError, match=r"repeated \['fig2.loss'\]"):
@@ -187,7 +186,7 @@ def _paper(name, *verdicts):
 def test_metrics_count_verdicts_by_basis_and_values_keep_numbers_under_the_claim_ids():
     papers = [_paper("x", "reproduced", "not reproduced", "erratum", "sanity check",
                      "inconclusive at this scale")]
-    x = site.metrics(papers)["x"]
+    x = metrics.metrics(papers)["x"]
     emp, maths = x["empirical"], x["mathematics"]
     assert x["claims_total"] == 5
     assert (emp["reproduced"], emp["not_reproduced"], emp["inconclusive_fails"],
@@ -195,7 +194,7 @@ def test_metrics_count_verdicts_by_basis_and_values_keep_numbers_under_the_claim
     assert (maths["erratum"], maths["sanity_check"], maths["reproduced"]) == (1, 1, 0)
     assert "sanity_check" not in emp                             # never an empirical verdict
     assert all(isinstance(v, int) for d in (emp, maths) for v in d.values())  # counts only
-    values = site.claim_values(papers)["x"]
+    values = metrics.claim_values(papers)["x"]
     assert list(values) == ["fig0.claim", "fig1.claim", "fig2.claim", "fig3.claim",
                             "fig4.claim"]
     assert values["fig0.claim"] == {"verdict": "reproduced", "value": 2.0}
@@ -296,67 +295,6 @@ def test_claims_table_can_be_filtered_and_sorted_and_links_into_the_reports():
     assert "<script>" in html and "<script src" not in html
 
 
-def test_git_revision_names_the_commit_and_uncommitted_inputs(tmp_path):
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
-    assert site.git_revision(tmp_path) == "not a git checkout"
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    for name in ("dvc.lock", "params.yaml", "code.py"):
-        (tmp_path / name).write_text("a\n")
-    subprocess.run(git + ["add", "-A"], cwd=tmp_path, check=True)
-    subprocess.run(git + ["commit", "-qm", "c"], cwd=tmp_path, check=True)
-    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True,
-                          text=True, check=True).stdout.strip()
-    (tmp_path / "dvc.lock").write_text("b\n")              # written by the pipeline itself
-    assert site.git_revision(tmp_path) == head
-    (tmp_path / "params.yaml").write_text("b\n")          # a profile: the page shows it whole
-    assert site.git_revision(tmp_path) == head
-    (tmp_path / "code.py").write_text("b\n")
-    assert site.git_revision(tmp_path) == f"{head} + uncommitted changes to code.py"
-
-
-def test_git_revision_is_the_last_commit_of_what_the_site_stage_depends_on(tmp_path):
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
-    commit = lambda: subprocess.run(  # noqa: E731
-        git + ["commit", "-qam", "c"], cwd=tmp_path, check=True)
-    head = lambda: subprocess.run(  # noqa: E731
-        ["git", "rev-parse", "HEAD"], cwd=tmp_path, capture_output=True, text=True).stdout.strip()
-    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
-    (tmp_path / "dvc.yaml").write_text(     # the site declares every stage's code (make deps)
-        "stages:\n  a:\n    cmd: python code.py\n    deps: [code.py]\n"
-        "  site:\n    cmd: python site.py\n    deps: [site.py, code.py, pyproject.toml]\n")
-    for name in ("code.py", "site.py", "pyproject.toml", "notes.md", "dvc.lock"):
-        (tmp_path / name).write_text("a\n")
-    subprocess.run(git + ["add", "-A"], cwd=tmp_path, check=True)
-    commit()
-    code = head()
-    for name in ("notes.md", "dvc.lock"):                 # docs, then the run's lock
-        (tmp_path / name).write_text("b\n")
-        commit()
-    assert site.git_revision(tmp_path) == code
-    (tmp_path / "notes.md").write_text("c\n")            # uncommitted, not run by a stage
-    assert site.git_revision(tmp_path) == code
-    (tmp_path / "code.py").write_text("b\n")
-    assert site.git_revision(tmp_path) == f"{code} + uncommitted changes to code.py"
-    commit()
-    assert site.git_revision(tmp_path) == head() != code
-    (tmp_path / "pyproject.toml").write_text("b\n")      # the pins of what runs
-    commit()
-    pinned = head()
-    (tmp_path / "notes.md").write_text("d\n")
-    commit()
-    assert site.git_revision(tmp_path) == pinned
-    with (tmp_path / "dvc.yaml").open("a") as f:        # what runs, though not a DVC dependency
-        f.write("# a stage's command changed\n")
-    commit()
-    pinned = head()
-    # a shallow clone may lack the commit: it names HEAD, and says so
-    shallow = tmp_path / "shallow"
-    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{tmp_path}", str(shallow)],
-                   check=True)
-    assert site.git_revision(shallow) == (
-        f"{head()} (a shallow clone: the code's last commit may be older)")
-
-
 def test_browser_check_reports_broken_images_links_and_script_errors(tmp_path):
     if None in browser.executables():
         pytest.skip("chromium and chromedriver are not installed (make test installs them)")
@@ -403,7 +341,7 @@ def test_the_papers_come_in_the_readmes_order(tmp_path):
     claims.mkdir(parents=True)
     for key in ("zeta", "autoencoding_notes", "persian_rug", "incidental_polysemanticity"):
         (claims / f"{key}.json").write_text(json.dumps(_paper(key)))
-    assert [p["paper"] for p in site.load_claims(claims)] == [
+    assert [p["paper"] for p in metrics.load_claims(claims)] == [
         "persian_rug", "incidental_polysemanticity", "autoencoding_notes", "zeta"]
 
 

@@ -43,7 +43,7 @@ def code_deps(stage: dict) -> list[str]:
 
 
 #: The stage whose page names the revision of the code every stage runs
-#: (tms.reporting.site.git_revision): it declares every stage's code deps, after its own, so that
+#: (tms.reporting.revision.git_revision): it declares every stage's code deps, after its own, so that
 #: a commit of any of them reruns it (a few seconds) and its page never names a stale revision.
 REVISION_STAGE = "site"
 

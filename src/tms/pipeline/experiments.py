@@ -3,7 +3,7 @@
 ``dvc exp show`` has a column for every param, dependency and metric (270 here). This prints one
 row per experiment (the workspace, the commit, each ``dvc exp run``), the params whose values
 differ between them, and per paper the headline: the empirical claims reproduced, not
-reproduced and inconclusive (tms.reporting.site.metrics), at most :data:`MAX_COLUMNS` columns.
+reproduced and inconclusive (tms.reporting.metrics.metrics), at most :data:`MAX_COLUMNS` columns.
 
     python -m tms.pipeline.experiments [DVC EXP SHOW ARGUMENTS ...]     # e.g. --all-commits
 """

@@ -24,5 +24,5 @@ class Params(Strict):
 #: The whole params file and its schema.
 SECTION = Section(None, Params)
 #: The papers, by their params keys, in the schema's order (the order of the site, the README and
-#: the reports: tms.reporting.site.PAPERS, which the tests hold to this).
+#: the reports: tms.reporting.metrics.PAPERS, which the tests hold to this).
 PAPERS = tuple(Params.model_fields)

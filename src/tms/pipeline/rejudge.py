@@ -8,7 +8,7 @@ GPU's, or hours of two cores) is judged again from its own ``data/`` (every tabl
 tms.pipeline.snapshot.evidence_files) and ``params.yaml``. Each paper's claims stage
 (``stages/*/*_claims.py``: its ``main``, given its params section) runs in a scratch folder that
 sees the snapshot's ``data/``; ``claims/``, ``claims.json`` and ``claim_values.json`` are
-replaced by what it writes (tms.reporting.site.metrics and claim_values, as the site stage
+replaced by what it writes (tms.reporting.metrics.metrics and claim_values, as the site stage
 writes them). ``site/`` stays the run's: its reports show the verdicts of the revision that made
 it. The snapshot's README says so, names the revision that judged again and every claim whose
 verdict changed; ``results/README.md`` and the README's answer table are rewritten
@@ -33,7 +33,7 @@ from tms.pipeline import verdicts
 from tms.pipeline.outcome import changes
 from tms.pipeline.snapshot import CLAIMS_DIR, SnapshotError
 from tms.pipeline.stage import PARAMS_FILE
-from tms.reporting import site
+from tms.reporting import metrics
 
 #: The claims stages, one per paper, relative to the repository root.
 CLAIMS_STAGES = "stages/*/*_claims.py"
@@ -139,9 +139,9 @@ def rejudge(folder: str | Path, repo: str | Path = ".", revision: str | None = N
     with io.atomic_path(folder / "claims", directory=True) as tmp:
         judge(folder, repo, tmp)
         changed = changes(folder / "claims", tmp)
-    after = site.load_claims(folder / "claims")
-    io.write_json(site.metrics(after), folder / "claims.json")
-    io.write_json(site.claim_values(after), folder / "claim_values.json")
+    after = metrics.load_claims(folder / "claims")
+    io.write_json(metrics.metrics(after), folder / "claims.json")
+    io.write_json(metrics.claim_values(after), folder / "claim_values.json")
     readme = folder / "README.md"
     text = readme.read_text(encoding="utf-8")
     changed = since_run(earlier.group(0) if (earlier := NOTE.search(text)) else "", changed)

@@ -22,7 +22,7 @@ it. The folder holds:
 The snapshot is refused, with the reason, unless every stage is up to date (``dvc status``) and
 the files git does not ignore, but ``params.yaml`` and ``dvc.lock``, are as committed, so that
 the revision it names is the code that made it. That revision is the one the site names (the
-last commit of the code the pipeline ran, tms.reporting.site.git_revision), whose stages' code
+last commit of the code the pipeline ran, tms.reporting.revision.git_revision), whose stages' code
 must be HEAD's (a later commit of ``dvc.lock``, docs or tests is the usual case): the README and
 the site name one revision.
 """
@@ -48,7 +48,7 @@ from tms.pipeline.prune import pipeline_stages
 from tms.pipeline.repro import stage_devices, stage_times
 from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
 from tms.reporting.publish import copy_site
-from tms.reporting.site import WRITTEN
+from tms.reporting.revision import WRITTEN
 
 #: The files of the run copied beside the site, from the repository root.
 RUN_FILES = (str(PARAMS_FILE), "dvc.lock", "reports/claims.json", "reports/claim_values.json")
@@ -67,7 +67,7 @@ def _run(args: list[str], repo: Path) -> subprocess.CompletedProcess:
 def check_clean(repo: str | Path = ".") -> str:
     """The git revision (HEAD) of ``repo`` when its run can be snapshotted. Raises SnapshotError
     naming what stands in the way: a stage that is not up to date (``dvc status``), a tracked
-    file other than params.yaml, the files a run writes (tms.reporting.site.WRITTEN: dvc.lock,
+    file other than params.yaml, the files a run writes (tms.reporting.revision.WRITTEN: dvc.lock,
     the metrics, the plots, the snapshots) and the README (whose answer table a snapshot
     rewrites) that differs from HEAD, or a file that git does not ignore and HEAD lacks."""
     repo = Path(repo)
@@ -112,7 +112,7 @@ def stage_deps(repo: str | Path = ".") -> set[str]:
 
 def site_revision(repo: str | Path = ".", index: str = "reports/index.html",
                   head: str | None = None) -> str:
-    """The revision the site ``index`` of ``repo`` names (tms.reporting.site.git_revision, when
+    """The revision the site ``index`` of ``repo`` names (tms.reporting.revision.git_revision, when
     the site stage ran), when neither dvc.yaml nor a file a stage depends on (:func:`stage_deps`)
     differs between it and HEAD (``head``, default: ``git rev-parse HEAD``): a later commit of
     docs, tests or dvc.lock keeps it. Raises

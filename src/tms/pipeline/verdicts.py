@@ -22,7 +22,7 @@ from pathlib import Path
 
 from tms.core.claim_rows import BASES, label, read_folder, tally
 from tms.core.io import atomic_path
-from tms.reporting.site import PAPERS
+from tms.reporting.metrics import PAPERS
 
 #: The snapshots' order on the page: these first (the default profile, then the larger scales),
 #: the others after them by name.

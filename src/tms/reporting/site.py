@@ -1,4 +1,5 @@
-"""The report site: ``reports/index.html`` and the claims as DVC metrics.
+"""The report site: ``reports/index.html``. The claims it shows are read by tms.reporting.metrics
+(which counts them as DVC metrics too); the revision it names is tms.reporting.revision's.
 
 Generic over papers, claims rows and stages: the papers are the files ``reports/claims/*.json``
 that the report notebooks write (tms.core.claim_rows), the stages those of ``dvc dag``. The page
@@ -12,138 +13,13 @@ beside its PNG. Maths in claims, values and errata (``$tex$``) is MathML (tms.re
 from __future__ import annotations
 
 import re
-import subprocess
-from collections import Counter
 from pathlib import Path
 
 import jinja2
 import markupsafe
 
-from tms.core.claim_rows import (
-    BASES,
-    EMPIRICAL,
-    INCONCLUSIVE,
-    MATHEMATICS,
-    SANITY,
-    VERDICTS,
-    label,
-    read_folder,
-    tally,
-)
-from tms.core.dvc_yaml import REVISION_STAGE, read_stages
+from tms.core.claim_rows import BASES, EMPIRICAL, MATHEMATICS, label, tally
 from tms.reporting import anchors, dag, errata, tex
-
-#: The papers in the order the README and the site show them; others after, by key (the params
-#: schema's order, tms.pipeline.params.PAPERS, which this module does not import: a test holds
-#: them equal).
-PAPERS = ("persian_rug", "incidental_polysemanticity", "autoencoding_notes")
-
-
-def load_claims(claims_dir: str | Path) -> list[dict]:
-    """Every paper's claims file (tms.core.claim_rows.export), in :data:`PAPERS` order, each
-    claim's ``figure`` None where its report did not draw it (no such PNG in the repository
-    holding ``claims_dir``). Raises FileNotFoundError if there is none."""
-    found = read_folder(claims_dir)
-    if not found:
-        raise FileNotFoundError(f"no claims file in {claims_dir}")
-    root = Path(claims_dir).parent.parent
-    papers = sorted(found,
-                    key=lambda p: (PAPERS.index(p["paper"]) if p["paper"] in PAPERS
-                                   else len(PAPERS), p["paper"]))
-    for claim in (c for paper in papers for c in paper["claims"]):
-        if claim["figure"] and not (root / claim["figure"]).is_file():
-            claim["figure"] = None
-    return papers
-
-
-def _key(verdict: str) -> str:
-    return verdict.replace(" ", "_")
-
-
-def metrics(papers: list[dict]) -> dict:
-    """DVC metrics of the claims (reports/claims.json, a column each in ``dvc exp show``): per
-    paper, the number of rows, and per basis (empirical, mathematics: tms.core.claim_rows.BASES)
-    the count per verdict, an inconclusive one by its direction (``inconclusive_holds``,
-    ``inconclusive_fails``)."""
-    keys = [_key(v) for v in VERDICTS if v not in (SANITY, INCONCLUSIVE)] + [
-        "inconclusive_holds", "inconclusive_fails"]
-    out = {}
-    for paper in papers:
-        entry: dict = {"claims_total": len(paper["claims"])}
-        for basis in BASES:
-            counts = Counter(
-                f"inconclusive_{r['direction']}" if r["verdict"] == INCONCLUSIVE
-                else _key(r["verdict"]) for r in paper["claims"] if r["basis"] == basis)
-            entry[basis] = {k: counts.get(k, 0) for k in
-                            (keys if basis == EMPIRICAL else [*keys, _key(SANITY)])}
-        out[paper["paper"]] = entry
-    return out
-
-
-def claim_values(papers: list[dict]) -> dict:
-    """Every claim's numbers (reports/claim_values.json, read with ``dvc metrics show`` or
-    ``dvc metrics diff`` given the file, kept out of ``dvc exp show``'s columns): per paper, per
-    claim (key: its stable id, the same under every params profile), ``verdict`` (as the site
-    words it, an inconclusive one with its direction: tms.core.claim_rows.label), and ``value``
-    and ``uncertainty`` where numeric."""
-    return {paper["paper"]: {r["id"]: {"verdict": label(r),
-                                       **{k: r[k] for k in ("value", "uncertainty")
-                                          if r.get(k) is not None}}
-                             for r in paper["claims"]}
-            for paper in papers}
-
-
-#: Tracked files a run writes (the lock, the metrics, the plots, the snapshots): not uncommitted
-#: work of the checkout.
-WRITTEN = ("dvc.lock", "reports/claims.json", "reports/claim_values.json", "reports/plots",
-           "results")
-
-
-def _revision_paths(repo: Path) -> list[str]:
-    """The tracked inputs whose last commit :func:`git_revision` names: dvc.yaml and the deps of
-    the stage that names it (tms.core.dvc_yaml.REVISION_STAGE: every stage's code,
-    pyproject.toml, params.yaml), those inside ``repo``; ``["."]`` without a dvc.yaml or that
-    stage. DVC refuses dvc.yaml as a dependency: after a commit of it alone the site is rerun
-    by hand (tms.pipeline.snapshot.site_revision asks for it)."""
-    path = repo / "dvc.yaml"
-    stage = read_stages(path).get(REVISION_STAGE) if path.is_file() else None
-    if not stage:
-        return ["."]
-    return ["dvc.yaml"] + [d for d in stage.get("deps", []) if isinstance(d, str)
-                           and "${" not in d and not Path(d).is_absolute()
-                           and ".." not in Path(d).parts]
-
-
-def git_revision(repo: str | Path = ".") -> str:
-    """The last commit of ``repo`` that changed dvc.yaml or what the site stage depends on (every
-    stage's code, pyproject.toml, params.yaml: :func:`_revision_paths`), followed by those of
-    these files that differ from HEAD (other than :data:`WRITTEN` and params.yaml, a profile that
-    the page shows whole); a note instead when ``repo`` is not a git checkout with a commit (or
-    git is missing), and after it in a shallow clone, whose history may lack that commit (HEAD
-    is named then). A later commit of docs, tests or dvc.lock keeps it: a fresh clone's run
-    writes the page its dvc.lock holds. Raises RuntimeError when git cannot read the history."""
-    repo = Path(repo)
-
-    def git(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
-    try:
-        head = git("rev-parse", "HEAD")
-    except OSError:
-        return "not a git checkout (git is not installed)"
-    if head.returncode != 0:
-        return "not a git checkout"
-    paths = [f":(literal){p}" for p in _revision_paths(repo)]
-    last = git("log", "-1", "--format=%H", "--", *paths)
-    status = git("status", "--porcelain", "--untracked-files=no", "--", *paths,
-                 *(f":(exclude){p}" for p in (*WRITTEN, "params.yaml")))
-    if last.returncode or status.returncode:
-        raise RuntimeError(f"git cannot read {repo.resolve()}'s history: "
-                           + (last.stderr + status.stderr).strip())
-    shallow = git("rev-parse", "--is-shallow-repository").stdout.strip() == "true"
-    changed = sorted(line[3:] for line in status.stdout.splitlines())
-    return ((last.stdout.strip() or head.stdout.strip())
-            + (f" + uncommitted changes to {', '.join(changed)}" if changed else "")
-            + (" (a shallow clone: the code's last commit may be older)" if shallow else ""))
 
 
 def stage_table(repo: str | Path = ".") -> list[dict]:
