@@ -31,8 +31,8 @@ def test_ladder_slope_reads_a_power_law_per_cell():
     cells = _cells({int(v): [3.0 * v ** -0.5, 2.0 * v ** -1.0, 1.0 * v ** -1.5] for v in n})
     slope, lo, hi, k = ladder.ladder_slope(cells)
     assert k == 3 and slope == pytest.approx(-1.0)
-    assert -1.5 - 1e-12 <= lo <= slope <= hi <= -0.5 + 1e-12    # a median of resampled slopes
-    assert ladder.ladder_slope(cells, log=True) == ladder.ladder_slope(cells)   # seeded
+    # a resampled median is −1.5 (or −0.5) with probability 7/27, far above 2.5%
+    assert (lo, hi) == pytest.approx((-1.5, -0.5))
     # a non-positive value leaves its cell out of the log fit (two n_s left), not the fit
     hole = cells.copy()
     hole[(1024, 0.3, 0.05)] = 0.0
@@ -41,8 +41,14 @@ def test_ladder_slope_reads_a_power_law_per_cell():
 
 def test_median_interval_of_equal_values_is_that_value():
     assert ladder.median_interval([0.7] * 5) == pytest.approx((0.7, 0.7, 0.7))
-    med, lo, hi = ladder.median_interval([1.0, 2.0, 3.0, 4.0, 100.0])
-    assert med == 3.0 and 1.0 <= lo <= med <= hi <= 100.0
+    # a resampled median of five is the smallest (or the largest) value with probability
+    # P(at least 3 of 5 draws of 1/5) = 0.058 > 2.5%: the interval is the two extremes
+    assert ladder.median_interval([1.0, 2.0, 3.0, 4.0, 100.0]) == (3.0, 1.0, 100.0)
+    # nine values: P(resampled median ≤ 2) = P(at least 5 of 9 draws of 2/9) = 3.0% > 2.5%,
+    # P(≤ 1) = 0.14% < 2.5%, so the interval is [2, 8]; an outlier for the largest changes nothing
+    nine = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 9.0]
+    assert ladder.median_interval(nine) == (5.0, 2.0, 8.0)
+    assert ladder.median_interval(nine[:-1] + [1000.0]) == (5.0, 2.0, 8.0)
 
 
 def test_ladder_reach_carries_each_cells_line_to_the_paper_n_s():

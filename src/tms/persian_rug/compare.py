@@ -1,6 +1,6 @@
 """Trained models and the Persian rug against the thermodynamic-limit theory, per cell and per
 n_s: the tables the report shows and the claims judge (tms.persian_rug.claims); how a statistic
-falls with n_s over a ladder is tms.persian_rug.evidence's. Also the matrix the paper prints for
+falls with n_s over a ladder is tms.persian_rug.ladder's. Also the matrix the paper prints for
 the rug (an erratum: rank 1).
 """
 

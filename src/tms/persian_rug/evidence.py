@@ -26,7 +26,8 @@ from tms.persian_rug.stats import CELL_KEYS, cell_means
 #: n_s 128, 1024, 8192, and a trend must reach its middle size.
 DECISIVE_N_S = 1024
 #: The paper's largest n_s (its heat maps' third size; fig. 2's rug): the scale a trend along a
-#: shorter ladder is carried to (:func:`ladder_reach`), and fig. 6's "identical variances".
+#: shorter ladder is carried to (tms.persian_rug.ladder.ladder_reach), and fig. 6's "identical
+#: variances".
 PAPER_N_S = 8192
 #: The fewest cells at the largest n_s on which a trained-grid claim is decided (the converged
 #: ones; the cells a claim judges, where it names them: Outputs.too_small).

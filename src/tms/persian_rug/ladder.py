@@ -2,9 +2,10 @@
 of tms.persian_rug.claims and tms.persian_rug.symmetry_claims): its median per n_s and the
 share of the cells it falls in (:func:`falling`), the median over cells of each cell's slope in
 log(n_s) with a bootstrap interval (:func:`ladder_slope`), where each cell's line reaches at a
-larger n_s (:func:`ladder_reach`), and where an interval lies against a threshold
-(:func:`side`). A statistic is given per grid cell: values indexed (n_s, ratio_target, p), as a
-column of tms.persian_rug.stats.cell_means.
+larger n_s (:func:`ladder_reach`), a median with its bootstrap interval
+(:func:`median_interval`), and where an interval lies against a threshold (:func:`side`). A
+statistic is given per grid cell: values indexed (n_s, ratio_target, p), as a column of
+tms.persian_rug.stats.cell_means.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-#: The bootstrap of :func:`ladder_slope`: resamples of the cells, and its seed.
+#: The bootstrap of :func:`median_interval` (and so of :func:`ladder_slope` and
+#: :func:`ladder_reach`): resamples of the cells, and its seed.
 N_BOOT, BOOT_SEED = 2000, 0
 
 

@@ -227,7 +227,7 @@ def claim_links(claim: dict, report_href: str, base: Path) -> dict:
 
 def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
            stages: list[dict], base: str | Path = "reports") -> str:
-    """The index page as HTML text. papers: :func:`load_claims`; stages: :func:`stage_table`;
+    """The index page as HTML text. papers: tms.reporting.metrics.load_claims; stages: :func:`stage_table`;
     links are made relative to ``base`` (the directory of the page).
 
     Raises ValueError if a claim names a stage that is not in ``stages``.
