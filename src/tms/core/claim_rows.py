@@ -9,8 +9,8 @@ The check turns the pipeline's outputs into the claim's row (:meth:`Claim.row`,
 justification, the scale we ran at, and the verdict. A paper's claims stage computes
 them from its stage outputs and calls :func:`export`, which checks that every registered claim
 has exactly one row and writes ``reports/claims/<paper>.json`` atomically; the paper's report
-shows them (:func:`read`), the site stage (:mod:`tms.reporting.site`) on
-``reports/index.html``, with DVC metrics made of them.
+shows them (:func:`read`), the site stage on ``reports/index.html`` (tms.reporting.site), with
+DVC metrics made of them (tms.reporting.metrics).
 
 Verdicts (:data:`VERDICTS`):
 

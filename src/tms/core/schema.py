@@ -93,8 +93,8 @@ def expand(grid: list[float] | Linspace) -> list[float]:
 def check_unit_interval(name: str, grid: list[float] | Linspace) -> list[float] | Linspace:
     """A params validator: ``grid`` unchanged (not expanded) when its values (:func:`expand`)
     are 1 to MAX_VALUES distinct numbers in (0, 1] (a probability p or a ratio n_d/n_s). Raises
-    ValueError, naming ``name``, for an empty grid, too many values, one outside (0, 1] or a
-    repeated one."""
+    ValueError naming ``name`` for an empty grid, too many values or one outside (0, 1], and
+    naming the value for a repeated one (:func:`unique`; the params error names the key)."""
     values = expand(grid)
     if not values:
         raise ValueError(f"{name} grid is empty; give at least one value in (0, 1]")
