@@ -34,7 +34,7 @@ def falling(cells: pd.Series) -> tuple[pd.Series, float, int, float]:
     first, last = by_n_s.columns.min(), by_n_s.columns.max()
     both = by_n_s[[first, last]].dropna()
     share = float((both[last] < both[first]).mean()) if len(both) else float("nan")
-    if len(medians) < 2 or (medians.iloc[[0, -1]] <= 0).any():
+    if (medians.iloc[[0, -1]] <= 0).any():
         return medians, share, len(both), float("nan")
     return medians, share, len(both), float(np.log(medians.iloc[-1] / medians.iloc[0])
                                             / np.log(medians.index[-1] / medians.index[0]))
