@@ -192,3 +192,21 @@ def test_the_measured_forecast_times_the_stages_own_training(load_profile):
     assert ip.minutes.tolist() == pytest.approx((ip.ms_per_step * ip.steps / 6e4).tolist())
     notes = notes_forecast.forecast(p.autoencoding_notes, "cpu")
     assert list(notes.stage) == ["notes_linear", "notes_relu"] and (notes.minutes > 0).all()
+
+
+def test_a_cpu_times_a_piece_of_a_large_stack_and_a_gpu_the_whole_stack():
+    """At n_s 1024 and batch 1024 a model of n_d 300 is 3.1 GFLOP a step: six of them fit
+    :data:`forecast.MEASURE_FLOPS` (2·10¹⁰), a seventh does not; a GPU's rate depends on the
+    stack's size, so there all 40 are timed."""
+    from tms.engine.grid import Instance, Schedule
+
+    insts = [Instance(0.1, 300, k, 1e-3) for k in range(40)]
+    sched = Schedule(1024, 1e-7, 200, 30, 1000)
+    one = 10.0 * 1024 * 1024 * 300
+    piece, flops = forecast.measured_piece(1024, insts, sched, list(range(40)), "cpu")
+    assert len(piece) == 6 and flops == pytest.approx(6 * one)
+    for device in ("cuda", "cuda:0"):
+        piece, flops = forecast.measured_piece(1024, insts, sched, list(range(40)), device)
+        assert len(piece) == 40 and flops == pytest.approx(40 * one)
+    wide = [Instance(0.1, 4096, 0, 1e-3)]          # one model above the limit is still timed
+    assert len(forecast.measured_piece(8192, wide, sched, [0], "cpu")[0]) == 1

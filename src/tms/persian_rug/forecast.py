@@ -10,12 +10,12 @@ and disk, one row per stage.
   The stages check the same numbers against the machine before they train.
 - Time: every chunk runs ``steps`` steps, each its useful work (10·batch·n_s·Σn_d FLOPs,
   tms.engine.grid.grid_flops) at a rate (useful FLOP/s) **measured on this machine**
-  (:func:`measured_rate`: the stage's own engine trains a piece of its largest stack for a few
-  steps on the profile's device), or, for a machine one does not have, at :data:`RATES` of one
-  NVIDIA H100 plus its launch time per width (:data:`LAUNCH_PER_WIDTH`). ``steps``: the median
-  stopping step measured for the profile's stopping-rule window and learning rate
-  (:func:`median_stop`; models stop at different steps, so a chunk's work falls as they leave:
-  the median is the typical cost), and the step cap (the bound).
+  (:func:`measured_rate`: the stage's own engine trains its largest stack, on a CPU a piece of
+  it, for a few steps on the profile's device), or, for a machine one does not have, at
+  :data:`RATES` of one NVIDIA H100 plus its launch time per width (:data:`LAUNCH_PER_WIDTH`).
+  ``steps``: the median stopping step measured for the profile's stopping-rule window and
+  learning rate (:func:`median_stop`; models stop at different steps, so a chunk's work falls
+  as they leave: the median is the typical cost), and the step cap (the bound).
 
 The H100 figures: torch 2.11 + CUDA 13, batched matmuls over models of equal n_d, the design
 of the GPU path (docs/benchmarks.md, "On one H100"); `make bench` on a GPU measures this
@@ -30,6 +30,7 @@ import dataclasses
 import math
 
 import pandas as pd
+import torch
 
 from tms.core import rates
 from tms.core.machine import GiB
@@ -77,7 +78,11 @@ MEDIAN_STOP = {(200, 0.003): {128: 4320, 256: 4935, 512: 4530, 1024: 2445, 2048:
                (2000, 0.003): {256: 26700},
                (200, 0.01): {64: 2025, 128: 2640},
                (200, 0.00679): {512: 4950}}            # 3e-4·√512
-#: :func:`measured_rate` times at most this much work a step (FLOPs): a piece of a large stack.
+#: :func:`measured_rate` times at most this much work a step (FLOPs) on a CPU: a piece of a large
+#: stack, whose rate per FLOP is the whole stack's there. On a GPU a piece runs far below the
+#: stack's rate (its steps are launch-bound), so the stack is timed whole: the authors' grid at
+#: n_s 1024 (400 models, 1.72 TFLOP a step) measured 6.1 TFLOP/s on a 20 GFLOP piece, and trained
+#: at 44 (one H200, TF32, docs/benchmarks.md).
 MEASURE_FLOPS = 2e10
 
 COLUMNS = {
@@ -123,20 +128,30 @@ def _fig3_training(pr: PersianRug) -> tuple[Schedule, float]:
             f3.lr if f3.lr is not None else pr.train.lr_for(f3.n_s))
 
 
-def measured_rate(n_s: int, insts: list[Instance], sched: Schedule, chunk: list[int],
-                  device: str, precision: str) -> float:
-    """Useful FLOP/s of training the stack ``chunk`` of ``insts`` (n_s features, ``sched``) on
-    ``device`` in ``precision``, measured (tms.core.rates.seconds_per_step) on its first models
-    in stack order up to :data:`MEASURE_FLOPS` a step (at least one): the engine's own
-    tms.engine.train.train_chunk, nothing stopping within the steps timed."""
+def measured_piece(n_s: int, insts: list[Instance], sched: Schedule, chunk: list[int],
+                   device: str) -> tuple[list[Instance], float]:
+    """The models of the stack ``chunk`` of ``insts`` that :func:`measured_rate` times, in stack
+    order, and their useful work a step (FLOPs, 10·batch·n_s·n_d each): on a CPU its first
+    models up to :data:`MEASURE_FLOPS` (at least one), on any other device the whole stack."""
     order = [chunk[k] for k in stack_order([insts[k] for k in chunk])]
+    limit = MEASURE_FLOPS if torch.device(device).type == "cpu" else math.inf
     piece, flops = [], 0.0
     for k in order:
         step = 10.0 * sched.batch_size * n_s * insts[k].n_d
-        if piece and flops + step > MEASURE_FLOPS:
+        if piece and flops + step > limit:
             break
         piece.append(insts[k])
         flops += step
+    return piece, flops
+
+
+def measured_rate(n_s: int, insts: list[Instance], sched: Schedule, chunk: list[int],
+                  device: str, precision: str) -> float:
+    """Useful FLOP/s of training the stack ``chunk`` of ``insts`` (n_s features, ``sched``) on
+    ``device`` in ``precision``, measured (tms.core.rates.seconds_per_step) on
+    :func:`measured_piece` of it: the engine's own tms.engine.train.train_chunk, nothing
+    stopping within the steps timed."""
+    piece, flops = measured_piece(n_s, insts, sched, chunk, device)
     spec = StackSpec(n_s, sched, device=device, precision=precision,
                      bucketed=gpu_path(device, precision), label="measuring ")
 
