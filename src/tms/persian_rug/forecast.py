@@ -82,7 +82,7 @@ MEDIAN_STOP = {(200, 0.003): {128: 4320, 256: 4935, 512: 4530, 1024: 2445, 2048:
 #: stack, whose rate per FLOP is the whole stack's there. On a GPU a piece runs far below the
 #: stack's rate (its steps are launch-bound), so the stack is timed whole: the authors' grid at
 #: n_s 1024 (400 models, 1.72 TFLOP a step) measured 6.1 TFLOP/s on a 20 GFLOP piece, and trained
-#: at 44 (one H200, TF32, docs/benchmarks.md).
+#: at 43 (one H200, TF32, docs/benchmarks.md).
 MEASURE_FLOPS = 2e10
 
 COLUMNS = {
