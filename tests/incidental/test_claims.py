@@ -293,11 +293,16 @@ def test_footnote_6_reads_most_likely_as_a_plurality_at_every_m():
     assert lead["verdict"] == "reproduced" and tail(13, 17) < 0.05 < 7 * tail(13, 17)
     close = race(m32, [12, 6, 4, 2, 1, 0, 0, 0])                  # 12 of 18: p 0.119
     assert close["verdict"] == "inconclusive at this scale" and close["direction"] == "holds"
-    assert close["inconclusive"] == "no lead at 5% either way at m 64"
+    # twice the models, 24 of 36 (p 0.033), would decide it as measured
+    assert tail(24, 36) < 0.05 < tail(12, 18)
+    assert close["inconclusive"] == ("no lead at 5% either way at m 64; with each rank's share "
+                                     "of the wins as measured, 2 models a m would decide it "
+                                     "(1 here)")
     assert f"m 64: 12 against 6 (rank 2) of 32, undecided (p {tail(12, 18):.2g} and 1)" in \
         close["ours"]
     tie = race(m32, [6, 6, 4, 2, 1, 0, 0, 0])                     # a tie points nowhere else
     assert tie["verdict"] == "inconclusive at this scale" and tie["direction"] == "holds"
+    assert tie["inconclusive"].endswith("over 64 models a m would decide it (1 here)")
     behind = race(m32, [2, 4, 20, 2, 1, 0, 0, 0])                  # rank 3 ahead at m 64
     assert behind["verdict"] == "not reproduced" and "rank 3 ahead (p " in behind["ours"]
     assert f"rank 3 ahead (p {14 * tail(20, 22):.2g})" in behind["ours"]   # 7 ranks × 2 m
@@ -329,3 +334,18 @@ def test_fig3_rows_show_the_constant_per_m_and_the_exponent_without_m_equal_n():
     rows = _rows(**{**_inputs(), "collisions": col})
     assert "without m ≤ n" not in rows["fig3.m_exponent"]["ours"]
     assert rows["fig3.polysemantic"]["ours"].endswith("0.000 (m 128)")
+
+
+def test_a_race_is_decided_by_the_least_power_of_2_of_the_models_that_decides_its_shares():
+    from math import comb
+
+    def tail(k, n):                                   # P(X >= k), X ~ Binomial(n, 1/2)
+        return sum(comb(n, j) for j in range(k, n + 1)) / 2 ** n
+    assert claims.times_to_decide(np.array([30, 5, 9, 2]), 0.05) == 1      # decided as measured
+    assert tail(12, 18) > 0.05 > tail(24, 36)                             # 12 of 18, 24 of 36
+    assert claims.times_to_decide(np.array([12, 6, 4]), 0.05) == 2
+    # rank 2 ahead: 6 of 6 is p 1/64, 12 of 12 1/4096, both times 2 ranks x 2 m
+    assert 4 / 64 > 0.05 > 4 / 4096
+    assert claims.times_to_decide(np.array([0, 3, 1]), 0.05, m_count=2) == 4
+    assert claims.times_to_decide(np.array([6, 6, 1]), 0.05) is None       # a tie: never
+    assert claims.times_to_decide(np.array([12, 6, 4]), 0.05, most=1) is None
