@@ -296,13 +296,13 @@ def test_footnote_6_reads_most_likely_as_a_plurality_at_every_m():
     # twice the models, 24 of 36 (p 0.033), would decide it as measured
     assert tail(24, 36) < 0.05 < tail(12, 18)
     assert close["inconclusive"] == ("no lead at 5% either way at m 64; with each rank's share "
-                                     "of the wins as measured, 2 models a m would decide it "
+                                     "of the wins as measured, 2 models per m would decide it "
                                      "(1 here)")
     assert f"m 64: 12 against 6 (rank 2) of 32, undecided (p {tail(12, 18):.2g} and 1)" in \
         close["ours"]
     tie = race(m32, [6, 6, 4, 2, 1, 0, 0, 0])                     # a tie points nowhere else
     assert tie["verdict"] == "inconclusive at this scale" and tie["direction"] == "holds"
-    assert tie["inconclusive"].endswith("over 64 models a m would decide it (1 here)")
+    assert tie["inconclusive"].endswith("over 64 models per m would decide it (1 here)")
     behind = race(m32, [2, 4, 20, 2, 1, 0, 0, 0])                  # rank 3 ahead at m 64
     assert behind["verdict"] == "not reproduced" and "rank 3 ahead (p " in behind["ours"]
     assert f"rank 3 ahead (p {14 * tail(20, 22):.2g})" in behind["ours"]   # 7 ranks × 2 m

@@ -246,7 +246,7 @@ def times_to_decide(wins: np.ndarray, level: float, m_count: int = 1,
 
 
 def _models_to_decide(col: pd.DataFrame, ranks: list[str], open_m: list[int]) -> str:
-    """The models a m that would decide footnote 6's race at each m of ``open_m`` if each rank
+    """The models per m that would decide footnote 6's race at each m of ``open_m`` if each rank
     kept its measured share of the wins (:func:`times_to_decide`), in words."""
     most, models = 64, col.groupby("m").size()
     needs = []
@@ -255,7 +255,7 @@ def _models_to_decide(col: pd.DataFrame, ranks: list[str], open_m: list[int]) ->
         k = times_to_decide(g[ranks].sum().to_numpy(), RACE_LEVEL, col.m.nunique(), most)
         needs.append(f"{k * models[m]}" if k else f"over {most * models[m]}")
     here = "/".join(str(v) for v in sorted(set(models[open_m])))
-    return (f"; with each rank's share of the wins as measured, {', '.join(needs)} models a m "
+    return (f"; with each rank's share of the wins as measured, {', '.join(needs)} models per m "
             f"would decide {'it' if len(open_m) == 1 else 'them'} ({here} here)")
 
 
