@@ -28,6 +28,8 @@ PAPER_N, PAPER_SIGMA6, PAPER_STEPS6 = 256, 0.01, 1_000_000
 #: Footnote 6's "most likely to win", a plurality at each m: rank 1 at init wins more features than
 #: each next rank recorded, by a one-sided binomial test at this level (stats.plurality).
 RACE_LEVEL = 0.05
+#: The most times the models an undecided race's projection tries (:func:`times_to_decide`).
+RACE_MOST_TIMES = 64
 #: Fig. 3's constant c of c·n²/m: "the constant 1/4 seems to be fairly accurate" (sec. 2.1), read
 #: as within 25% of it.
 C_TOL = 0.25
@@ -230,13 +232,14 @@ def _lead(race: dict) -> str:
 
 
 def times_to_decide(wins: np.ndarray, level: float, m_count: int = 1,
-                    most: int = 64) -> int | None:
+                    most: int = RACE_MOST_TIMES) -> int | None:
     """How many times the models footnote 6's race at one m needs to be decided, if every rank
     kept the share of the wins it has: the least power of 2, at most ``most``, whose multiple of
-    ``wins`` ((R,) as tms.incidental.stats.plurality) gets a verdict from that test (1: decided
-    as measured); None where even ``most`` times does not (rank 1 and the most-winning other
-    rank win alike). A projection of the measured shares, not a power calculation. (Here, not
-    in stats.py, which the training stages run: an edit of it would retrain them.)"""
+    ``wins`` ((R,) features won by ranks 1..R, R ≥ 2, as tms.incidental.stats.plurality) gets a
+    verdict from that test with its Bonferroni over ``m_count`` m (1: decided as measured);
+    None where even ``most`` times does not (e.g. a tie). A projection of the measured shares,
+    not a power calculation. Raises what stats.plurality raises (R < 2). (Here, not in
+    stats.py, which the training stages run: an edit of it would retrain them.)"""
     wins, k = np.asarray(wins, dtype=int), 1
     while k <= most:
         if stats.plurality(wins * k, level, m_count)["verdict"] is not None:
@@ -246,14 +249,15 @@ def times_to_decide(wins: np.ndarray, level: float, m_count: int = 1,
 
 
 def _models_to_decide(col: pd.DataFrame, ranks: list[str], open_m: list[int]) -> str:
-    """The models per m that would decide footnote 6's race at each m of ``open_m`` if each rank
-    kept its measured share of the wins (:func:`times_to_decide`), in words."""
-    most, models = 64, col.groupby("m").size()
+    """'; with each rank's share … (16 here)': the models per m that would decide footnote 6's
+    race at each m of ``open_m`` (:func:`times_to_decide`, Bonferroni over every m of ``col``),
+    from ``col``, the fig. 3 table (one row per model; ``ranks`` its columns won_rank1…)."""
+    models = col.groupby("m").size()
     needs = []
     for m in open_m:
         g = col[col.m == m]
-        k = times_to_decide(g[ranks].sum().to_numpy(), RACE_LEVEL, col.m.nunique(), most)
-        needs.append(f"{k * models[m]}" if k else f"over {most * models[m]}")
+        k = times_to_decide(g[ranks].sum().to_numpy(), RACE_LEVEL, col.m.nunique())
+        needs.append(f"{k * models[m]}" if k else f"over {RACE_MOST_TIMES * models[m]}")
     here = "/".join(str(v) for v in sorted(set(models[open_m])))
     return (f"; with each rank's share of the wins as measured, {', '.join(needs)} models per m "
             f"would decide {'it' if len(open_m) == 1 else 'them'} ({here} here)")
