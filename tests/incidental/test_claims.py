@@ -334,34 +334,3 @@ def test_fig3_rows_show_the_constant_per_m_and_the_exponent_without_m_equal_n():
     rows = _rows(**{**_inputs(), "collisions": col})
     assert "without m ≤ n" not in rows["fig3.m_exponent"]["ours"]
     assert rows["fig3.polysemantic"]["ours"].endswith("0.000 (m 128)")
-
-
-def test_a_race_is_decided_by_the_least_power_of_2_of_the_models_that_decides_its_shares():
-    from math import comb
-
-    def tail(k, n):                                   # P(X >= k), X ~ Binomial(n, 1/2)
-        return sum(comb(n, j) for j in range(k, n + 1)) / 2 ** n
-    assert claims.times_to_decide(np.array([30, 5, 9, 2]), 0.05) == 1      # decided as measured
-    assert tail(12, 18) > 0.05 > tail(24, 36)                             # 12 of 18, 24 of 36
-    assert claims.times_to_decide(np.array([12, 6, 4]), 0.05) == 2
-    # rank 2 ahead: 6 of 6 is p 1/64, 12 of 12 1/4096, both times 2 ranks x 2 m
-    assert 4 / 64 > 0.05 > 4 / 4096
-    assert claims.times_to_decide(np.array([0, 3, 1]), 0.05, m_count=2) == 4
-    assert claims.times_to_decide(np.array([6, 6, 1]), 0.05) is None       # a tie: never
-    assert claims.times_to_decide(np.array([12, 6, 4]), 0.05, most=1) is None
-    assert claims.times_to_decide(np.array([12, 6, 4]), 0.05, most=2) == 2   # most included
-
-
-def test_each_undecided_m_says_its_own_models_per_m_with_the_rows_bonferroni():
-    """Two models a m. m 32: a tie, never decided. m 64: rank 2 wins 8 of 8, p 1/256: 7 ranks
-    × 2 m leave 0.055 (undecided), twice the models decide it (4 models; with one m's
-    correction, 0.027, it would be decided as measured, 2)."""
-    assert 14 / 256 > 0.05 > 7 / 256
-    col = pd.DataFrame({"m": [32, 32, 64, 64], **_ranks([3, 3, 0, 0, 0, 0, 0, 0],
-                                                         [3, 3, 0, 0, 0, 0, 0, 0],
-                                                         [0, 4, 0, 0, 0, 0, 0, 0],
-                                                         [0, 4, 0, 0, 0, 0, 0, 0])})
-    ranks = [f"won_rank{r}" for r in range(1, 9)]
-    assert claims._models_to_decide(col, ranks, [32, 64]) == (
-        "; with each rank's share of the wins as measured, over 128, 4 models per m would "
-        "decide them (2 here)")

@@ -11,12 +11,12 @@ n = 256; fig. 6 away from σ = 0.01 and 1M steps) reads 'inconclusive at this sc
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 import scipy.stats
 
 from tms.core.claim_rows import Claim, Claims, max_z
 from tms.incidental import stats, theory
 from tms.incidental.evidence import SWEPT, Outputs, rise_width
+from tms.incidental.race import RACE_LEVEL, lead_words, models_to_decide
 
 _ODE = "m 1e5, λ 1e-5, Euler dt 0.5"
 _FIG3 = "n 256, m 256–4096, 16 models per m, AdamW lr 1e-3, 7500 steps"
@@ -25,11 +25,6 @@ _FIG5 = "n 8, m 16, SGD lr 0.02, 100k steps"
 _SPARSE, _CHECK, _SWEEP = ("ip_sparsification",), ("ip_checks",), ("ip_sweep",)
 #: The paper's fig. 3 n, and fig. 6's σ and steps.
 PAPER_N, PAPER_SIGMA6, PAPER_STEPS6 = 256, 0.01, 1_000_000
-#: Footnote 6's "most likely to win", a plurality at each m: rank 1 at init wins more features than
-#: each next rank recorded, by a one-sided binomial test at this level (stats.plurality).
-RACE_LEVEL = 0.05
-#: The most times the models an undecided race's projection tries (:func:`times_to_decide`).
-RACE_MOST_TIMES = 64
 #: Fig. 3's constant c of c·n²/m: "the constant 1/4 seems to be fairly accurate" (sec. 2.1), read
 #: as within 25% of it.
 C_TOL = 0.25
@@ -224,45 +219,6 @@ def _m_exponent(claim: Claim, o: Outputs) -> dict:
                          f"≈ A·m^β; dispersion {e['dispersion']:.1f}){_without_m_eq_n(o)}")
 
 
-def _lead(race: dict) -> str:
-    """Who leads footnote 6's race at one m (tms.incidental.stats.plurality), in words."""
-    return {"holds": f"rank 1 ahead (p {race['p_lead']:.2g})",
-            "fails": f"rank {race['rank']} ahead (p {race['p_behind']:.2g})"}.get(
-        race["verdict"], f"undecided (p {race['p_lead']:.2g} and {race['p_behind']:.2g})")
-
-
-def times_to_decide(wins: np.ndarray, level: float, m_count: int = 1,
-                    most: int = RACE_MOST_TIMES) -> int | None:
-    """How many times the models footnote 6's race at one m needs to be decided, if every rank
-    kept the share of the wins it has: the least power of 2, at most ``most``, whose multiple of
-    ``wins`` ((R,) features won by ranks 1..R, R ≥ 2, as tms.incidental.stats.plurality) gets a
-    verdict from that test with its Bonferroni over ``m_count`` m (1: decided as measured);
-    None where even ``most`` times does not (e.g. a tie). A projection of the measured shares,
-    not a power calculation. Raises what stats.plurality raises (R < 2). (Here, not in
-    stats.py, which the training stages run: an edit of it would retrain them.)"""
-    wins, k = np.asarray(wins, dtype=int), 1
-    while k <= most:
-        if stats.plurality(wins * k, level, m_count)["verdict"] is not None:
-            return k
-        k *= 2
-    return None
-
-
-def _models_to_decide(col: pd.DataFrame, ranks: list[str], open_m: list[int]) -> str:
-    """'; with each rank's share … (16 here)': the models per m that would decide footnote 6's
-    race at each m of ``open_m`` (:func:`times_to_decide`, Bonferroni over every m of ``col``),
-    from ``col``, the fig. 3 table (one row per model; ``ranks`` its columns won_rank1…)."""
-    models = col.groupby("m").size()
-    needs = []
-    for m in open_m:
-        g = col[col.m == m]
-        k = times_to_decide(g[ranks].sum().to_numpy(), RACE_LEVEL, col.m.nunique())
-        needs.append(f"{k * models[m]}" if k else f"over {RACE_MOST_TIMES * models[m]}")
-    here = "/".join(str(v) for v in sorted(set(models[open_m])))
-    return (f"; with each rank's share of the wins as measured, {', '.join(needs)} models per m "
-            f"would decide {'it' if len(open_m) == 1 else 'them'} ({here} here)")
-
-
 @CLAIMS.claim("fig3.largest_wins", "the neuron that wins a feature is most likely the one of its "
               "largest initial weight: 'the largest weight at initialization is still the most "
               "likely to win the race' (the 'largest' coordinates whose benign collision makes a "
@@ -285,7 +241,7 @@ def _largest_wins(claim: Claim, o: Outputs) -> dict:
     if "fails" not in said.values() and None in said.values():
         open_m = [m for m, v in said.items() if v is None]
         why.append(f"no lead at {RACE_LEVEL:.0%} either way at m "
-                   + ", ".join(map(str, open_m)) + _models_to_decide(col, ranks, open_m))
+                   + ", ".join(map(str, open_m)) + models_to_decide(col, ranks, open_m))
     ok = (all(r["top"] >= r["best"] for r in race.values()) if why
           else all(v == "holds" for v in said.values()))
     top, total = sum(r["top"] for r in race.values()), max(int(won.sum()), 1)
@@ -298,7 +254,7 @@ def _largest_wins(claim: Claim, o: Outputs) -> dict:
         ok, f"rank 1 at init won {top} of the {total} represented features ({top / total:.1%});"
         f" per m, rank 1 against the most-winning of ranks 2–{len(ranks)} (chance 1/m each): "
         + "; ".join(f"m {m}: {r['top']} against {r['best']} (rank {r['rank']}) of {won[m]}, "
-                    f"{_lead(r)}" for m, r in race.items()) + traced,
+                    f"{lead_words(r)}" for m, r in race.items()) + traced,
         f"'most likely' is a plurality at every m: rank 1 wins more features than each of ranks "
         f"2–{len(ranks)} (one-sided binomial test against the most-winning of them, at "
         f"{RACE_LEVEL:.0%}); one of them ahead at that level at any m, Bonferroni over ranks "
