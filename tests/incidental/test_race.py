@@ -41,6 +41,7 @@ def test_each_undecided_m_says_its_own_models_per_m_with_the_rows_bonferroni():
     ranks = [f"won_rank{r}" for r in range(1, 9)]
     col = pd.DataFrame({"m": [32, 32, 64, 64],
                         **{rank: [w[r] for w in per_model] for r, rank in enumerate(ranks)}})
-    assert race.models_to_decide(col, ranks, [32, 64]) == (
+    wins, models = col.groupby("m")[ranks].sum(), col.groupby("m").size()
+    assert race.models_to_decide(wins, models, [32, 64]) == (
         "; with each rank's share of the wins as measured, over 128, 4 models per m would "
         "decide them (2 here)")

@@ -234,14 +234,15 @@ def _largest_wins(claim: Claim, o: Outputs) -> dict:
         return claim.not_computed("this fig. 3 table predates the winners' ranks (columns "
                                   "won_rank1…): rerun ip_collisions", o.scales["fig3"])
     won = (col.represented * col.n).groupby(col.m).sum().round().astype(int)
-    race = {m: stats.plurality(g[ranks].sum().to_numpy(), RACE_LEVEL, col.m.nunique())
-            for m, g in col.groupby("m")}
+    wins = col.groupby("m")[ranks].sum()                # (m, R): features won by each rank
+    race = {m: stats.plurality(w.to_numpy(), RACE_LEVEL, len(wins)) for m, w in wins.iterrows()}
     said = {m: r["verdict"] for m, r in race.items()}
     why = [f"n {n} < the paper's {PAPER_N}"] if n < PAPER_N else []
     if "fails" not in said.values() and None in said.values():
         open_m = [m for m, v in said.items() if v is None]
         why.append(f"no lead at {RACE_LEVEL:.0%} either way at m "
-                   + ", ".join(map(str, open_m)) + models_to_decide(col, ranks, open_m))
+                   + ", ".join(map(str, open_m))
+                   + models_to_decide(wins, col.groupby("m").size(), open_m))
     ok = (all(r["top"] >= r["best"] for r in race.values()) if why
           else all(v == "holds" for v in said.values()))
     top, total = sum(r["top"] for r in race.values()), max(int(won.sum()), 1)

@@ -45,15 +45,14 @@ def times_to_decide(wins: np.ndarray, level: float, m_count: int = 1,
     return None
 
 
-def models_to_decide(col: pd.DataFrame, ranks: list[str], open_m: list[int]) -> str:
+def models_to_decide(wins: pd.DataFrame, models: pd.Series, open_m: list[int]) -> str:
     """'; with each rank's share … (16 here)': the models per m that would decide footnote 6's
-    race at each m of ``open_m`` (:func:`times_to_decide`, Bonferroni over every m of ``col``),
-    from ``col``, the fig. 3 table (one row per model; ``ranks`` its columns won_rank1…)."""
-    models = col.groupby("m").size()
+    race at each m of ``open_m`` (:func:`times_to_decide`, Bonferroni over every m of ``wins``).
+    ``wins``: (m, R) the features won by ranks 1..R at each m, as the claim's race reads them;
+    ``models``: the models trained at each m."""
     needs = []
     for m in open_m:
-        g = col[col.m == m]
-        k = times_to_decide(g[ranks].sum().to_numpy(), RACE_LEVEL, col.m.nunique())
+        k = times_to_decide(wins.loc[m].to_numpy(), RACE_LEVEL, len(wins))
         needs.append(f"{k * models[m]}" if k else f"over {RACE_MOST_TIMES * models[m]}")
     here = "/".join(str(v) for v in sorted(set(models[open_m])))
     return (f"; with each rank's share of the wins as measured, {', '.join(needs)} models per m "
