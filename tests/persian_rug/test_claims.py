@@ -263,20 +263,20 @@ def test_antipodal_finding_needs_more_pairs_where_trained_beats_the_theory():
                   _set(i, "stats", antipodal=0.8),               # pairs everywhere
                   _set(_antipodal_at_p(i), "baseline", antipodal=0.6),   # chance pairs as many
                   _antipodal_at_p(i, share=0.2)):                # too few
-        assert _rows(fails)["finding.antipodal"]["verdict"] == "inconclusive at this scale"
-    assert _rows(_antipodal_at_p(i, share=0.2))["finding.antipodal"]["inconclusive"] == (
-        "the median share where trained beats the theory is 0.20 < 0.25")
+        assert _rows(fails)["finding.antipodal"]["verdict"] == "not found"
+    assert _rows(_antipodal_at_p(i, share=0.2))["finding.antipodal"]["ours"].endswith(
+        ". Not found: the median share where trained beats the theory is 0.20 < 0.25")
     # as many pairs where it sits at the theory: the row says that, not "too few"
-    assert _rows(_set(i, "stats", antipodal=0.8))["finding.antipodal"]["inconclusive"] == (
-        "0.80 is not over twice the 0.80 of the cells at the theory")
-    assert _rows(_antipodal_at_p(i))["finding.antipodal"]["inconclusive"] is None
+    assert _rows(_set(i, "stats", antipodal=0.8))["finding.antipodal"]["ours"].endswith(
+        ". Not found: 0.80 is not over twice the 0.80 of the cells at the theory")
+    assert "Not found" not in _rows(_antipodal_at_p(i))["finding.antipodal"]["ours"]
     # pairs in one of the two beating cells at n_s 1024 only: found there, not over the run
     one = _set(i, "stats", antipodal=lambda t: np.where(
         (t.p == 0.01) & (t.n_s == 1024) & (t.ratio == 0.5), 0.8, 0.0))
     row = _rows(one)["finding.antipodal"]
-    assert row["verdict"] == "inconclusive at this scale"
-    assert row["inconclusive"].startswith("the median share where trained beats the theory "
-                                          "is 0.00 < 0.25 (0.25 or more only at n_s 1024)")
+    assert row["verdict"] == "not found" and row["inconclusive"] is None
+    assert row["ours"].endswith("Not found: the median share where trained beats the theory "
+                                "is 0.00 < 0.25 (0.25 or more only at n_s 1024)"), row["ours"]
     assert "0.40 (2 cells, n_s 1024), 0.00 (2 cells, n_s 2048)" in row["ours"], row["ours"]
 
 

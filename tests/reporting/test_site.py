@@ -73,12 +73,15 @@ def test_a_claim_is_empirical_only_when_a_training_stage_feeds_it():
     ("sanity check", True, "sanity check"), ("sanity check", False, "not reproduced"),
     ("erratum", True, "erratum"), ("erratum", False, "reproduced"),
     ("caveat", True, "caveat"), ("caveat", False, "reproduced"),
-    ("finding", True, "finding"), ("finding", False, "inconclusive at this scale")])
+    ("finding", True, "finding"), ("finding", False, "not found")])
 def test_every_kind_of_claim_has_a_verdict_that_can_fail(kind, ok, expected):
     assert claim_rows.verdict(kind, ok) == expected
-    # only a reproduction is made inconclusive by its scale
-    assert (claim_rows.verdict(kind, ok, "too small") == "inconclusive at this scale") == (
-        kind == "reproduction" or expected == "inconclusive at this scale")
+    # only a reproduction is made inconclusive by its scale; another kind refuses the reason
+    if kind == "reproduction":
+        assert claim_rows.verdict(kind, ok, "too small") == "inconclusive at this scale"
+    else:
+        with pytest.raises(ValueError, match="cannot be inconclusive"):
+            claim_rows.verdict(kind, ok, "too small")
 
 
 def test_claims_reject_malformed_ids_kinds_and_repeats():

@@ -21,7 +21,8 @@ Verdicts (:data:`VERDICTS`):
 - **erratum**: the statement does not hold as printed, and our evidence shows it; **caveat**: it
   holds with a qualification the paper leaves out. If the evidence fails, the verdict is
   reproduced (the printed statement stands).
-- **finding**: ours, beyond the paper, with its evidence; inconclusive when the evidence fails.
+- **finding**: ours, beyond the paper, with its evidence; **not found** when the evidence fails
+  at the scale run (a finding has no paper scale to fall short of; the row's ``ours`` says why).
 - **sanity check**: a theorem or a construction checked numerically: a check of our code, shown
   apart and never counted as reproduced; not reproduced when it fails.
 - **not computed**: every model it needs diverged, or too few points are left.
@@ -51,9 +52,10 @@ from tms.core.io import write_json
 REPRODUCED, NOT_REPRODUCED = "reproduced", "not reproduced"
 INCONCLUSIVE = "inconclusive at this scale"
 NOT_COMPUTED = "not computed"
+NOT_FOUND = "not found"
 SANITY = "sanity check"
-VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, "erratum", "caveat", "finding", SANITY,
-            NOT_COMPUTED)
+VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, "erratum", "caveat", "finding", NOT_FOUND,
+            SANITY, NOT_COMPUTED)
 #: What a claim is: a statement to reproduce, a theorem or construction to check, an erratum,
 #: a caveat or a finding of ours.
 KINDS = ("reproduction", SANITY, "erratum", "caveat", "finding")
@@ -67,7 +69,12 @@ _ID = re.compile(r"^[a-z0-9_]+(\.[a-z0-9_]+)+$")
 def verdict(kind: str, ok: bool, inconclusive: str | None = None) -> str:
     """The verdict of a claim of ``kind`` (:data:`KINDS`) whose test gave ``ok``; with
     ``inconclusive`` (why the scale cannot decide it) a reproduction reads
-    'inconclusive at this scale' whatever ``ok`` is. Raises ValueError on an unknown kind."""
+    'inconclusive at this scale' whatever ``ok`` is. Raises ValueError on an unknown kind, or
+    on ``inconclusive`` given for another kind (only a paper's statement has a paper scale to
+    fall short of; a finding of ours that fails at the scale run is not found)."""
+    if inconclusive and kind != "reproduction":
+        raise ValueError(f"a claim of kind {kind!r} cannot be inconclusive ({inconclusive!r}); "
+                         "only a reproduction can")
     if kind == "reproduction":
         return INCONCLUSIVE if inconclusive else (REPRODUCED if ok else NOT_REPRODUCED)
     if kind == SANITY:
@@ -75,7 +82,7 @@ def verdict(kind: str, ok: bool, inconclusive: str | None = None) -> str:
     if kind in ("erratum", "caveat"):
         return kind if ok else REPRODUCED
     if kind == "finding":
-        return "finding" if ok else INCONCLUSIVE
+        return "finding" if ok else NOT_FOUND
     raise ValueError(f"unknown claim kind {kind!r}; known: {KINDS}")
 
 
@@ -127,9 +134,10 @@ class Claim:
         ``uncertainty`` (numbers, None where there is none; NaN becomes None), ``tolerance``
         (the test and its one-line justification), ``scale`` (what we ran: sizes, seeds,
         steps), the verdict (:func:`verdict` of ``ok`` and ``inconclusive``),
-        ``inconclusive`` (why this scale cannot decide it, or why a finding is not found; None
-        unless the verdict is inconclusive) and ``direction`` (for an
-        inconclusive verdict, 'holds' or 'fails': what the test gave at this scale)."""
+        ``inconclusive`` (a reproduction's only: why this scale cannot decide it; None unless the
+        verdict is inconclusive) and ``direction`` (for an inconclusive verdict, 'holds' or
+        'fails': what the test gave at this scale). Raises ValueError on ``inconclusive`` for a
+        claim that is not a reproduction (:func:`verdict`)."""
         v = verdict(self.kind, bool(ok), inconclusive)
         return {**self._fields(), "ours": ours, "value": _finite(value),
                 "uncertainty": _finite(uncertainty), "tolerance": tolerance, "scale": scale,

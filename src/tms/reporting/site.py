@@ -72,7 +72,7 @@ table.answer col.ours { width: 30%; } table.answer col.figure { width: 130px; }
 th { background: #f0f0f0; }
 td.v-reproduced { background: #dff3df; } td.v-not-reproduced { background: #f8d7d7; }
 td.v-erratum { background: #fff1c9; } td.v-caveat, td.v-finding { background: #e5eefa; }
-td.v-not-computed, td.v-sanity-check { background: #ececec; }
+td.v-not-computed, td.v-sanity-check, td.v-not-found { background: #ececec; }
 td.v-inconclusive-at-this-scale { background: #f3ecdf; }
 img.thumb { width: 100%; max-width: 120px; border: 1px solid #ddd; display: block; }
 #claims-table th { cursor: pointer; user-select: none; }
@@ -105,7 +105,8 @@ the pipeline ran, when this stage last ran; <code>dvc.lock</code> records the ha
 input) with the params profile below. Claims are counted in two kinds, each row with the scale it ran at beside the paper's:
 empirical claims (about trained models) and checks of the papers' mathematics (theory,
 constructions, closed forms, ODE integrations). A claim our scale cannot decide reads <em>inconclusive at this scale</em>, with the way its
-evidence points at that scale (holds or fails its test).</p>
+evidence points at that scale (holds or fails its test); a finding of ours whose evidence
+fails at the scale run reads <em>not found</em>.</p>
 
 <h2 id="reports">Paper reports</h2>
 <ul>{% for p in papers %}
