@@ -107,10 +107,10 @@ def test_interference_decay_exact_solution_and_rate():
     assert check["exact_error"] < 1e-6
     assert check["rate_error"] < 1e-4
     t = np.linspace(0, 20, 5)
-    p = theory.pair_inner_product(0.1, 2.0, t)
-    assert p[0] == pytest.approx(0.1)
-    rate = -np.diff(np.log(p[-2:])) / np.diff(t[-2:])
-    assert rate[0] == pytest.approx(np.sqrt(4 - 0.04), rel=1e-6)   # √(s² − 4p²)
+    q = theory.pair_inner_product(0.1, 2.0, t)
+    assert q[0] == pytest.approx(0.1)
+    rate = -np.diff(np.log(q[-2:])) / np.diff(t[-2:])
+    assert rate[0] == pytest.approx(np.sqrt(4 - 0.04), rel=1e-6)   # √(s² − 4q²)
     with pytest.raises(ValueError):
         theory.pair_inner_product(-0.1, 2.0, t)
 

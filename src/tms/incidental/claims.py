@@ -124,8 +124,9 @@ def _interference_init(claim: Claim, o: Outputs) -> dict:
     return _mc_row(claim, o, "interference at init")
 
 
-@CLAIMS.claim("sec21.decay_solution", "interference alone: W_i·W_j follows p = √C / (2 sinh(asinh("
-              "√C/2p₀) + √C t)), C = s² − 4p² (our solution)", "sec. 2.1", "−Θ(W_i·W_j) decay",
+@CLAIMS.claim("sec21.decay_solution", "interference alone: q = W_i·W_j follows q = √C / (2 sinh("
+              "asinh(√C/2q₀) + √C t)), C = s² − 4q², s = ‖W_i‖² + ‖W_j‖² (our solution)",
+              "sec. 2.1", "−Θ(W_i·W_j) decay",
               "—", None, _CHECK, "sanity check")
 def _decay_solution(claim: Claim, o: Outputs) -> dict:
     return _exact_row(claim, o, "interference decay: numerical W_i·W_j / exact solution − 1 "

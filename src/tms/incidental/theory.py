@@ -81,26 +81,27 @@ def interference_at_init_mc(n: int, m: int, samples: int, seed: int) -> tuple[fl
     return _mean_se(np.concatenate(vals))
 
 
-def pair_inner_product(p0: float, s0: float, t: np.ndarray) -> np.ndarray:
-    """Exact W_i·W_j(t) of two encodings under interference alone (section 2.1),
-    dW_i/dt = −ReLU(W_i·W_j) W_j, dW_j/dt = −ReLU(W_i·W_j) W_i, from p0 = W_i·W_j > 0 and
-    s0 = ‖W_i‖² + ‖W_j‖².
+def pair_inner_product(q0: float, s0: float, t: np.ndarray) -> np.ndarray:
+    """Exact W_i·W_j(t) (T,) at times t (T,) of two encodings under interference alone
+    (section 2.1), dW_i/dt = −ReLU(W_i·W_j) W_j, dW_j/dt = −ReLU(W_i·W_j) W_i, from
+    q0 = W_i·W_j > 0 and s0 = ‖W_i‖² + ‖W_j‖².
 
-    With p = W_i·W_j and s = ‖W_i‖² + ‖W_j‖²: dp/dt = −p·s (the paper's decay) and ds/dt = −4p²,
-    so C = s² − 4p² is conserved and dp/dt = −p√(C + 4p²), solved by
-    p(t) = √C / (2 sinh(asinh(√C/(2p0)) + √C t)): exponential decay at rate s → √C.
-    Raises ValueError unless 0 < 2p0 < s0.
+    With q = W_i·W_j (the paper names it no symbol; p is the feature probability) and
+    s = ‖W_i‖² + ‖W_j‖²: dq/dt = −q·s (the paper's decay) and ds/dt = −4q², so C = s² − 4q² is
+    conserved and dq/dt = −q√(C + 4q²), solved by
+    q(t) = √C / (2 sinh(asinh(√C/(2q0)) + √C t)): exponential decay at rate s → √C.
+    Raises ValueError unless 0 < 2q0 < s0.
     """
-    if not 0 < 2 * p0 < s0:
-        raise ValueError(f"need 0 < 2·p0 < s0, got p0 = {p0}, s0 = {s0}")
-    rc = np.sqrt(s0 * s0 - 4 * p0 * p0)
-    return rc / (2 * np.sinh(np.arcsinh(rc / (2 * p0)) + rc * np.asarray(t, dtype=float)))
+    if not 0 < 2 * q0 < s0:
+        raise ValueError(f"need 0 < 2·q0 < s0, got q0 = {q0}, s0 = {s0}")
+    rc = np.sqrt(s0 * s0 - 4 * q0 * q0)
+    return rc / (2 * np.sinh(np.arcsinh(rc / (2 * q0)) + rc * np.asarray(t, dtype=float)))
 
 
 def pair_decay(Wi: np.ndarray, Wj: np.ndarray, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Integrate the interference-only pair dynamics numerically (the full 2m-dimensional ODE,
-    DOP853, rtol 1e-12) from encodings Wi, Wj (m,); returns p = W_i·W_j and
-    s = ‖W_i‖² + ‖W_j‖² at times t (T,), increasing from 0."""
+    DOP853, rtol 1e-12) from encodings Wi, Wj (m,); returns q = W_i·W_j and
+    s = ‖W_i‖² + ‖W_j‖² (T,) at times t (T,), increasing from 0."""
     m = len(Wi)
 
     def rhs(_t, y):
@@ -119,17 +120,18 @@ def interference_decay_check(m: int, seed: int, t_max: float = 5.0, n_times: int
     """Section 2.1's decay of a positive W_i·W_j under interference, checked two ways on a random
     pair (W ~ N(0, 1/m), W_j's sign chosen so that W_i·W_j > 0), over t ∈ [0, t_max]:
 
-    ``exact_error``: max |p_numeric/p_exact − 1| against :func:`pair_inner_product`;
-    ``rate_error``: max |(−d ln p/dt)/s − 1|, the rate taken by finite differences of the
+    ``exact_error``: max |q_numeric/q_exact − 1| (q = W_i·W_j) against
+    :func:`pair_inner_product`;
+    ``rate_error``: max |(−d ln q/dt)/s − 1|, the rate taken by finite differences of the
     numerical trajectory (the paper: rate ‖W_i‖² + ‖W_j‖²).
     """
     rng = _rng(seed)
     Wi, Wj = rng.standard_normal((2, m)) / np.sqrt(m)
     Wj = Wj * np.sign(Wi @ Wj)
     t = np.linspace(0.0, t_max, n_times)
-    p, s = pair_decay(Wi, Wj, t)
-    rate = -np.gradient(np.log(p), t, edge_order=2)
-    return {"exact_error": float(np.abs(p / pair_inner_product(p[0], s[0], t) - 1).max()),
+    q, s = pair_decay(Wi, Wj, t)
+    rate = -np.gradient(np.log(q), t, edge_order=2)
+    return {"exact_error": float(np.abs(q / pair_inner_product(q[0], s[0], t) - 1).max()),
             "rate_error": float(np.abs(rate / s - 1).max())}
 
 

@@ -128,16 +128,22 @@ def _fig3_training(pr: PersianRug) -> tuple[Schedule, float]:
             f3.lr if f3.lr is not None else pr.train.lr_for(f3.n_s))
 
 
+def step_flops(n_s: int, insts: list[Instance], sched: Schedule) -> float:
+    """The useful work of one training step of ``insts`` (FLOPs): tms.engine.grid.grid_flops
+    of a single step."""
+    return grid_flops(n_s, insts, dataclasses.replace(sched, max_steps=1))
+
+
 def measured_piece(n_s: int, insts: list[Instance], sched: Schedule, chunk: list[int],
                    device: str) -> tuple[list[Instance], float]:
     """The models of the stack ``chunk`` of ``insts`` that :func:`measured_rate` times, in stack
-    order, and their useful work a step (FLOPs, 10·batch·n_s·n_d each): on a CPU its first
+    order, and their useful work a step (:func:`step_flops`): on a CPU its first
     models up to :data:`MEASURE_FLOPS` (at least one), on any other device the whole stack."""
     order = [chunk[k] for k in stack_order([insts[k] for k in chunk])]
     limit = MEASURE_FLOPS if torch.device(device).type == "cpu" else math.inf
     piece, flops = [], 0.0
     for k in order:
-        step = 10.0 * sched.batch_size * n_s * insts[k].n_d
+        step = step_flops(n_s, [insts[k]], sched)
         if piece and flops + step > limit:
             break
         piece.append(insts[k])
@@ -191,17 +197,16 @@ def grid_cost(pr: PersianRug, n_s: int, copies: int = 1, device: str | None = No
 
     def minutes(steps: int) -> float:
         return len(models) * sum(
-            launch * len({insts[k].n_d for k in c}) * steps
-            + grid_flops(n_s, [insts[k] for k in c], Schedule(sched.batch_size, 0, 1, 1, steps))
-            / rate for c in chunks) / 60
+            (launch * len({insts[k].n_d for k in c})
+             + step_flops(n_s, [insts[k] for k in c], sched) / rate) * steps
+            for c in chunks) / 60
 
     scratch = (training.ckpt_bytes(n_s, insts, chunks, kept, sched)
                if pr.train.checkpoint_every else 0)
     return {
         "stage": stage, "n_s": n_s, "models": len(points) * len(models),
         "sum_n_d": sum(pt.n_d for pt in points) * len(models),
-        "tflop_per_step": grid_flops(n_s, insts, Schedule(sched.batch_size, 0, 1, 1, 1))
-        * len(models) / 1e12,
+        "tflop_per_step": step_flops(n_s, insts, sched) * len(models) / 1e12,
         "chunks": len(chunks) * len(models), "gflop_s": rate / 1e9,
         "minutes_median": minutes(median_stop(sched, n_s, lr)),
         "minutes_cap": minutes(sched.max_steps),
@@ -241,19 +246,22 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
     seed = pr.train.seed
     stack = [Instance(p, widest, seed + k, lr, seed) for k, p in enumerate(ps)]
     bucketed = gpu_path(device or "cuda", pr.compute.precision)
+
+    def of_width(n_d: int) -> list[Instance]:
+        return [dataclasses.replace(i, n_d=n_d) for i in stack]
+
     rate = (_nearest(RATES[pr.compute.precision], n_s) if device is None else measured_rate(
-        n_s, [dataclasses.replace(i, n_d=typical) for i in stack], long, list(range(len(ps))),
-        device, pr.compute.precision))
+        n_s, of_width(typical), long, list(range(len(ps))), device, pr.compute.precision))
     launch = LAUNCH_PER_WIDTH if device is None else 0.0
 
     def minutes(steps: float, n_d: int, n_widths: int) -> float:
-        step = launch * n_widths + 10.0 * sched.batch_size * n_s * n_d * len(ps) / rate
+        step = launch * n_widths + step_flops(n_s, of_width(n_d), sched) / rate
         return long_steps(steps, factor, min_steps) * step / 60
 
     n_widths = min(len(ps), len(set(widths)))          # a width per model, at most the grid's
     return {
         "stage": stage, "n_s": n_s, "models": len(ps), "sum_n_d": typical * len(ps),
-        "tflop_per_step": 10.0 * sched.batch_size * n_s * typical * len(ps) / 1e12,
+        "tflop_per_step": step_flops(n_s, of_width(typical), sched) / 1e12,
         "chunks": 1, "gflop_s": rate / 1e9,
         "minutes_median": minutes(median_stop(sched, n_s, lr), typical, n_widths),
         "minutes_cap": minutes(sched.max_steps, widest, 1 if pr.converge.capped else n_widths),
