@@ -86,6 +86,11 @@ def test_every_claim_is_present_and_its_verdict_can_flip(inputs):
     for cid, perturb in PERTURB.items():
         changed = claims.CLAIMS.row(cid, evidence.Outputs(**perturb(inputs)))["verdict"]
         assert changed != base[cid]["verdict"], (cid, changed)
+    # the finding not found says why: the loss's share only as large as the mass
+    lost = claims.CLAIMS.row("sec31.ignore_ge2", evidence.Outputs(**PERTURB["sec31.ignore_ge2"](
+        inputs)))
+    assert lost["verdict"] == "not found" and lost["ours"].endswith(
+        "Not found: the share of the loss is at most 1× the mass, under 2×"), lost["ours"]
 
 
 def test_claims_of_trained_models_that_all_diverged_read_not_computed(inputs):

@@ -172,7 +172,7 @@ def test_export_checks_the_registry_and_the_site_links_the_figures_drawn(tmp_pat
 
 def _paper(name, *verdicts):
     kinds = {"sanity check": "sanity check", "erratum": "erratum", "caveat": "caveat",
-             "finding": "finding"}
+             "finding": "finding", "not found": "finding"}
     return {"paper": name, "title": name, "stage": "rep", "report": f"reports/{name}.html",
             "claims": [{"id": f"fig{i}.claim", "claim": f"claim {i}", "source": f"fig. {i}",
                         "paper": "1", "paper_scale": "n_s 8192", "ours": "2", "scale": "n_s 64",
@@ -188,18 +188,18 @@ def _paper(name, *verdicts):
 
 def test_metrics_count_verdicts_by_basis_and_values_keep_numbers_under_the_claim_ids():
     papers = [_paper("x", "reproduced", "not reproduced", "erratum", "sanity check",
-                     "inconclusive at this scale")]
+                     "inconclusive at this scale", "not found")]
     x = metrics.metrics(papers)["x"]
     emp, maths = x["empirical"], x["mathematics"]
-    assert x["claims_total"] == 5
+    assert x["claims_total"] == 6
     assert (emp["reproduced"], emp["not_reproduced"], emp["inconclusive_fails"],
-            emp["inconclusive_holds"], emp["erratum"]) == (1, 1, 1, 0, 0)
+            emp["inconclusive_holds"], emp["erratum"], emp["not_found"]) == (1, 1, 1, 0, 0, 1)
     assert (maths["erratum"], maths["sanity_check"], maths["reproduced"]) == (1, 1, 0)
     assert "sanity_check" not in emp                             # never an empirical verdict
     assert all(isinstance(v, int) for d in (emp, maths) for v in d.values())  # counts only
     values = metrics.claim_values(papers)["x"]
     assert list(values) == ["fig0.claim", "fig1.claim", "fig2.claim", "fig3.claim",
-                            "fig4.claim"]
+                            "fig4.claim", "fig5.claim"]
     assert values["fig0.claim"] == {"verdict": "reproduced", "value": 2.0}
     assert values["fig1.claim"] == {"verdict": "not reproduced"}
     assert values["fig4.claim"]["verdict"] == claim_rows.label(papers[0]["claims"][4])
@@ -246,6 +246,8 @@ def test_page_shows_rows_errata_and_rejects_unknown_stages():
               _paper("other", "finding")]
     html = site.render(papers, "key: 1 < 2", "abc123", MERMAID, stages)
     assert html.count('<td class="v-') == 4
+    assert all(f"td.v-{v.replace(' ', '-')} " in html or f"td.v-{v.replace(' ', '-')}," in html
+               for v in claim_rows.VERDICTS)                    # every verdict has its colour
     # the checks of the mathematics apart, and counted apart from the empirical claims
     maths = html[html.index('id="mathematics-table"'):].split("</table>")[0]
     assert maths.count('<td class="v-') == 2 and 'data-verdict="sanity check"' in maths

@@ -72,6 +72,8 @@ def verdict(kind: str, ok: bool, inconclusive: str | None = None) -> str:
     'inconclusive at this scale' whatever ``ok`` is. Raises ValueError on an unknown kind, or
     on ``inconclusive`` given for another kind (only a paper's statement has a paper scale to
     fall short of; a finding of ours that fails at the scale run is not found)."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown claim kind {kind!r}; known: {KINDS}")
     if inconclusive and kind != "reproduction":
         raise ValueError(f"a claim of kind {kind!r} cannot be inconclusive ({inconclusive!r}); "
                          "only a reproduction can")
@@ -81,9 +83,7 @@ def verdict(kind: str, ok: bool, inconclusive: str | None = None) -> str:
         return SANITY if ok else NOT_REPRODUCED
     if kind in ("erratum", "caveat"):
         return kind if ok else REPRODUCED
-    if kind == "finding":
-        return "finding" if ok else NOT_FOUND
-    raise ValueError(f"unknown claim kind {kind!r}; known: {KINDS}")
+    return "finding" if ok else NOT_FOUND
 
 
 def _finite(x) -> float | None:

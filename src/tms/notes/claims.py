@@ -292,10 +292,14 @@ def _ignore_ge2(claim: Claim, out: Outputs) -> dict:
     g = relu.groupby("S").agg(share=("share_ge2", "mean"), mass=("mass_ge2", "first"))
     sparse_end = g.iloc[-1]
     ratio = (g.share / g.mass)[g.mass < 0.5]
+    found = len(ratio) > 0 and ratio.max() >= 2
+    why = ("no S with the mass < 50%" if not len(ratio) else
+           f"the share of the loss is at most {ratio.max():.2g}× the mass, under 2×")
     return claim.row(
-        len(ratio) > 0 and ratio.max() >= 2,
+        found,
         f"trained ReLU-output models carry {ratio.min():.0f}–{ratio.max():.0f}× their mass "
         f"in loss where the mass is < 50%; at S = {g.index[-1]:g} mass {sparse_end.mass:.2%} "
-        f"but {sparse_end.share:.1%} of the loss. Not negligible until the share itself is",
+        f"but {sparse_end.share:.1%} of the loss. "
+        + ("Not negligible until the share itself is" if found else f"Not found: {why}"),
         "share of the loss ≥ 2 × the mass somewhere: the mass understates them",
         f"D {relu.D.iloc[0]}, d {relu.d.iloc[0]}, S {span(relu.S)}", value=ratio.max())

@@ -361,7 +361,7 @@ def _antipodal(claim: Claim, o: Outputs) -> dict:
 
 
 def _antipodal_fails(there: float, rest: float, random: float, held: list[int]) -> list[str]:
-    """Why finding.antipodal fails, in words: the median share where trained beats the theory
+    """Why finding.antipodal is not found, in words: the median share where trained beats the theory
     (``there``) under 0.25 (``held``: the n_s where it reaches 0.25 alone); else not over twice
     that of the cells at the theory (``rest``) or of untrained weights (``random``)."""
     if not np.isfinite([there, rest, random]).all():
