@@ -26,7 +26,7 @@ import pandas as pd
 
 from tms.engine.grid import Schedule
 from tms.persian_rug import training
-from tms.persian_rug.forecast import measured_rate
+from tms.persian_rug.forecast import measured_rate, step_flops
 from tms.pipeline import params
 
 #: The moments of the run (quantiles of its distinct stopping steps) whose live stacks are timed.
@@ -70,7 +70,7 @@ def replay(snapshot: Path, n_s: int) -> dict:
     moments = np.array(list(rates))
     at_live = whole = 0.0
     for a, b in zip(edges[:-1], edges[1:]):
-        work = 10.0 * sched.batch_size * n_s * sum(insts[k].n_d for k in live(a)) * (b - a)
+        work = step_flops(n_s, [insts[k] for k in live(a)], sched) * (b - a)
         at_live += work / rates[int(moments[np.argmin(np.abs(moments - a))])]
         whole += work / rates[int(moments[0])]
     return {"n_s": n_s, "replayed_live": at_live, "replayed_whole": whole,

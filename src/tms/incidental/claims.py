@@ -125,7 +125,7 @@ def _interference_init(claim: Claim, o: Outputs) -> dict:
 
 
 @CLAIMS.claim("sec21.decay_solution", "interference alone: q = W_i·W_j follows q = √C / (2 sinh("
-              "asinh(√C/2q₀) + √C t)), C = s² − 4q², s = ‖W_i‖² + ‖W_j‖² (our solution)",
+              "asinh(√C/(2q₀)) + √C t)), C = s² − 4q², s = ‖W_i‖² + ‖W_j‖² (our solution)",
               "sec. 2.1", "−Θ(W_i·W_j) decay",
               "—", None, _CHECK, "sanity check")
 def _decay_solution(claim: Claim, o: Outputs) -> dict:
