@@ -45,6 +45,10 @@ def test_an_inconclusive_row_says_which_way_its_evidence_points():
     assert claim_rows.tally([holds, fails, fails, decided], "empirical") == [
         ("inconclusive (fails at this scale)", 2), ("not reproduced", 1),
         ("inconclusive (holds at this scale)", 1)]
+    found = claim_rows.Claim("a.found", "c", "s", "v", "—", None, (), "finding")
+    lost = found.row(False, "x", "t", "s")                      # ties in the order of VERDICTS
+    assert claim_rows.tally([lost, holds], "empirical") == [
+        ("inconclusive (holds at this scale)", 1), ("not found", 1)]
     assert claim_rows.tally([holds], "mathematics") == []
     with pytest.raises(ValueError, match="unknown basis"):
         claim_rows.tally([holds], "theory")

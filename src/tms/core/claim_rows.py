@@ -336,5 +336,5 @@ def tally(rows: Iterable[Mapping], basis: str) -> list[tuple[str, int]]:
     for r in rows:
         if r["basis"] == basis:
             counts[label(r)] = counts.get(label(r), 0) + 1
-    return sorted(counts.items(), key=lambda kv: (-kv[1], order.get(kv[0].split(" (")[0], 99),
-                                                  kv[0]))
+    return sorted(counts.items(), key=lambda kv: (
+        -kv[1], order[INCONCLUSIVE if kv[0].startswith("inconclusive (") else kv[0]], kv[0]))
