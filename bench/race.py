@@ -27,7 +27,7 @@ import pandas as pd
 
 from tms.core import divergence
 from tms.core.device import resolve_device
-from tms.incidental import claims, params, training
+from tms.incidental import claims, params, race, training
 from tms.incidental.evidence import Outputs
 
 CLAIM = "fig3.largest_wins"
@@ -102,9 +102,9 @@ def judged(o: Outputs, more: pd.DataFrame) -> dict:
 
 
 def wins(table: pd.DataFrame) -> pd.DataFrame:
-    """Features won by ranks 1–8 at init per m, and the models."""
-    ranks = [c for c in table if c.startswith("won_rank")]
-    return table.groupby("m")[ranks].sum().assign(models=table.groupby("m").size())
+    """Features won by ranks 1–8 at init per m (tms.incidental.race.wins_by_m), and the
+    models."""
+    return race.wins_by_m(table).assign(models=table.groupby("m").size())
 
 
 def main() -> None:

@@ -41,7 +41,9 @@ def test_each_undecided_m_says_its_own_models_per_m_with_the_rows_bonferroni():
     ranks = [f"won_rank{r}" for r in range(1, 9)]
     col = pd.DataFrame({"m": [32, 32, 64, 64],
                         **{rank: [w[r] for w in per_model] for r, rank in enumerate(ranks)}})
-    wins, models = col.groupby("m")[ranks].sum(), col.groupby("m").size()
+    wins, models = race.wins_by_m(col), col.groupby("m").size()
+    assert wins.loc[32].tolist() == [6, 6, 0, 0, 0, 0, 0, 0] and wins.loc[64, "won_rank2"] == 8
+    assert race.wins_by_m(col[["m"]]).shape == (2, 0)      # a table from before the ranks
     assert race.models_to_decide(wins, models, [32, 64]) == (
         "; with each rank's share of the wins as measured, over 128, 4 models per m would "
         "decide them (2 here)")

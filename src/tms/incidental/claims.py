@@ -16,7 +16,7 @@ import scipy.stats
 from tms.core.claim_rows import Claim, Claims, max_z
 from tms.incidental import stats, theory
 from tms.incidental.evidence import SWEPT, Outputs, rise_width
-from tms.incidental.race import RACE_LEVEL, lead_words, models_to_decide
+from tms.incidental.race import RACE_LEVEL, lead_words, models_to_decide, wins_by_m
 
 _ODE = "m 1e5, λ 1e-5, Euler dt 0.5"
 _FIG3 = "n 256, m 256–4096, 16 models per m, AdamW lr 1e-3, 7500 steps"
@@ -229,13 +229,12 @@ def _m_exponent(claim: Claim, o: Outputs) -> dict:
 def _largest_wins(claim: Claim, o: Outputs) -> dict:
     if unfit := _unfit(claim, o):
         return unfit
-    col, n = o.collisions, o.ip.collisions.n            # tms.incidental.stats.winner_ranks
-    ranks = [c for c in col if c.startswith("won_rank")]
-    if not ranks:
+    col, n = o.collisions, o.ip.collisions.n
+    wins = wins_by_m(col)                               # (m, R): features won by each rank
+    if not wins.shape[1]:
         return claim.not_computed("this fig. 3 table predates the winners' ranks (columns "
                                   "won_rank1…): rerun ip_collisions", o.scales["fig3"])
     won = (col.represented * col.n).groupby(col.m).sum().round().astype(int)
-    wins = col.groupby("m")[ranks].sum()                # (m, R): features won by each rank
     race = {m: stats.plurality(w.to_numpy(), RACE_LEVEL, len(wins)) for m, w in wins.iterrows()}
     said = {m: r["verdict"] for m, r in race.items()}
     why = [f"n {n} < the paper's {PAPER_N}"] if n < PAPER_N else []
@@ -254,11 +253,11 @@ def _largest_wins(claim: Claim, o: Outputs) -> dict:
     first = race[m0 := max(race, key=lambda m: race[m]["p_lead"])]   # rank 1's weakest lead
     return claim.row(
         ok, f"rank 1 at init won {top} of the {total} represented features ({top / total:.1%});"
-        f" per m, rank 1 against the most-winning of ranks 2–{len(ranks)} (chance 1/m each): "
+        f" per m, rank 1 against the most-winning of ranks 2–{wins.shape[1]} (chance 1/m each): "
         + "; ".join(f"m {m}: {r['top']} against {r['best']} (rank {r['rank']}) of {won[m]}, "
                     f"{lead_words(r)}" for m, r in race.items()) + traced,
         f"'most likely' is a plurality at every m: rank 1 wins more features than each of ranks "
-        f"2–{len(ranks)} (one-sided binomial test against the most-winning of them, at "
+        f"2–{wins.shape[1]} (one-sided binomial test against the most-winning of them, at "
         f"{RACE_LEVEL:.0%}); one of them ahead at that level at any m, Bonferroni over ranks "
         f"and m, fails it; at m {m0}, its weakest lead, " + (
             f"rank 1 needs {first['needed']} of the {first['top'] + first['best']} that it and "

@@ -22,6 +22,14 @@ RACE_LEVEL = 0.05
 RACE_MOST_TIMES = 64
 
 
+def wins_by_m(collisions: pd.DataFrame) -> pd.DataFrame:
+    """(m, R): the features won by ranks 1..R at init at each m, summed over the models of
+    ``collisions`` (ip_collisions' table, its columns ``won_rank1`` … ``won_rankR``:
+    tms.incidental.stats.winner_ranks); no columns where the table predates them."""
+    ranks = [c for c in collisions if c.startswith("won_rank")]
+    return collisions.groupby("m")[ranks].sum()
+
+
 def lead_words(race: dict) -> str:
     """Who leads footnote 6's race at one m (tms.incidental.stats.plurality), in words."""
     return {"holds": f"rank 1 ahead (p {race['p_lead']:.2g})",
