@@ -2,6 +2,7 @@
 of the pipeline to run ``dvc repro`` in."""
 
 import hashlib
+import math
 import os
 import shutil
 import subprocess
@@ -95,6 +96,42 @@ def file_hashes() -> Callable[..., dict[str, str]]:
     """``file_hashes(repo, *dirs)``: {path: sha256} of every file under ``dirs`` of ``repo``
     (default: the data and the figures)."""
     return _hashes
+
+
+#: How far a number computed from the same data may move on another CPU family: numpy and MKL pick
+#: their vector kernels by CPU (AVX2, AVX-512) and sum in another order, and an iterative fit
+#: carries that to its own tolerance. Measured 2026-11-28 by judging the three committed
+#: snapshots (made on AMD EPYC with AVX-512) again on an AMD EPYC with AVX2: at most 2.2e-10
+#: relative (fig3.m_exponent, a Poisson fit), 4e-14 for the closed forms. 1e-6 leaves room for
+#: other families and fails on any change a printed digit (4 significant) could show.
+CROSS_CPU_REL = 1e-6
+
+
+def _cross_cpu_differences(got, want, at: str = "") -> list[str]:
+    """Where the JSON values ``got`` and ``want`` differ by more than another CPU family can make
+    them: a number by more than :data:`CROSS_CPU_REL` (relative), anything else at all."""
+    if isinstance(got, dict) and isinstance(want, dict):
+        if got.keys() != want.keys():
+            return [f"{at}: keys {sorted(got)} != {sorted(want)}"]
+        return [d for k in got for d in _cross_cpu_differences(got[k], want[k], f"{at}.{k}")]
+    if isinstance(got, list) and isinstance(want, list):
+        if len(got) != len(want):
+            return [f"{at}: {len(got)} items != {len(want)}"]
+        return [d for k, (g, w) in enumerate(zip(got, want))
+                for d in _cross_cpu_differences(g, w, f"{at}[{k}]")]
+    numbers = all(isinstance(v, float | int) and not isinstance(v, bool) for v in (got, want))
+    if numbers and math.isclose(got, want, rel_tol=CROSS_CPU_REL, abs_tol=0):
+        return []
+    return [] if got == want or (numbers and math.isnan(got) and math.isnan(want)) else [
+        f"{at}: {got!r} != {want!r}"]
+
+
+@pytest.fixture(scope="session")
+def cross_cpu_differences() -> Callable[..., list[str]]:
+    """``cross_cpu_differences(got, want)``: where two JSON values differ by more than another
+    CPU family can make them differ (numbers within :data:`CROSS_CPU_REL` relative, everything
+    else exactly); [] when they agree."""
+    return _cross_cpu_differences
 
 
 @pytest.fixture(scope="session")
