@@ -35,7 +35,7 @@ def _repo(tmp_path, where):
 
 
 def test_a_run_says_its_counts_and_that_its_verdicts_are_the_snapshots(tmp_path):
-    _repo(tmp_path, f"x86_64 Linux, {host.cpu_model()}, 2 CPU cores")
+    _repo(tmp_path, f"x86_64 Linux, {host.cpu_family()}, 2 CPU cores")
     _claims(tmp_path / "reports/claims", {"a.one": ("reproduced", "empirical"),
                                           "a.two": ("inconclusive at this scale", "empirical"),
                                           "a.three": ("sanity check", "mathematics")})
@@ -43,29 +43,43 @@ def test_a_run_says_its_counts_and_that_its_verdicts_are_the_snapshots(tmp_path)
     assert said[0] == ("empirical claims: 1 reproduced, 1 inconclusive (fails at this scale)")
     assert said[1] == "checks of the papers' mathematics: 1 sanity check"
     assert said[2] == "same verdicts as the snapshot results/default (revision bbbbbbbbbbbb)"
-    (tmp_path / "dvc.lock").write_text("b\n")          # same CPU: no explanation offered
-    assert len(outcome.lines("default", tmp_path)) == 3
-    assert outcome.lines("gpu", tmp_path)[-1] == (
-        "no committed snapshot of the gpu profile to compare with")
+    (tmp_path / "dvc.lock").write_text("b\n")          # same CPU family: the params or code
+    said = outcome.lines("default", tmp_path)
+    assert said[3] == (f"git status: dvc.lock changed with this run's params or code "
+                       f"({host.cpu_family()} made the snapshot too; every verdict is the same): "
+                       "commit them with the change")
+    assert outcome.lines("gpu", tmp_path)[-2:] == [
+        "no committed snapshot of the gpu profile to compare with",
+        "git status: dvc.lock changed with this run (its params, its code or this CPU family; no "
+        "committed snapshot of the profile names the machine): commit them, or `git checkout "
+        "dvc.lock` to keep the committed ones"]
 
 
 def test_a_changed_verdict_is_named_and_another_cpu_explains_a_new_lock(tmp_path):
-    snap = _repo(tmp_path, "x86_64 Linux, Some Other CPU (torch CPU kernels: AVX2), 2 CPU cores")
+    # the model name alone does not tell the family: an AMD EPYC with AVX-512 and one without
+    other = "x86_64 Linux, {} (torch CPU kernels: {}), 2 CPU cores".format(
+        host.cpu_model(), "AVX2" if "AVX512" in host.cpu_family() else "AVX512")
+    snap = _repo(tmp_path, other)
     (tmp_path / "dvc.lock").write_text("b\n")
     _claims(tmp_path / "reports/claims", {"a.one": ("reproduced", "empirical"),
                                           "a.two": ("inconclusive at this scale", "empirical"),
                                           "a.three": ("sanity check", "mathematics")})
     said = outcome.lines("default", tmp_path)
-    assert said[-1].startswith("dvc.lock differs from the committed one because this CPU")
-    assert "Some Other CPU" in said[-1]
+    assert said[-1] == (
+        f"git status: the changes to dvc.lock come from this CPU, {host.cpu_family()}, not the "
+        f"family that made the commit's ({other}): it rounds the last digits differently; every "
+        "verdict is the same. Commit them to keep this machine's results, or `git checkout "
+        "dvc.lock` to keep the committed ones (`make verify` then names every output that "
+        "differs)")
     (tmp_path / "reports/claims/p.json").unlink()
     (tmp_path / "reports/claims").rmdir()
     _claims(tmp_path / "reports/claims", {"a.one": ("not reproduced", "empirical"),
                                           "a.two": ("inconclusive at this scale", "empirical"),
                                           "a.three": ("sanity check", "mathematics")})
     said = outcome.lines("default", tmp_path)
-    assert said[2:] == ["1 verdicts differ from the snapshot results/default (revision "
-                        "bbbbbbbbbbbb):", "  p a.one: reproduced → not reproduced"]
+    assert said[2:4] == ["1 verdicts differ from the snapshot results/default (revision "
+                         "bbbbbbbbbbbb):", "  p a.one: reproduced → not reproduced"]
+    assert "; 1 verdicts differ (above). Commit them" in said[4] and len(said) == 5
     # a claim the snapshot lacks, or that the run lacks, is named too
     (tmp_path / "reports/claims/p.json").unlink()
     (tmp_path / "reports/claims").rmdir()
