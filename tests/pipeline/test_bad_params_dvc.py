@@ -1,12 +1,15 @@
-"""A bad value in params.yaml, met under DVC, costs nothing that was there: the stage refuses it
-naming the dotted key and the value (exit status 2, no traceback), DVC records nothing (dvc.lock
-and its cache stay as they were), and once the value is put back `dvc checkout` restores the
-previous output's bytes. Through `make repro` (tms.pipeline.repro) the whole file is validated
-before DVC starts, so no stage runs at all and the output is not even removed.
+"""A bad value in params.yaml, met under DVC, costs nothing that was there. Through `make repro`
+(tms.pipeline.repro) the whole file is validated before DVC starts, so no stage runs; under a
+plain `dvc repro` the validate stage (stages/validate.py), which every stage runs after, refuses
+it naming the dotted key and the value (exit status 2, no traceback) before DVC removes any
+output; a stage run alone refuses it too, DVC records nothing (dvc.lock and its cache stay as they
+were), and once the value is put back `dvc checkout` restores the previous output's bytes.
 
 tests/pipeline/test_bad_params.py runs the stage scripts directly; this runs them as DVC does."""
 
+import copy
 import hashlib
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -60,22 +63,28 @@ def test_a_bad_value_under_dvc_is_refused_and_changes_nothing_dvc_keeps(
     assert _sha(out) == before["out"]                   # the output is untouched
     assert lock.read_text() == before["lock"] and _files(cache) == before["cache"]
 
-    # plain `dvc repro`: DVC starts the stage, which refuses the value before any work
-    run = _run(tmp_path, env, *DVC, "repro", STAGE)
+
+def test_a_misspelt_key_under_a_plain_dvc_repro_is_named_and_removes_nothing(smoke_repo,
+                                                                             tmp_path):
+    built, env = smoke_repo
+    repo = tmp_path / "repo"
+    shutil.copytree(built, repo, symlinks=True)
+    lock, good = (repo / "dvc.lock").read_text(), yaml.safe_load((repo / "params.yaml").read_text())
+    bad = copy.deepcopy(good)
+    bad["persian_rug"]["theory"]["ratoi"] = bad["persian_rug"]["theory"].pop("ratio")
+    (repo / "params.yaml").write_text(yaml.safe_dump(bad, sort_keys=False))
+    run = _run(repo, env, *DVC, "repro")
     said = run.stdout + run.stderr
     assert run.returncode != 0, said
-    assert SHOWN in said, said
-    assert f"{STAGE}: failed (exit status 2)" in said, said     # the stage's own refusal
-    assert "Traceback" not in said
-    assert SHOWN in log.read_text()[len(logged):]
-    assert lock.read_text() == before["lock"]           # nothing recorded as complete
-    assert _files(cache) == before["cache"]             # nothing new in DVC's cache
-
-    # the good value back: DVC restores the previous output from its cache
-    (tmp_path / "params.yaml").write_text(yaml.safe_dump(good, sort_keys=False))
-    run = _run(tmp_path, env, *DVC, "checkout", STAGE)
+    assert "persian_rug.theory.ratoi: unknown key" in said and "did you mean 'ratio'?" in said
+    assert "validate: failed (exit status 2)" in said and "Traceback" not in said
+    assert (repo / "dvc.lock").read_text() == lock
+    verify = _run(repo, env, sys.executable, "-m", "tms.pipeline.verify")  # every output there
+    assert verify.returncode == 0, verify.stdout + verify.stderr
+    # a valid edit reruns the validate stage, whose output stays the same bytes: the stages
+    # whose params the edit does not touch stay up to date
+    good["persian_rug"]["fig1"]["seed"] += 1
+    (repo / "params.yaml").write_text(yaml.safe_dump(good, sort_keys=False))
+    run = _run(repo, env, *DVC, "repro", STAGE)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert _sha(out) == before["out"]
-    run = _run(tmp_path, env, *DVC, "status", STAGE)
-    assert run.returncode == 0 and "up to date" in run.stdout, run.stdout + run.stderr
-    assert lock.read_text() == before["lock"] and _files(cache) == before["cache"]
+    assert "Running stage 'validate'" in run.stdout and f"'{STAGE}' didn't change" in run.stdout
