@@ -113,6 +113,12 @@ def validate(model: type[M], raw: object, source: str = "params", key: str | Non
         raise ParamsError(_format(err, source, model, [] if key is None else [key])) from None
 
 
+def _named(said: object, source: str) -> str:
+    """A YAML error or place as text, naming ``source`` where the parser says "<unicode string>"
+    (it was given the text, not the file)."""
+    return str(said).replace('"<unicode string>"', f'"{source}"')
+
+
 def _refuse_what_yaml_cannot_hold_safely(text: str, source: str) -> None:
     """Raise ParamsError, with the line, for an alias (``*name``: nothing needs one, and nested
     ones can expand to billions of nodes) or a mapping key that is not a plain scalar."""
@@ -123,7 +129,7 @@ def _refuse_what_yaml_cannot_hold_safely(text: str, source: str) -> None:
             open_[-1][1] = not open_[-1][1]
 
     for event in _YAML().parse(text):
-        where = f"\n{event.start_mark}"
+        where = f"\n{_named(event.start_mark, source)}"
         if isinstance(event, events.AliasEvent):
             raise ParamsError(f"{source}: not a valid params file: aliases (*name) are not "
                               f"allowed in a params file; write the value out{where}")
@@ -150,7 +156,8 @@ def parse_yaml(text: str, source: str) -> object:
     """The content of params YAML ``text``, read as DVC reads it (:func:`_YAML`), so that the
     values validated are those DVC records in dvc.lock. Raises ParamsError naming ``source`` and
     the line for invalid YAML, an alias, a key that is not a plain scalar or a key given twice
-    in one mapping (YAML would keep the last silently)."""
+    in one mapping (YAML would keep the last silently). The parser's own place names ``source``
+    too, not the "<unicode string>" it was given."""
     try:
         _refuse_what_yaml_cannot_hold_safely(text, source)
         return _YAML().load(text)
@@ -158,9 +165,9 @@ def parse_yaml(text: str, source: str) -> object:
         key = re.search(r'found duplicate key "(.*?)"', str(err))
         raise ParamsError(f"{source}: not a valid params file: key "
                           f"{key.group(1) if key else '?'!r} is given twice in this mapping; "
-                          f"give it once\n{err.problem_mark}") from None
+                          f"give it once\n{_named(err.problem_mark, source)}") from None
     except YAMLError as err:
-        raise ParamsError(f"{source}: not a valid params file: {err}") from None
+        raise ParamsError(f"{source}: not a valid params file: {_named(err, source)}") from None
 
 
 #: The largest params file read (bytes): the default is 10 kB, a profile of every key a few
