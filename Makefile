@@ -7,6 +7,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
+TEST_STAMP := $(VENV)/.installed-test
 TORCH_SPEC := $(VENV)/.torch
 TORCH  ?= $(or $(shell cat $(TORCH_SPEC) 2>/dev/null),torch==2.13.0)
 # npm's record of what `npm ci` installed, and the page template of DVC plots (below)
@@ -15,7 +16,7 @@ PLOTS_PAGE := reports/templates/plots/page.html
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: FORCE help env repro test bench profile forecast deps browser site-check verify plots-page publish snapshot rejudge exps
+.PHONY: FORCE help env ray repro test bench profile forecast deps browser site-check verify plots-page publish snapshot rejudge exps clean gc
 
 help:  ## this list
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -35,10 +36,18 @@ $(STAMP): pyproject.toml $(TORCH_SPEC)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(TORCH)
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+# What the tests need besides: pytest, selenium for the browser tests, and Ray for its executor's.
+$(TEST_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	touch $@
 
 env: $(STAMP) $(PLOTS_PAGE)  ## create .venv (torch pinned first, then the package) and the plots page
+
+ray: $(STAMP)  ## Ray, for persian_rug.compute.executor: ray (an optional extra, about 240 MB)
+	$(BIN)/python -m pip install --quiet -e '.[ray]'
 
 # The page template of `dvc plots show` / `dvc plots diff` (.dvc/config plots.html_template):
 # Vega, Vega-Lite and Vega-Embed as pinned by package-lock.json (`npm ci`, a few seconds),
@@ -58,13 +67,13 @@ plots-page: $(PLOTS_PAGE)  ## the offline page template of dvc plots show / diff
 repro: $(STAMP) $(PLOTS_PAGE)  ## validate params.yaml, run the pipeline (TARGETS=… for dvc repro), say where to look
 	$(BIN)/python -m tms.pipeline.repro $(TARGETS)
 
-test: $(STAMP) browser $(PLOTS_PAGE)  ## the test suite (pytest; about 11 minutes on 2 cores)
+test: $(TEST_STAMP) $(PLOTS_PAGE)  ## the test suite (pytest; browser tests skipped without `make browser`)
 	$(BIN)/python -m pytest -q
 
-# Headless Chromium and its driver (Debian packages) for the browser test: installed quietly,
-# without questions, where apt-get is available and they are missing (about a minute).
+# Headless Chromium and its driver (Debian packages) for the browser tests, opt-in: installed
+# quietly, without questions, where apt-get is available and they are missing (about a minute).
 SUDO := $(if $(filter 0,$(shell id -u)),,sudo -n)
-browser:  ## headless Chromium and its driver for the browser test (apt-get, where missing)
+browser:  ## headless Chromium and its driver for the browser tests and site-check (apt-get, where missing)
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
 	  { command -v apt-get >/dev/null && $(SUDO) apt-get update -qq && \
 	    DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends \
@@ -73,7 +82,7 @@ browser:  ## headless Chromium and its driver for the browser test (apt-get, whe
 
 # After `make repro`: the site and every paper report in headless Chromium (fails on a broken
 # image, link or script error) and a screenshot of the index page, reports/index.png.
-site-check: $(STAMP) browser  ## after repro: load the site and reports in headless Chromium
+site-check: $(TEST_STAMP) browser  ## after repro: load the site and reports in headless Chromium
 	$(BIN)/python -m tms.reporting.browser reports/index.html \
 	  $(filter-out reports/index.html,$(wildcard reports/*.html)) --screenshot reports/index.png
 
@@ -119,3 +128,14 @@ deps: $(STAMP)  ## rewrite dvc.yaml's code deps from the stages' imports
 
 forecast: $(STAMP)  ## [PROFILE=…] [H100=1]: every training stage's time and memory, measured here (or on one H100)
 	$(BIN)/python -m tms.pipeline.forecast $(PROFILE) $(if $(H100),--h100)
+
+# The pipeline's outputs out of the working tree (DVC's cache keeps them: `dvc checkout` or
+# `make repro` brings them back in seconds), with the logs, checkpoints and published site.
+clean:  ## remove the pipeline's outputs, logs and checkpoints from the tree (DVC's cache keeps them)
+	rm -rf data reports/*.html reports/*.ipynb reports/figures reports/claims reports/index.png \
+	  .checkpoints logs public public.tar.gz dvc_plots
+
+# DVC's cache pruned to what the current dvc.lock names: frees the disk that other params and
+# profiles' outputs take (they are then rebuilt, not restored, when their params come back).
+gc: $(STAMP)  ## remove from DVC's cache every output the current dvc.lock does not name
+	$(BIN)/python -m dvc gc --workspace --force

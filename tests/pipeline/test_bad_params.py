@@ -2,6 +2,7 @@
 what is allowed, and a real stage given one exits 2 before touching any file."""
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -369,6 +370,22 @@ def test_tf32_without_cuda_is_a_params_error_naming_the_key(monkeypatch, load_pr
         params.SECTION.parse(raw)
 
 
+def test_the_ray_executor_without_ray_is_a_params_error_saying_how_to_get_it(monkeypatch,
+                                                                          load_profile):
+    raw = load_profile("default")
+    raw["persian_rug"]["compute"]["executor"] = "ray"
+    p = params.SECTION.parse(raw)
+    params.SECTION.check_devices(p)                          # the tests' environment has Ray
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "ray" else real(name, *a))
+    with pytest.raises(ParamsError, match=r"persian_rug.compute.executor = 'ray': Ray is not "
+                                          r"installed .*`make ray`"):
+        params.SECTION.check_devices(p)
+    raw["persian_rug"]["compute"]["executor"] = "local"      # the default needs nothing more
+    params.SECTION.check_devices(params.SECTION.parse(raw))
+
+
 def test_the_params_precisions_are_the_engines():
     assert typing.get_args(schema.Precision) == precision.PRECISIONS
 
@@ -460,6 +477,7 @@ def test_a_file_yaml_cannot_hold_safely_is_refused_naming_the_line(tmp_path, tex
         params.SECTION.load(path)
     assert str(err.value).startswith(f"{path}: ") and shown in str(err.value)
     assert "line" in str(err.value)
+    assert "<unicode string>" not in str(err.value)      # the parser's place names the file
 
 
 def test_the_values_validated_are_those_dvc_reads():

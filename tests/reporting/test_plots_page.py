@@ -75,7 +75,7 @@ def plots_repo(tmp_path, root):
 
 def test_dvc_plots_show_draws_every_plot_offline(plots_repo, tmp_path):
     if None in browser.executables():
-        pytest.skip("chromium and chromedriver are not installed (make test installs them)")
+        pytest.skip(browser.MISSING)
     from selenium.common.exceptions import TimeoutException
     from selenium.webdriver.support.ui import WebDriverWait
 

@@ -14,8 +14,7 @@ from tms.reporting import browser
 PAPERS = ("persian_rug", "incidental_polysemanticity", "autoencoding_notes")
 
 pytestmark = [
-    pytest.mark.skipif(None in browser.executables(),
-                       reason="chromium and chromedriver are not installed (make test installs them)"),
+    pytest.mark.skipif(None in browser.executables(), reason=browser.MISSING),
 ]
 
 # Every link of the contents, and whether its target exists; every <math> and its drawn width.

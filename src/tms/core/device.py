@@ -3,6 +3,7 @@ environment names another, resolved on this machine before any work."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 
@@ -42,14 +43,19 @@ def resolve_device(name: str, key: str = "device") -> str:
 def check(key: str, section: BaseModel) -> list[str]:
     """Resolve the ``device`` of the params section ``key`` on this machine
     (:func:`resolve_device`), so that a device that does not exist stops a stage at validation
-    time, and check that its ``compute.precision`` runs there. Returns a line saying which device
-    'auto' chose and why (empty unless the device is 'auto', after ``TMS_DEVICE``), for the caller
-    to print. Raises ParamsError."""
+    time, and check that its ``compute.precision`` and ``compute.executor`` run there (Ray is an
+    optional extra). Returns a line saying which device 'auto' chose and why (empty unless the
+    device is 'auto', after ``TMS_DEVICE``), for the caller to print. Raises ParamsError."""
     name = f"{key}.device"
     chosen = resolve_device(section.device, name)
     if section.compute.precision == "tf32" and not chosen.startswith("cuda"):
         raise ParamsError(f"{key}.compute.precision = 'tf32': needs CUDA, and {name} is "
                           f"{chosen} here; use 'fp32' or 'bf16'")
+    if (getattr(section.compute, "executor", "local") == "ray"
+            and importlib.util.find_spec("ray") is None):
+        raise ParamsError(f"{key}.compute.executor = 'ray': Ray is not installed in this "
+                          "environment; `make ray` installs it (pip install -e '.[ray]'), or "
+                          "use 'local'")
     if os.environ.get("TMS_DEVICE", section.device) == "auto":
         return [f"{name} = 'auto': {chosen} ({_why(chosen)})"]
     return []

@@ -22,6 +22,17 @@ _BROKEN_IMAGES = """return Array.from(document.images)
     .filter(i => !i.complete || i.naturalWidth === 0).map(i => i.currentSrc || i.src);"""
 _LINKS = "return Array.from(document.querySelectorAll('a[href]')).map(a => a.href);"
 _IDS = "return Array.from(document.querySelectorAll('[id], a[name]')).map(e => e.id || e.name);"
+# Table cells whose content runs out of them (over the next column): a formula or a word wider
+# than the cell; content that scrolls inside its own box does not count.
+_OVERFLOWING = """return Array.from(document.querySelectorAll('td, th'))
+    .filter(c => c.offsetParent !== null && c.scrollWidth > c.clientWidth + 1)
+    .map(c => [(c.closest('table').id || 'a table'), c.scrollWidth - c.clientWidth,
+               c.textContent.trim().replace(/\\s+/g, ' ').slice(0, 50)]);"""
+
+
+#: Why a browser test is skipped where Chromium is missing, and how to get it.
+MISSING = ("chromium and chromedriver are not installed: `make browser` installs them (Debian "
+           "packages, about a minute)")
 
 
 def executables() -> tuple[str | None, str | None]:
@@ -71,8 +82,9 @@ def _link_problem(href: str, page: Path, ids: set[str]) -> str | None:
 
 
 def problems(driver, page: str | Path) -> list[str]:
-    """Load ``page`` (a local HTML file) in ``driver`` and return what is broken on it
-    (empty: nothing)."""
+    """Load ``page`` (a local HTML file) in ``driver`` and return what is broken on it (empty:
+    nothing): an image that does not load, a link to a missing file or anchor or off the
+    machine, a script error, a table cell whose content runs out of it."""
     page = Path(page).resolve()
     driver.get(page.as_uri())                  # returns once the page has loaded
     out = [f"broken image: {src}" for src in driver.execute_script(_BROKEN_IMAGES)]
@@ -81,6 +93,8 @@ def problems(driver, page: str | Path) -> list[str]:
             if (p := _link_problem(href, page, ids))]
     out += [f"console {e['level']}: {e['message']}" for e in driver.get_log("browser")
             if e["level"] in ("SEVERE", "ERROR")]
+    out += [f"content {wide} px wider than its cell in {table}: {text!r}"
+            for table, wide, text in driver.execute_script(_OVERFLOWING)]
     return [f"{page.name}: {p}" for p in out]
 
 
