@@ -136,9 +136,13 @@ def test_make_profile_switches_profiles_and_rejects_a_bad_overlay(root, tmp_path
         return subprocess.run([sys.executable, "-m", "tms.pipeline.profiles", name], cwd=repo,
                               capture_output=True, text=True)
     default = profiles.default_params(repo)
+    comments = [line for line in (repo / "params.yaml").read_text().splitlines() if "#" in line]
     assert make_profile("paper").returncode == 0
     paper = yaml.safe_load((repo / "params.yaml").read_text())
     assert paper == profiles.profile(default, repo / "profiles/paper.yaml") != default
+    # the default's comments stay: each comment line, and each value's comment after its value
+    written = (repo / "params.yaml").read_text()
+    assert all(c.partition("#")[2] in written for c in comments), "a comment of the default lost"
     assert profiles.default_params(repo) == default       # the committed one, under a profile
     (repo / "profiles/cpu.yaml").write_text("persian_rug:\n  device: cpu\n")
     assert make_profile("cpu").returncode == 0            # from the default, not from paper
@@ -198,9 +202,10 @@ def test_a_dvc_set_param_edit_changes_one_line_of_params_yaml(root, tmp_path, pr
     from tms.pipeline import profiles
 
     path = tmp_path / "params.yaml"
-    text = ((root / "params.yaml").read_text() if profile is None else profiles.dump(
+    default = (root / "params.yaml").read_text()
+    text = (default if profile is None else profiles.dump(
         profiles.profile(profiles.default_params(root), root / f"profiles/{profile}.yaml"),
-        f"profiles/{profile}.yaml"))
+        f"profiles/{profile}.yaml", default))
     assert profiles.dvc_style(text) == text
     path.write_text(text)
     apply_overrides(str(path), ["persian_rug.fig1.seed=7"])

@@ -12,7 +12,8 @@ whose null means "use the section's own value").
 The default is ``params.yaml`` as it stands, unless it holds a profile that this command wrote
 (its first line says so): then the default is ``params.yaml`` as committed at git HEAD. So
 ``make profile`` switches from one profile to another, and ``git checkout params.yaml`` returns
-to the default.
+to the default. The file written is the default's text with the profile's values put in: the
+default's comments stay.
 """
 
 from __future__ import annotations
@@ -70,19 +71,27 @@ def profile(default: dict, overlay_path: str | Path, _chain: tuple[Path, ...] = 
     return raw
 
 
-def default_params(repo: str | Path = ".") -> dict:
-    """The default profile: ``params.yaml`` of ``repo``, or, where that file holds a profile
-    written by :func:`main`, ``params.yaml`` as committed at git HEAD. Raises ParamsError if
-    the file is not valid YAML, or if git HEAD cannot be read when it is needed."""
+def default_text(repo: str | Path = ".") -> tuple[str, str]:
+    """(text, name) of the default profile: ``params.yaml`` of ``repo``, or, where that file
+    holds a profile written by :func:`main`, ``params.yaml`` as committed at git HEAD. Raises
+    ParamsError if the file cannot hold params (tms.core.params_file.read_yaml), or if git HEAD
+    cannot be read when it is needed."""
     path = Path(repo) / "params.yaml"
     if not path.read_bytes().startswith(GENERATED.encode()):
-        return read_yaml(path)
+        read_yaml(path)
+        return path.read_text(encoding="utf-8"), str(path)
     run = subprocess.run(["git", "show", "HEAD:params.yaml"], cwd=repo, capture_output=True,
                          text=True)
     if run.returncode != 0:
         raise ParamsError(f"{path} holds a profile; the default is read from git HEAD: "
                           f"{run.stderr.strip()}")
-    return parse_yaml(run.stdout, "params.yaml at git HEAD")
+    return run.stdout, "params.yaml at git HEAD"
+
+
+def default_params(repo: str | Path = ".") -> dict:
+    """The default profile's params (:func:`default_text`), parsed. Raises ParamsError if the
+    text is not valid params YAML."""
+    return parse_yaml(*default_text(repo))
 
 
 def profile_name(path: str | Path = "params.yaml") -> str:
@@ -94,14 +103,36 @@ def profile_name(path: str | Path = "params.yaml") -> str:
     return Path(first.split(" with ", 1)[1].split(" over it", 1)[0]).stem
 
 
-def dump(raw: dict, overlay_path: str | Path) -> str:
+def dump(raw: dict, overlay_path: str | Path, default: str | None = None) -> str:
     """``raw`` as the text of a params.yaml made from ``overlay_path``, with a header saying so,
-    in DVC's style (:func:`dvc_style`)."""
+    in DVC's style (:func:`dvc_style`). With ``default``, the default params.yaml's text, that
+    text with ``raw``'s values put in: its comments and its keys' order are kept."""
     header = (f"{GENERATED} from the default params.yaml with {overlay_path} over it:\n"
-              f"# the comments of both explain the values. `git checkout params.yaml` returns to\n"
-              f"# the default.\n")
-    return dvc_style(header + yaml.safe_dump(raw, sort_keys=False, allow_unicode=True,
-                                             width=100))
+              f"# the comments are the default's; the keys {overlay_path} sets have its\n"
+              f"# values (its comments explain them). `git checkout params.yaml` returns to the\n"
+              f"# default.\n")
+    body = (yaml.safe_dump(raw, sort_keys=False, allow_unicode=True, width=100)
+            if default is None else _with_values(default, raw))
+    return dvc_style(header + body)
+
+
+def _with_values(text: str, raw: dict) -> str:
+    """Params YAML ``text`` with every value that ``raw`` (a superset of its keys, as
+    :func:`merge` makes) holds otherwise put in, its comments kept."""
+    from dvc.utils.serialize._yaml import _dump, parse_yaml_for_update
+
+    def put(node, values: dict) -> None:
+        for key, value in values.items():
+            if isinstance(value, dict) and isinstance(node.get(key), dict):
+                put(node[key], value)
+            elif key not in node or node[key] != value:
+                node[key] = copy.deepcopy(value)
+
+    data = parse_yaml_for_update(text, "params.yaml")
+    put(data, raw)
+    out = io.StringIO()
+    _dump(data, out)
+    return out.getvalue()
 
 
 def dvc_style(text: str) -> str:
@@ -142,12 +173,13 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     try:
         path = profile_path(args.name)
-        raw = profile(default_params(), path)
+        text, source = default_text()
+        raw = profile(parse_yaml(text, source), path)
     except ParamsError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
     with atomic_path(args.out) as tmp:
-        tmp.write_text(dump(raw, path))
+        tmp.write_text(dump(raw, path, text))
     print(f"{args.out}: the default with {path} over it")
     return 0
 
