@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from tms.core import claim_rows
-from tms.reporting import browser, dag, errata, metrics, site
+from tms.reporting import browser, dag, errata, metrics, site, tex
 
 MERMAID = """flowchart TD
 \tnode1["a"]
@@ -306,7 +306,7 @@ def test_claims_table_can_be_filtered_and_sorted_and_links_into_the_reports():
 
 def test_browser_check_reports_broken_images_links_and_script_errors(tmp_path):
     if None in browser.executables():
-        pytest.skip("chromium and chromedriver are not installed (make test installs them)")
+        pytest.skip(browser.MISSING)
     (tmp_path / "ok.png").write_bytes(
         bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
                       "1f15c4890000000d49444154789c63f8ffff3f0005fe02fea7d6a4b000"
@@ -324,6 +324,38 @@ def test_browser_check_reports_broken_images_links_and_script_errors(tmp_path):
     for text in ("broken image", "missing.png", "missing file", "gone.html",
                  "missing anchor", "leaves the machine", "undefined_function"):
         assert text in found, found
+
+
+def test_a_long_ours_shows_its_first_sentence_and_the_rest_a_click_away():
+    short = "median 0.87 at n_s 1024; theory $L_\\infty$"
+    assert "<details" not in site.brief(short) and "<math" in site.brief(short)
+    long = ("trained/theory 0.868 at n_s 1024 over 29 converged cells of the authors' grid, "
+            "$a < b$; then " + "more words of detail " * 12 + ". Another sentence.")
+    out = str(site.brief(long))
+    head, rest = out.split('<details class="more"><summary>more</summary>')
+    assert head.startswith("trained/theory 0.868") and head.rstrip().endswith(";")
+    assert "<math" in head and rest.startswith("then more words") and "Another" in rest
+    # never cut inside a formula, nor before 8 words
+    inside = "$x; y$ " + "w " * 50
+    assert "<details" not in site.brief(inside)
+
+
+def test_browser_check_reports_a_formula_that_runs_out_of_its_cell(tmp_path):
+    if None in browser.executables():
+        pytest.skip(browser.MISSING)
+    formula = "E[(W_i·ξ)^4] = \\sum_j W_{ij}^4 μ_4 + 6 \\sum_{j≠j′} W_{ij}^2 W_{ij′}^2 σ^4"
+    cell = tex.html_with_math(f"${formula}$ (the printed energy)")
+    table = ('<table id="errata-table" style="table-layout: fixed; width: 300px">'
+             f'<tr><td style="width: 60px">{cell}</td><td>next column</td></tr></table>')
+    page = tmp_path / "page.html"
+    page.write_text(f"<html><body>{table}</body></html>")
+    with browser.chromium() as driver:
+        found = browser.problems(driver, page)
+        assert len(found) == 1 and "wider than its cell in errata-table" in found[0], found
+        # the site's style: the formula scrolls inside its cell, over nothing
+        page.write_text(f"<html><head><style>{site.TEX_STYLE}</style></head><body>{table}"
+                        "</body></html>")
+        assert browser.problems(driver, page) == []
 
 
 def test_the_index_leads_with_each_papers_central_claims_and_shows_a_figure_once():

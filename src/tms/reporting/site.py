@@ -52,9 +52,40 @@ def _anchor(name: str) -> str:
     return "stage-" + re.sub(r"[^A-Za-z0-9_-]", "-", name.split("@")[0])
 
 
+#: A formula (tms.reporting.tex.html_with_math) wider than its table cell scrolls inside it
+#: (MathML does not wrap), instead of running over the next column.
+TEX_STYLE = ("span.tex { display: inline-block; max-width: 100%; overflow-x: auto; "
+             "vertical-align: middle; }")
+
+#: An "ours" text (or an inconclusive reason) of more words than this shows its first sentence, the rest a click away.
+BRIEF_WORDS = 40
+#: Where a text may be cut for :func:`brief`: the end of a sentence (a capital follows) or of a
+#: clause.
+_BREAK = re.compile(r"(?<=\.) (?=[A-Z])|(?<=;) ")
+
+
+def brief(text: str) -> markupsafe.Markup:
+    """``text`` (an "ours" cell, an inconclusive verdict's reason) as HTML with its maths
+    (tms.reporting.tex.html_with_math): whole when it has at most :data:`BRIEF_WORDS` words, else its first sentence or clause (cut
+    at the first break of :data:`_BREAK` outside a ``$tex$`` span, after at least 8 words),
+    then the rest in a ``<details>`` that opens on "more"."""
+    text = str(text)
+    full = markupsafe.Markup(tex.html_with_math(text))
+    if len(text.split()) <= BRIEF_WORDS:
+        return full
+    for match in _BREAK.finditer(text):
+        head = text[:match.start()]
+        if head.count("$") % 2 == 0 and len(head.split()) >= 8:
+            return markupsafe.Markup(
+                f'{tex.html_with_math(head)} <details class="more"><summary>more</summary>'
+                f'{tex.html_with_math(text[match.end():])}</details>')
+    return full
+
+
 _ENV = jinja2.Environment(autoescape=True, trim_blocks=False)
 #: Claims, values and errata with their ``$tex$`` spans as MathML (tms.reporting.tex).
 _ENV.filters["math"] = lambda text: markupsafe.Markup(tex.html_with_math(str(text)))
+_ENV.filters["brief"] = brief
 _TEMPLATE = _ENV.from_string("""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>tms-repro: reproduction of three papers on toy models of superposition</title>
@@ -64,17 +95,22 @@ table { border-collapse: collapse; font-size: 0.85em; margin-bottom: 1.5em; widt
         table-layout: fixed; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; text-align: left; vertical-align: top;
          overflow-wrap: anywhere; }
-table.answer col.claim { width: 34%; } table.answer col.verdict { width: 16%; }
-table.answer col.ours { width: 30%; } table.answer col.figure { width: 130px; }
+table.answer col.claim { width: 28%; } table.answer col.verdict { width: 18%; }
+table.answer col.ours { width: 26%; } table.answer col.scale { width: 10%; } table.answer col.figure { width: 210px; }
 #claims-table col.narrow, #mathematics-table col.narrow { width: 6%; }
 #claims-table col.wide, #mathematics-table col.wide { width: 16%; }
-#claims-table col.figure, #mathematics-table col.figure { width: 130px; }
+#claims-table col.figure, #mathematics-table col.figure { width: 210px; }
 th { background: #f0f0f0; }
 td.v-reproduced { background: #dff3df; } td.v-not-reproduced { background: #f8d7d7; }
 td.v-erratum { background: #fff1c9; } td.v-caveat, td.v-finding { background: #e5eefa; }
 td.v-not-computed, td.v-sanity-check, td.v-not-found { background: #ececec; }
 td.v-inconclusive-at-this-scale { background: #f3ecdf; }
-img.thumb { width: 100%; max-width: 120px; border: 1px solid #ddd; display: block; }
+img.thumb { width: 100%; max-width: 200px; border: 1px solid #ddd; display: block; }
+details.more { display: inline; } details.more summary { display: inline; color: #06c;
+  cursor: pointer; } details.more[open] summary { display: none; }
+{{ tex_style }}
+#errata-table col.paper { width: 9%; } #errata-table col.where { width: 11%; }
+#errata-table col.formula { width: 25%; }
 #claims-table th { cursor: pointer; user-select: none; }
 #claims-table th[data-sort="asc"]::after { content: " \25B2"; }
 #claims-table th[data-sort="desc"]::after { content: " \25BC"; }
@@ -90,11 +126,11 @@ pre { background: #f7f7f7; padding: 0.8em; overflow-x: auto; font-size: 0.8em; }
 
 <h2 id="answer">The central claims</h2>
 {% for p in papers if p.central %}<h3>{{ p.title }}</h3>
-<table class="answer"><colgroup><col class="claim"><col class="verdict"><col class="ours"><col><col class="figure"></colgroup>
+<table class="answer"><colgroup><col class="claim"><col class="verdict"><col class="ours"><col class="scale"><col class="figure"></colgroup>
 <thead><tr><th>claim (the paper's scale)</th><th>verdict</th><th>ours</th><th>our scale</th><th>figure</th></tr></thead><tbody>
 {% for r in p.central %}<tr id="answer-{{ r.paper_key }}-{{ r.id }}"><td><a href="{{ r.claim_href }}">{{ r.claim|math }}</a> ({{ r.paper_scale }})</td>
-<td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.label }}{% if r.inconclusive %}: {{ r.inconclusive }}{% endif %}</td>
-<td>{{ r.ours|math }}</td><td>{{ r.scale }}</td>
+<td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.label }}{% if r.inconclusive %}: {{ r.inconclusive|brief }}{% endif %}</td>
+<td>{{ r.ours|brief }}</td><td>{{ r.scale }}</td>
 <td>{% if r.figure_href %}<a href="{{ r.claim_href }}"><img class="thumb" src="{{ r.figure_href }}" alt="{{ r.source }}"></a>{% else %}—{% endif %}</td></tr>
 {% endfor %}</tbody></table>
 {% endfor %}
@@ -130,8 +166,8 @@ section of the report and to the data it draws (CSV). Click a column's heading t
 <th>tolerance</th><th>verdict</th><th>figure</th><th>stages</th></tr></thead><tbody>
 {% for r in rows %}<tr id="row-{{ r.paper_key }}-{{ r.id }}" data-paper="{{ r.paper_key }}" data-verdict="{{ r.label }}">
 <td><a href="{{ r.report_href }}">{{ r.paper_key }}</a></td><td><a class="claim-link" href="{{ r.claim_href }}">{{ r.claim|math }}</a></td><td>{{ r.source }}</td>
-<td>{{ r.paper|math }} ({{ r.paper_scale }})</td><td>{{ r.ours|math }}</td><td>{{ r.scale }}</td><td>{{ r.tolerance|math }}</td>
-<td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.label }}{% if r.inconclusive %}: {{ r.inconclusive }}{% endif %}</td>
+<td>{{ r.paper|math }} ({{ r.paper_scale }})</td><td>{{ r.ours|brief }}</td><td>{{ r.scale }}</td><td>{{ r.tolerance|math }}</td>
+<td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.label }}{% if r.inconclusive %}: {{ r.inconclusive|brief }}{% endif %}</td>
 <td>{% if r.figure_href and r.first_of_figure %}<a href="{{ r.claim_href }}"><img class="thumb" src="{{ r.figure_href }}" alt="{{ r.source }}"></a>
 <a class="data-link" href="{{ r.data_href }}">data (CSV)</a>{% elif r.figure_href %}<a href="{{ r.claim_href }}">figure</a>{% else %}—{% endif %}</td>
 <td>{% for s in r.stages %}<a href="#{{ anchor(s) }}">{{ s }}</a>{% if not loop.last %}, {% endif %}{% endfor %}</td>
@@ -148,14 +184,15 @@ check (a theorem or a construction) that fails reads not reproduced.</p>
 <h2 id="errata">Errata</h2>
 <p>Every erratum and paper-versus-code difference named in docs/paper-gaps.md (what the papers
 leave out), with the claims rows that bear on it; then the errata our checks found beyond it.</p>
-<table id="errata-table"><thead><tr><th>paper</th><th>where</th><th>printed or coded</th>
+<table id="errata-table"><colgroup><col class="paper"><col class="where"><col class="formula">
+<col class="formula"><col></colgroup><thead><tr><th>paper</th><th>where</th><th>printed or coded</th>
 <th>what holds</th><th>our evidence</th></tr></thead><tbody>
 {% for e in errata %}<tr><td>{{ e.paper }}</td><td>{{ e.where }}</td><td>{{ e.printed|math }}</td>
-<td>{{ e.correct|math }}</td><td>{% for r in e.rows %}<p>{{ r.source }}, {{ r.verdict }}: {{ r.ours|math }}
+<td>{{ e.correct|math }}</td><td>{% for r in e.rows %}<p>{{ r.source }}, {{ r.verdict }}: {{ r.ours|brief }}
 (<a href="{{ r.claim_href }}">{% if r.figure_href %}figure{% else %}report{% endif %}</a>)</p>{% else %}
 <p>no claims row{% if e.note %}; {{ e.note }}{% else %}: not checked by the pipeline yet{% endif %}</p>{% endfor %}</td></tr>
 {% endfor %}{% for r in other_errata %}<tr><td>{{ r.paper_key }}</td><td>{{ r.source }}</td>
-<td>{{ r.claim|math }}</td><td>{{ r.ours|math }}</td><td>found by our check
+<td>{{ r.claim|math }}</td><td>{{ r.ours|brief }}</td><td>found by our check
 (<a href="{{ r.claim_href }}">{% if r.figure_href %}figure{% else %}report{% endif %}</a>)</td></tr>
 {% endfor %}</tbody></table>
 
@@ -272,4 +309,4 @@ def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
                             anchor=_anchor, verdicts=sorted({r["label"] for r in empirical}),
                             claims=empirical, totals=tally(every, EMPIRICAL),
                             maths=[r for r in every if r["basis"] == MATHEMATICS],
-                            maths_totals=tally(every, MATHEMATICS))
+                            maths_totals=tally(every, MATHEMATICS), tex_style=TEX_STYLE)

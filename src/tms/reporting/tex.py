@@ -38,11 +38,14 @@ def to_mathml(markdown: str) -> str:
 
 def html_with_math(text: str) -> str:
     """Plain ``text`` (a claim, a value, an erratum) as HTML: escaped, but every ``$tex$`` span
-    a ``<math>`` element (:func:`to_mathml`), so that claims and errata show their maths
-    rendered on the site and in the reports' claims tables. Raises as :func:`to_mathml`."""
+    a ``<math>`` element (:func:`to_mathml`) in a ``<span class="tex">`` (which a page can let
+    scroll where a formula is wider than its table cell: MathML does not wrap), so that claims
+    and errata show their maths rendered on the site and in the reports' claims tables. Raises
+    as :func:`to_mathml`."""
     out, last = [], 0
     for match in _MATH.finditer(text):
-        out += [html.escape(text[last:match.start()]), _mathml(match)]
+        out += [html.escape(text[last:match.start()]),
+                f'<span class="tex">{_mathml(match)}</span>']
         last = match.end()
     out.append(html.escape(text[last:]))
     return "".join(out)
