@@ -132,7 +132,7 @@ def _falls(claim: Claim, o: Outputs, col: str) -> dict:
     undecided = None if ok or falls is False or faster is False else (
         f"the 95% interval [{lo:.2f}, {hi:.2f}] of the slope contains "
         + ("0" if falls is None else f"the untrained weights' {random_slope:.2f}")
-        + ": this ladder cannot tell them apart; a longer one (n_s 8192) can")
+        + ": this ladder cannot tell them apart; a ladder to n_s 8192 would decide it")
     if col not in _CHECKED:
         words += ". Not measured past the rule's stop (the convergence check does not keep it)"
     elif (longer := _trained_longer(o, col)) is not None:
@@ -262,14 +262,14 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
         undecided = None                                            # not reproduced
     elif falls is None:
         undecided = (f"the 95% interval [{lo:.2f}, {hi:.2f}] of the slope contains 0: a longer "
-                     "ladder")
+                     "ladder would decide it")
     elif reached is None:
         undecided = (f"the 95% interval [{rlo:.3f}, {rhi:.3f}] of trained/untrained Λ at n_s "
-                     f"{top} contains {bound:g}: a larger n_s")
+                     f"{top} contains {bound:g}: a larger n_s would decide it")
     elif reached is False:
         undecided = (f"trained/untrained Λ {level:.3f} at n_s {top}, above {bound:g} but "
                      + ("falling along the ladder" if nearing else "the ladder cannot tell "
-                        "whether it falls") + ": a larger n_s")
+                        "whether it falls") + ": a larger n_s would decide it")
     elif unjudged or away:
         undecided = "; ".join(filter(None, (
             f"no converged cell at n_s {top} for " + "; ".join(
@@ -283,8 +283,8 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
             f"away from uniformity at n_s "
             f"{top} (the level at the rule's stop is not where training goes); a larger n_s, "
             "trained past the rule, can tell whether it turns" if away else
-            f": it holds on the other p only; those cells converged at n_s {top} (trained "
-            "longer) or a larger n_s can tell")
+            f": it holds on the other p only; those cells trained to convergence at n_s {top}, or "
+            "a larger n_s, would decide it")
     else:
         undecided = None
     return claim.row(
