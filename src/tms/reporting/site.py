@@ -57,7 +57,8 @@ def _anchor(name: str) -> str:
 TEX_STYLE = ("span.tex { display: inline-block; max-width: 100%; overflow-x: auto; "
              "vertical-align: middle; }")
 
-#: An "ours" text (or an inconclusive reason) of more words than this shows its first sentence, the rest a click away.
+#: An "ours", tolerance or inconclusive text of more words than this shows its first sentence,
+#: the rest a click away.
 BRIEF_WORDS = 40
 #: Where a text may be cut for :func:`brief`: the end of a sentence (a capital follows) or of a
 #: clause.
@@ -65,10 +66,11 @@ _BREAK = re.compile(r"(?<=\.) (?=[A-Z])|(?<=;) ")
 
 
 def brief(text: str) -> markupsafe.Markup:
-    """``text`` (an "ours" cell, an inconclusive verdict's reason) as HTML with its maths
-    (tms.reporting.tex.html_with_math): whole when it has at most :data:`BRIEF_WORDS` words, else its first sentence or clause (cut
-    at the first break of :data:`_BREAK` outside a ``$tex$`` span, after at least 8 words),
-    then the rest in a ``<details>`` that opens on "more"."""
+    """``text`` (an "ours" or tolerance cell, an inconclusive reason) as HTML with its maths
+    (tms.reporting.tex.html_with_math): whole when it has at most :data:`BRIEF_WORDS` words,
+    else its first sentence or clause (cut at the first break of :data:`_BREAK` outside a
+    ``$tex$`` span, after at least 8 words), then the rest in a ``<details>`` that opens on
+    "more"."""
     text = str(text)
     full = markupsafe.Markup(tex.html_with_math(text))
     if len(text.split()) <= BRIEF_WORDS:
@@ -86,6 +88,9 @@ _ENV = jinja2.Environment(autoescape=True, trim_blocks=False)
 #: Claims, values and errata with their ``$tex$`` spans as MathML (tms.reporting.tex).
 _ENV.filters["math"] = lambda text: markupsafe.Markup(tex.html_with_math(str(text)))
 _ENV.filters["brief"] = brief
+#: A name such as incidental_polysemanticity, free to wrap after its underscores (not mid-word).
+_ENV.filters["breakable"] = lambda name: markupsafe.Markup(
+    str(markupsafe.escape(name)).replace("_", "_<wbr>"))
 _TEMPLATE = _ENV.from_string("""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <title>tms-repro: reproduction of three papers on toy models of superposition</title>
@@ -94,11 +99,12 @@ body { font-family: sans-serif; margin: 1em auto; max-width: 110em; padding: 0 1
 table { border-collapse: collapse; font-size: 0.85em; margin-bottom: 1.5em; width: 100%;
         table-layout: fixed; }
 th, td { border: 1px solid #ccc; padding: 0.3em 0.5em; text-align: left; vertical-align: top;
-         overflow-wrap: anywhere; }
+         overflow-wrap: break-word; }
 table.answer col.claim { width: 28%; } table.answer col.verdict { width: 18%; }
 table.answer col.ours { width: 26%; } table.answer col.scale { width: 10%; } table.answer col.figure { width: 210px; }
-#claims-table col.narrow, #mathematics-table col.narrow { width: 6%; }
-#claims-table col.wide, #mathematics-table col.wide { width: 16%; }
+col.paper, col.stages { width: 7%; } col.claim-text { width: 12%; } col.source { width: 5%; }
+col.paper-value { width: 10%; } col.ours-text { width: 14%; } col.our-scale { width: 7%; }
+col.tolerance { width: 12%; } col.verdict-text { width: 9%; }
 #claims-table col.figure, #mathematics-table col.figure { width: 210px; }
 th { background: #f0f0f0; }
 td.v-reproduced { background: #dff3df; } td.v-not-reproduced { background: #f8d7d7; }
@@ -159,14 +165,15 @@ section of the report and to the data it draws (CSV). Click a column's heading t
 <label>verdict <select id="filter-verdict"><option value="">all</option>
 {% for v in verdicts %}<option value="{{ v }}">{{ v }}</option>{% endfor %}</select></label>
 <span id="claims-shown"></span></div>
-{% macro claim_rows(rows) %}<colgroup><col class="narrow"><col class="wide"><col class="narrow"><col>
-<col class="wide"><col><col class="wide"><col><col class="figure"><col class="narrow"></colgroup>
+{% macro claim_rows(rows) %}<colgroup><col class="paper"><col class="claim-text"><col class="source">
+<col class="paper-value"><col class="ours-text"><col class="our-scale"><col class="tolerance">
+<col class="verdict-text"><col class="figure"><col class="stages"></colgroup>
 <thead><tr><th>paper</th><th>claim</th><th>source</th>
 <th>paper's value (scale)</th><th>ours (± uncertainty)</th><th>our scale</th>
 <th>tolerance</th><th>verdict</th><th>figure</th><th>stages</th></tr></thead><tbody>
 {% for r in rows %}<tr id="row-{{ r.paper_key }}-{{ r.id }}" data-paper="{{ r.paper_key }}" data-verdict="{{ r.label }}">
-<td><a href="{{ r.report_href }}">{{ r.paper_key }}</a></td><td><a class="claim-link" href="{{ r.claim_href }}">{{ r.claim|math }}</a></td><td>{{ r.source }}</td>
-<td>{{ r.paper|math }} ({{ r.paper_scale }})</td><td>{{ r.ours|brief }}</td><td>{{ r.scale }}</td><td>{{ r.tolerance|math }}</td>
+<td><a href="{{ r.report_href }}">{{ r.paper_key|breakable }}</a></td><td><a class="claim-link" href="{{ r.claim_href }}">{{ r.claim|math }}</a></td><td>{{ r.source }}</td>
+<td>{{ r.paper|math }} ({{ r.paper_scale }})</td><td>{{ r.ours|brief }}</td><td>{{ r.scale }}</td><td>{{ r.tolerance|brief }}</td>
 <td class="v-{{ r.verdict|replace(' ', '-') }}">{{ r.label }}{% if r.inconclusive %}: {{ r.inconclusive|brief }}{% endif %}</td>
 <td>{% if r.figure_href and r.first_of_figure %}<a href="{{ r.claim_href }}"><img class="thumb" src="{{ r.figure_href }}" alt="{{ r.source }}"></a>
 <a class="data-link" href="{{ r.data_href }}">data (CSV)</a>{% elif r.figure_href %}<a href="{{ r.claim_href }}">figure</a>{% else %}—{% endif %}</td>
