@@ -442,6 +442,12 @@ def test_a_cell_its_check_takes_below_the_theory_counts_at_the_lower_value(monke
     beats = _rows(longer)["finding.beats_theory"]
     assert beats["verdict"] == "caveat" and beats["ours"].startswith("2 of"), beats["ours"]
     assert beats["value"] == pytest.approx(0.855)           # the lowest measured: stop's 1.01
+    # long_loss as objects, None where no check reran (as a column with gaps can arrive): the
+    # same rows; a missing rerun never hides the loss at the rule's stop
+    objects = replace(i, converge=c.assign(
+        long_loss=c.long_loss.astype(object).where(c.long_loss.notna(), None)))
+    assert _rows(objects)["fig2.trained_theory"]["value"] == row["value"]
+    assert _rows(objects)["finding.beats_theory"]["value"] == beats["value"]
     # with 4 cells enough to decide, the cells left out alone keep it open, pointing to fails
     monkeypatch.setattr(evidence, "MIN_CELLS", 4)
     held = _rows(longer)["fig2.trained_theory"]

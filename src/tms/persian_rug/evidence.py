@@ -268,14 +268,20 @@ class Outputs:
         if len(reruns):
             relu = relu.merge(reruns.assign(model="relu")[MODEL_KEYS + ["source", "long_loss"]],
                               on=MODEL_KEYS + ["source"], how="left")
-            relu = relu.assign(loss=np.fmin(relu.loss, relu.long_loss))
+            # the lower of the two where both are known, the one known otherwise (long_loss
+            # can arrive as objects from the merge: numpy's fmin on objects gave NaN for a pair
+            # with one missing)
+            relu = relu.assign(long_loss=relu.long_loss.astype(float))
+            relu = relu.assign(loss=relu[["loss", "long_loss"]].min(axis=1))
         lowest = relu.groupby(CELL_KEYS).loss.mean()
         by_cell = self.runs.groupby(CELL_KEYS)
         cells = compare.trained_vs_theory(models)
         index, n_s_p = (pd.MultiIndex.from_frame(cells[k]) for k in (CELL_KEYS, ["n_s", "p"]))
         cells["stopped"] = by_cell.stopped.all().reindex(index, fill_value=False).to_numpy()
         checked = self.reran.groupby(["n_s", "p"]).slowness.max().reindex(n_s_p).to_numpy()
-        cells["checked"] = by_cell.slowness.max().reindex(index).to_numpy() <= checked
+        slowest = by_cell.slowness.max().reindex(index).to_numpy()
+        known = ~pd.isna(slowest) & ~pd.isna(checked)       # no runs, or no check at its (n_s, p)
+        cells["checked"] = known & (np.where(known, slowest, 0) <= np.where(known, checked, 0))
         cells["worse_than_linear"] = cells.loss > cells.loss_linear
         steady = converge.passing(self.converge, self.tolerance)
         cells["steady"] = steady.reindex(n_s_p, fill_value=False).to_numpy()
