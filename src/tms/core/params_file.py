@@ -176,10 +176,10 @@ def parse_yaml(text: str, source: str) -> object:
 MAX_BYTES = 1_000_000
 
 
-def read_yaml(path: str | os.PathLike) -> object:
-    """The content of a params YAML file (or a profile overlay), by :func:`parse_yaml`. Raises
-    ParamsError naming the file for one over :data:`MAX_BYTES` or bytes that are not UTF-8 text,
-    or as :func:`parse_yaml`; FileNotFoundError if there is none."""
+def read_text(path: str | os.PathLike) -> str:
+    """The text of a params file (or a profile overlay). Raises ParamsError naming the file for
+    one over :data:`MAX_BYTES` or bytes that are not UTF-8 text; FileNotFoundError if there is
+    none."""
     path = Path(path)
     if (size := path.stat().st_size) > MAX_BYTES:
         raise ParamsError(f"{path}: {size:,} bytes, over the {MAX_BYTES:,} a params file may "
@@ -189,7 +189,13 @@ def read_yaml(path: str | os.PathLike) -> object:
     except UnicodeDecodeError as err:
         raise ParamsError(f"{path}: not UTF-8 text (byte {err.start}: "
                           f"{err.object[err.start:err.start + 1]!r}); save it as UTF-8") from None
-    return parse_yaml(text, str(path))
+    return text
+
+
+def read_yaml(path: str | os.PathLike) -> object:
+    """The content of a params YAML file (or a profile overlay): :func:`read_text`, then
+    :func:`parse_yaml`. Raises ParamsError or FileNotFoundError as they do."""
+    return parse_yaml(read_text(path), str(path))
 
 
 def load(model: type[M], path: str | os.PathLike = "params.yaml", key: str | None = None) -> M:

@@ -28,7 +28,7 @@ from pathlib import Path
 import yaml
 
 from tms.core.io import atomic_path
-from tms.core.params_file import parse_yaml, read_yaml
+from tms.core.params_file import parse_yaml, read_text, read_yaml
 from tms.core.schema import ParamsError
 from tms.pipeline.params import SECTION
 
@@ -74,12 +74,12 @@ def profile(default: dict, overlay_path: str | Path, _chain: tuple[Path, ...] = 
 def default_text(repo: str | Path = ".") -> tuple[str, str]:
     """(text, name) of the default profile: ``params.yaml`` of ``repo``, or, where that file
     holds a profile written by :func:`main`, ``params.yaml`` as committed at git HEAD. Raises
-    ParamsError if the file cannot hold params (tms.core.params_file.read_yaml), or if git HEAD
+    ParamsError if the file cannot hold params (tms.core.params_file.read_text), or if git HEAD
     cannot be read when it is needed."""
     path = Path(repo) / "params.yaml"
-    if not path.read_bytes().startswith(GENERATED.encode()):
-        read_yaml(path)
-        return path.read_text(encoding="utf-8"), str(path)
+    text = read_text(path)
+    if not text.startswith(GENERATED):
+        return text, str(path)
     run = subprocess.run(["git", "show", "HEAD:params.yaml"], cwd=repo, capture_output=True,
                          text=True)
     if run.returncode != 0:

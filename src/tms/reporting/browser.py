@@ -43,15 +43,13 @@ def executables() -> tuple[str | None, str | None]:
 @contextmanager
 def chromium(width: int = 1400, height: int = 1000) -> Iterator:
     """A headless Chromium WebDriver collecting console messages. Raises FileNotFoundError if
-    chromium or chromedriver is not installed (Debian: ``apt-get install chromium
-    chromium-driver``)."""
+    chromium or chromedriver is not installed (:data:`MISSING`: ``make browser``)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     browser, driver_path = executables()
     if browser is None or driver_path is None:
-        raise FileNotFoundError("chromium and chromedriver are needed: apt-get install chromium "
-                                "chromium-driver")
+        raise FileNotFoundError(MISSING)
     opts = webdriver.ChromeOptions()
     opts.binary_location = browser
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
