@@ -16,7 +16,7 @@ PLOTS_PAGE := reports/templates/plots/page.html
 
 export PATH := $(abspath $(BIN)):$(PATH)
 
-.PHONY: FORCE help env ray repro test bench profile forecast deps browser site-check verify plots-page publish snapshot rejudge exps clean gc
+.PHONY: FORCE help env ray repro test test-fast bench profile forecast deps browser site-check verify plots-page publish snapshot rejudge exps clean gc
 
 help:  ## this list
 	@awk -F ':.*## ' '/^[a-z-]+:.*## / {printf "  make %-12s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -67,8 +67,14 @@ plots-page: $(PLOTS_PAGE)  ## the offline page template of dvc plots show / diff
 repro: $(STAMP) $(PLOTS_PAGE)  ## validate params.yaml, run the pipeline (TARGETS=… for dvc repro), say where to look
 	$(BIN)/python -m tms.pipeline.repro $(TARGETS)
 
+# Two pytest-xdist processes (PYTEST_WORKERS=… for another number): the tests that share a copy
+# of the pipeline run in one of them (tests/conftest.py), the rest beside it.
+PYTEST_WORKERS ?= 2
 test: $(TEST_STAMP) $(PLOTS_PAGE)  ## the test suite (pytest; browser tests skipped without `make browser`)
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
+
+test-fast: $(TEST_STAMP)  ## the unit tests alone: no DVC, no stage process, no whole profile (a few minutes)
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) -m "not integration"
 
 # Headless Chromium and its driver (Debian packages) for the browser tests, opt-in: installed
 # quietly, without questions, where apt-get is available and they are missing (about a minute).

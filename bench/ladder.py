@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -45,25 +46,42 @@ RATIOS = [0.044, 0.086, 0.128, 0.17, 0.212, 0.254]
 EVAL_SEED, N_EVAL = 20240601, 16384
 
 
-def rung(n_s: int, p: list[float], ratios: list[float], seed: int, max_steps: int, device: str,
-         precision: str, symmetry: bool = False, with_rug: bool = True) -> list[dict]:
-    """Train and score the grid ``p`` × ``ratios`` at one n_s: one row per model (with the
-    symmetry statistics of trained and untrained weights when ``symmetry``)."""
-    pts = [(q, n_d_of(n_s, r), r) for r in ratios for q in p]
+@dataclass(frozen=True)
+class Setup:
+    """What every rung of the ladder shares: the grid ``p`` × ``ratios``, the seed, the step cap,
+    the device and the precision, and whether the rows hold the symmetry statistics
+    (``symmetry``) and the fitted rug's loss (``with_rug``)."""
+
+    p: list[float]
+    ratios: list[float]
+    seed: int
+    max_steps: int
+    device: str
+    precision: str
+    symmetry: bool = False
+    with_rug: bool = True
+
+
+def rung(n_s: int, setup: Setup) -> list[dict]:
+    """Train and score the grid of ``setup`` at one n_s: one row per model (with the symmetry
+    statistics of trained and untrained weights when ``setup.symmetry``)."""
+    p, seed, device, precision = setup.p, setup.seed, setup.device, setup.precision
+    pts = [(q, n_d_of(n_s, r), r) for r in setup.ratios for q in p]
     insts = throughput.instances(n_s, [(q, d) for q, d, _ in pts], seed)
     start = time.perf_counter()
-    res = train_grid(StackSpec(n_s, throughput.authors(max_steps), device=device,
+    res = train_grid(StackSpec(n_s, throughput.authors(setup.max_steps), device=device,
                                precision=precision), insts)
     seconds = time.perf_counter() - start
     p_t = torch.tensor([q for q, _, _ in pts], device=device)
     loss = heldout_loss(stack_of(res, n_s, True, device), p_t, EVAL_SEED, N_EVAL)
     rug_loss = {}
-    if with_rug:
-        fitted = rug.rug_losses(n_s, sorted({d for _, d, _ in pts}), p, 0, 7, EVAL_SEED,
-                                max(64, 4_000_000 // n_s), N_EVAL, device=device)
+    if setup.with_rug:
+        samples = rug.RugSamples(fit_seed=7, n_fit=max(64, 4_000_000 // n_s), eval_seed=EVAL_SEED,
+                                 n_eval=N_EVAL)
+        fitted = rug.rug_losses(n_s, sorted({d for _, d, _ in pts}), p, 0, samples, device=device)
         rug_loss = {(int(d), float(q)): float(v)
                     for d, q, v in zip(fitted.n_d, fitted.p, fitted.loss)}
-    sym = [symmetry_row(x, inst, q, device) if symmetry else {}
+    sym = [symmetry_row(x, inst, q, device) if setup.symmetry else {}
            for (q, _, _), x, inst in zip(pts, res, insts)]
     return [{"n_s": n_s, "p": q, "ratio_target": r, "n_d": d, "seed": seed,
              "precision": precision, "loss": float(lo),
@@ -164,9 +182,10 @@ def main(argv: list[str] | None = None) -> list[dict]:
             print(lyapunov_summary(cells).to_string())
         return saved.to_dict("records")
     rows: list[dict] = []
+    setup = Setup(args.p, args.ratio, args.seed, args.max_steps, args.device, args.precision,
+                  args.symmetry, not args.no_rug)
     for n_s in args.n_s:
-        new = rung(n_s, args.p, args.ratio, args.seed, args.max_steps, args.device,
-                   args.precision, args.symmetry, not args.no_rug)
+        new = rung(n_s, setup)
         rows += new
         tt = np.array([r["loss"] / r["theory"] for r in new])
         tr = np.array([r["loss"] / r["rug"] for r in new])

@@ -17,12 +17,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from tms.core import papers
+
 ROOT = Path(__file__).resolve().parents[1]
 
 #: DVC's line as it starts a stage.
 RUNNING = re.compile(r"Running stage '([^']+)'")
 #: Stage-name prefix of each paper's stages, for the subtotals.
-PAPERS = {"pr_": "Persian Rug", "ip_": "incidental", "notes_": "autoencoding notes"}
+PAPERS = {p.prefix: p.title.split(":")[0] for p in papers.PAPERS}
 
 
 def main() -> dict[str, float]:

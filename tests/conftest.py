@@ -22,6 +22,25 @@ PROFILES = {name: ROOT / f"profiles/{name}.yaml"
 DVC = [sys.executable, "-m", "dvc"]
 
 
+#: A test that takes one of these fixtures runs DVC on a copy of the pipeline.
+PIPELINE_FIXTURES = {"smoke_repo", "repro_smoke", "pipeline_copy", "dvc_repro"}
+
+
+@pytest.hookimpl(tryfirst=True)                 # before pytest-xdist reads the groups
+def pytest_collection_modifyitems(items) -> None:
+    """Mark ``integration`` every test that runs the pipeline under DVC (it takes one of
+    :data:`PIPELINE_FIXTURES`; the other integration tests carry the marker themselves), and
+    group them for pytest-xdist (``pytest -n 2 --dist loadgroup``): those that read the shared
+    smoke run in one process, which builds it once; the others by module, so that a module's
+    own copy of the pipeline is built once too, in a process beside it."""
+    for item in items:
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if PIPELINE_FIXTURES & fixtures:
+            item.add_marker(pytest.mark.integration)
+            group = "smoke_repo" if "smoke_repo" in fixtures else item.module.__name__
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 @pytest.fixture(autouse=True)
 def _close_figures():
     """Close the figures a test drew (pyplot keeps every open figure alive)."""

@@ -9,14 +9,14 @@ Writes reports/claims/incidental_polysemanticity.json (tms.core.claim_rows.expor
 report shows and the site gathers.
 """
 
-from tms.core import claim_rows
+from tms.core import claim_rows, papers
 from tms.incidental import artefacts, claims, evidence, params
 from tms.pipeline import stage
 
 
 def main(ip):
     claim_rows.export(claims.CLAIMS.rows(evidence.Outputs.load(ip)), claims.CLAIMS,
-                      "incidental_polysemanticity", claims.TITLE, "ip_claims", artefacts.FIGURES)
+                      papers.paper(params.KEY), artefacts.FIGURES)
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ RUN = ("--run", {"choices": list(artefacts.RUNS), "required": True,
 
 def main(ip, run):
     stuck, arrays = training.single(getattr(ip, run), resolve_device(ip.device),
-                                    f"{training.SECTION}.{run}", ip.compute.precision)
+                                    f"{params.KEY}.{run}", ip.compute.precision)
     io.write_arrays(arrays, artefacts.single(run))
     io.write_parquet(stuck, artefacts.stuck(run))
 

@@ -8,14 +8,14 @@ Writes reports/claims/autoencoding_notes.json (tms.core.claim_rows.export), whic
 shows and the site gathers.
 """
 
-from tms.core import claim_rows
+from tms.core import claim_rows, papers
 from tms.notes import artefacts, claims, evidence, params
 from tms.pipeline import stage
 
 
 def main(an):
     claim_rows.export(claims.CLAIMS.rows(evidence.Outputs.load(an)), claims.CLAIMS,
-                      "autoencoding_notes", claims.TITLE, "notes_claims", artefacts.FIGURES)
+                      papers.paper(params.KEY), artefacts.FIGURES)
 
 
 if __name__ == "__main__":

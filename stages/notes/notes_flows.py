@@ -16,9 +16,7 @@ def main(an):
     f = an.flows
     io.write_parquet(flows.gradient_checks(f.S, f.D, f.d, f.T, f.seed, an.scale_min),
                      artefacts.GRADIENTS)
-    io.write_parquet(flows.flows_table(f.S, f.D, f.d, an.scale_min, f.init_std, f.seed,
-                                       f.t_max, f.lr, f.n_t),
-                     artefacts.FLOWS)
+    io.write_parquet(flows.flows_table(f, an.scale_min), artefacts.FLOWS)
     io.write_parquet(flows.energy_along_flow(f.D, f.d, f.init_std, f.seed, f.t_max, f.n_t),
                      artefacts.ENERGY)
 

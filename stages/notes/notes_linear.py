@@ -14,10 +14,10 @@ from tms.pipeline import stage
 
 def main(an):
     lin = an.linear
-    table = training.linear_table(
-        lin.D, lin.d, lin.S, lin.steps, an.scale_min, lin.train.seed, lin.train.lr,
-        Schedule.of(lin.train, max(lin.steps)), an.eval.seed, an.eval.n_vectors,
-        resolve_device(an.device), an.compute.precision)
+    run = training.Run(lin.train.seed, lin.train.lr, Schedule.of(lin.train, max(lin.steps)),
+                       an.eval.seed, an.eval.n_vectors, resolve_device(an.device),
+                       an.compute.precision)
+    table = training.linear_table(lin.D, lin.d, lin.S, lin.steps, an.scale_min, run)
     io.write_parquet(table, artefacts.LINEAR)
 
 

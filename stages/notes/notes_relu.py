@@ -16,10 +16,11 @@ from tms.pipeline import stage
 def main(an):
     r = an.relu
     stage.warn(schedule_warnings("autoencoding_notes.relu.train", r.train, r.max_steps))
-    table, strata = training.relu_tables(
-        r.D, r.d, r.S, r.seeds, r.train.seed, r.train.lr,
-        Schedule.of(r.train, r.max_steps), an.eval.seed, an.eval.n_vectors,
-        r.n_per_stratum, r.strata_seed, resolve_device(an.device), an.compute.precision)
+    run = training.Run(r.train.seed, r.train.lr, Schedule.of(r.train, r.max_steps),
+                       an.eval.seed, an.eval.n_vectors, resolve_device(an.device),
+                       an.compute.precision)
+    table, strata = training.relu_tables(r.D, r.d, r.S, r.seeds, run, r.n_per_stratum,
+                                         r.strata_seed)
     io.write_parquet(table, artefacts.RELU)
     io.write_parquet(strata, artefacts.RELU_STRATA)
 

@@ -8,14 +8,14 @@ Writes reports/claims/persian_rug.json (tms.core.claim_rows.export), which the r
 the site gathers.
 """
 
-from tms.core import claim_rows
+from tms.core import claim_rows, papers
 from tms.persian_rug import artefacts, claims, evidence, params
 from tms.pipeline import stage
 
 
 def main(pr):
-    claim_rows.export(claims.CLAIMS.rows(evidence.Outputs.load(pr)), claims.CLAIMS, "persian_rug",
-                      claims.TITLE, "pr_claims", artefacts.FIGURES)
+    claim_rows.export(claims.CLAIMS.rows(evidence.Outputs.load(pr)), claims.CLAIMS,
+                      papers.paper(params.KEY), artefacts.FIGURES)
 
 
 if __name__ == "__main__":

@@ -24,9 +24,9 @@ def main(pr):
     for where, need in rug.memory_bytes(n_s, max(n_ds), pr.rug.n_fit, device).items():
         machine.check_fits(need, where, f"the rug (n_s = {n_s}, n_fit = {pr.rug.n_fit})",
                            "lower persian_rug.rug.n_s or n_fit")
-    table = rug.rug_losses(n_s, n_ds, pr.fig2.p, seed=pr.rug.seed, fit_seed=pr.rug.fit_seed,
-                           eval_seed=pr.eval.seed, n_fit=pr.rug.n_fit,
-                           n_eval=pr.eval.n_vectors, device=device)
+    samples = rug.RugSamples(fit_seed=pr.rug.fit_seed, n_fit=pr.rug.n_fit,
+                             eval_seed=pr.eval.seed, n_eval=pr.eval.n_vectors)
+    table = rug.rug_losses(n_s, n_ds, pr.fig2.p, pr.rug.seed, samples, device=device)
     rows = {n_d: stats.row_sums(*rug.rug_weights(n_s, rug.rows_for(n_s, n_d, pr.rug.seed)),
                                 device=device) for n_d in n_ds}      # W once per n_d, every p
     bound = [stats.statistics_from_rows(*rows[n_d], np.zeros(n_s), p, n_d)

@@ -8,11 +8,12 @@ writes the executed notebook reports/persian_rug.ipynb and reports/persian_rug.h
 
 from pathlib import Path
 
+from tms.core import papers
 from tms.pipeline import params, stage
 from tms.reporting import notebook
 
 TEMPLATES = Path("reports/templates")
-PAPER = ("paper", {"choices": list(params.PAPERS),
+PAPER = ("paper", {"choices": list(papers.KEYS),
                    "help": "the paper whose report notebook (reports/templates/PAPER.ipynb) runs"})
 
 

@@ -3,6 +3,7 @@ template run (tms.core.dvc_yaml, from tms.core.code_deps's walk), the checkpoint
 stage are keyed by the same files, and an edit of code a stage does not run leaves it up to date
 in ``dvc status``."""
 
+import functools
 import json
 import shutil
 import subprocess
@@ -19,11 +20,16 @@ TRAINING = ("pr_rug", "pr_train", "pr_fig3", "ip_collisions", "ip_noise", "ip_sw
             "notes_linear", "notes_relu")
 
 
+@functools.cache
+def _differences() -> dict:
+    """dvc_yaml.differences of every stage, walked once for all the stages' tests."""
+    return dvc_yaml.differences(STAGES)
+
+
 @pytest.mark.parametrize("name", sorted(STAGES))
 def test_a_stage_declares_exactly_the_files_it_runs(name):
     assert dvc_yaml.entry_points(STAGES[name]), f"{name}: no script in its cmd"
-    assert name not in dvc_yaml.differences(STAGES), \
-        "run `make deps` (python -m tms.core.dvc_yaml --write)"
+    assert name not in _differences(), "run `make deps` (python -m tms.core.dvc_yaml --write)"
 
 
 def test_the_site_declares_the_code_of_every_stage_whose_revision_it_names():

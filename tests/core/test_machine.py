@@ -56,13 +56,14 @@ def test_every_training_stack_is_checked_before_it_trains(small_machine, load_pr
             run(getattr(ip, key))
     an = p.autoencoding_notes
     r = an.relu
+    relu_run = notes_training.Run(0, r.train.lr, Schedule.of(r.train, r.max_steps), 0, 65536)
     with pytest.raises(ParamsError, match="training autoencoding_notes.relu"):
-        notes_training.relu_tables(r.D, r.d, r.S, r.seeds, 0, r.train.lr,
-                                   Schedule.of(r.train, r.max_steps), 0, 65536, 100, 0)
+        notes_training.relu_tables(r.D, r.d, r.S, r.seeds, relu_run, 100, 0)
     lin = an.linear
+    lin_run = notes_training.Run(0, lin.train.lr, Schedule.of(lin.train, max(lin.steps)), 0,
+                                 65536)
     with pytest.raises(ParamsError, match="training autoencoding_notes.linear"):
-        notes_training.linear_table(lin.D, lin.d, lin.S, lin.steps, an.scale_min, 0,
-                                    lin.train.lr, Schedule.of(lin.train, max(lin.steps)), 0, 65536)
+        notes_training.linear_table(lin.D, lin.d, lin.S, lin.steps, an.scale_min, lin_run)
 
 
 def test_a_run_that_can_take_more_than_an_hour_says_so(monkeypatch, capsys, load_profile):

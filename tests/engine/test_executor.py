@@ -14,6 +14,7 @@ def local_ray():
     ray.shutdown()
 
 
+@pytest.mark.integration
 def test_ray_tasks_give_the_results_of_the_local_executor(local_ray):
     # two seed indices × three p: six groups of equal inputs, cut into several chunks that
     # run as Ray tasks (Ray sets one OMP thread in its workers; the driver here has torch's

@@ -21,6 +21,9 @@ from tms.incidental import params
 from tms.pipeline import stage
 from tms.reporting import notebook
 
+#: They run the paper's stages and its report notebook.
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 OUT = "data/incidental_polysemanticity"
 #: (stage script, its keyword arguments) as dvc.yaml runs them.

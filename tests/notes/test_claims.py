@@ -9,6 +9,7 @@ import pytest
 
 from tms.core import io
 from tms.notes import artefacts, claims, data, evidence, flows, theory
+from tms.notes.params import NotesFlows
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +30,8 @@ def inputs():
                 linear=linear, critical=theory.critical_points_table(sigma, 2, C), saddle=saddle,
                 saddle_summary=summary,
                 gradients=flows.gradient_checks(0.5, 5, 2, 200, 0, 0.25),
-                flows=flows.flows_table(0.5, 5, 2, 0.25, 0.1, 0, 400.0, 0.05, 8),
+                flows=flows.flows_table(NotesFlows(D=5, d=2, S=0.5, T=200, init_std=0.1,
+                                                   t_max=400.0, lr=0.05, n_t=8, seed=0), 0.25),
                 energy=flows.energy_along_flow(5, 2, 0.1, 0, 30.0, 20), relu=relu,
                 spectrum=theory.spectrum(theory.sparse_sigma(0.5, 5))[0])
 

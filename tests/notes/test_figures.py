@@ -6,6 +6,7 @@ import pytest
 
 from tms.core import savefig
 from tms.notes import data, figures, flows, theory
+from tms.notes.params import NotesFlows
 
 
 def test_skeletons_curves_are_the_closed_form_and_points_the_monte_carlo():
@@ -44,7 +45,8 @@ def test_linear_convergence_draws_one_line_per_model_and_panel():
 
 
 def test_flows_and_energy_figures_show_each_spectrum_and_the_rising_energy():
-    table = flows.flows_table(0.5, 5, 2, 0.25, 0.1, 0, 50.0, 0.05, 6)
+    table = flows.flows_table(NotesFlows(D=5, d=2, S=0.5, T=2, init_std=0.1, t_max=50.0, lr=0.05,
+                                         n_t=6, seed=0), 0.25)
     fig = figures.flows(table)
     assert [ax.get_title() for ax in fig.axes] == ["Σ: identity", "Σ: sparse", "Σ: scaled"]
     energy = flows.energy_along_flow(6, 2, 0.1, 0, 30.0, 30)

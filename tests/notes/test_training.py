@@ -16,7 +16,8 @@ def test_trained_linear_autoencoders_reach_the_pca_projection():
     # eigenvalues) col(A) within 5° of the top-d eigenvectors; on the degenerate data u_1 ∈ col(A)
     D, S = 6, 0.5
     sched = Schedule(batch_size=512, adam_eps=1e-7, window=1000, check_every=50, max_steps=1)
-    t = training.linear_table(D, [1, 2], [S], [20, 600], 0.25, 0, 0.02, sched, 5, 65536)
+    run = training.Run(seed=0, lr=0.02, sched=sched, eval_seed=5, n_eval=65536)
+    t = training.linear_table(D, [1, 2], [S], [20, 600], 0.25, run)
     assert len(t) == 2 * 2 * 2 and list(t.columns) == list(training.LINEAR_COLUMNS)
     assert (t.steps == t.steps_cap).all()
     final = t[t.steps_cap == 600]
@@ -31,12 +32,13 @@ def test_trained_linear_autoencoders_reach_the_pca_projection():
     # the engine's Monte Carlo score agrees with the exact loss of the same weights (2%)
     np.testing.assert_allclose(t.loss_heldout, t.loss, rtol=0.02)
     with pytest.raises(ValueError, match="every d"):
-        training.linear_table(D, [6], [S], [10], 0.25, 0, 0.02, sched, 5, 65536)
+        training.linear_table(D, [6], [S], [10], 0.25, run)
 
 
 def test_diverged_linear_autoencoders_are_flagged_without_statistics():
     sched = Schedule(batch_size=64, adam_eps=1e-7, window=1000, check_every=5, max_steps=1)
-    t = training.linear_table(6, [1, 2], [0.5], [30], 0.25, 0, 1e30, sched, 5, 65536)
+    t = training.linear_table(6, [1, 2], [0.5], [30], 0.25,
+                              training.Run(seed=0, lr=1e30, sched=sched, eval_seed=5, n_eval=65536))
     assert t.diverged.all() and (t.steps < 30).all()
     assert t[["loss", "gap", "angle_top_deg", "commutator"]].isna().all().all()
 
@@ -44,7 +46,8 @@ def test_diverged_linear_autoencoders_are_flagged_without_statistics():
 def test_relu_tables_split_the_loss_consistently():
     D, d, S_values = 6, 2, [0.5, 0.9]
     sched = Schedule(batch_size=256, adam_eps=1e-7, window=20, check_every=10, max_steps=200)
-    table, strata = training.relu_tables(D, d, S_values, 1, 0, 0.02, sched, 3, 65536, 2000, 4)
+    run = training.Run(seed=0, lr=0.02, sched=sched, eval_seed=3, n_eval=65536)
+    table, strata = training.relu_tables(D, d, S_values, 1, run, 2000, 4)
     assert list(table.columns) == list(training.RELU_COLUMNS) and len(table) == 2
     assert len(strata) == 2 * (D + 1)
     for (S, r), (_, s) in zip(table.groupby("S"), strata.groupby("S")):
@@ -63,7 +66,7 @@ def test_relu_tables_split_the_loss_consistently():
         assert abs(r.loss.iloc[0] - r.loss_heldout.iloc[0]) <= 4 * (
             r.loss_ci.iloc[0] / data.Z95 + se_held)
     with pytest.raises(ValueError, match="d < D"):
-        training.relu_tables(D, D, S_values, 1, 0, 0.02, sched, 3, 65536, 100, 4)
+        training.relu_tables(D, D, S_values, 1, run, 100, 4)
 
 
 def test_single_thread_restores_the_thread_count():

@@ -122,7 +122,7 @@ def test_the_gpu_profile_trains_faster_in_tf32_and_keeps_no_weights_at_8192(load
 
 def test_disk_counts_the_kept_weights_once_where_dvc_links_its_cache(load_profile):
     pr = params.SECTION.parse(load_profile("paper")).persian_rug
-    linked, copied = forecast.forecast(pr, 1), forecast.forecast(pr, 2)
+    linked, copied = forecast.forecast(pr, copies=1), forecast.forecast(pr, copies=2)
     assert (linked.kept_gib > 0).any()
     assert np.allclose(copied.disk_gib - linked.disk_gib, linked.kept_gib)
 
@@ -173,6 +173,7 @@ def test_a_step_is_timed_by_the_difference_of_two_runs():
         rates.seconds_per_step(run, 0)
 
 
+@pytest.mark.integration
 def test_the_measured_forecast_times_the_stages_own_training(load_profile):
     """On the smoke profile, on this machine: every training stage a row, each a positive
     time; the Persian Rug rate is the grid's useful work over its measured step."""
@@ -180,7 +181,7 @@ def test_the_measured_forecast_times_the_stages_own_training(load_profile):
     from tms.notes import forecast as notes_forecast
 
     p = params.SECTION.parse(load_profile("smoke"))
-    pr = forecast.forecast(p.persian_rug, 1, "cpu")
+    pr = forecast.forecast(p.persian_rug, copies=1, device="cpu")
     assert list(pr.stage) == ["pr_train@16", "pr_train@32", "pr_fig3", "pr_converge@16",
                               "pr_converge@32", "pr_converge_fig3"]
     assert (pr.gflop_s > 0).all() and (pr.minutes_median > 0).all()

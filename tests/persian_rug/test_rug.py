@@ -11,6 +11,7 @@ import torch
 from tms.engine.sampler import heldout_uniform, sparse_from_uniform
 from tms.persian_rug.readout import fit_scale_bias
 from tms.persian_rug.rug import (
+    RugSamples,
     choose_rows,
     fwht,
     hadamard,
@@ -216,8 +217,8 @@ def test_fit_rejects_bad_input():
 
 # ------------------------------------------------------------------------------ rug losses
 
-_ARGS = dict(n_s=256, n_ds=[16, 64, 128], ps=[0.05, 0.2], seed=0, fit_seed=1, eval_seed=2,
-             n_fit=512, n_eval=4096)
+_ARGS = dict(n_s=256, n_ds=[16, 64, 128], ps=[0.05, 0.2], seed=0,
+             samples=RugSamples(fit_seed=1, n_fit=512, eval_seed=2, n_eval=4096))
 
 
 @pytest.fixture(scope="module")
@@ -248,15 +249,15 @@ def test_rug_losses_match_dense_computation(frame):
     row = frame[(frame["n_d"] == n_d) & (frame["p"] == p)].iloc[0]
     w = torch.as_tensor(rug_matrix(n_s, choose_rows(n_s, n_d, _ARGS["seed"] + n_d)))
     total = 0.0
-    for v in heldout_uniform(_ARGS["eval_seed"], _ARGS["n_eval"], n_s):
+    for v in heldout_uniform(_ARGS["samples"].eval_seed, _ARGS["samples"].n_eval, n_s):
         x = sparse_from_uniform(v, torch.tensor([p]))[0].double()
         out = torch.relu(row["a"] * (x @ w.T + row["b"]))
         total += float(((x - out) ** 2).sum())
-    assert row["loss"] == pytest.approx(total / (_ARGS["n_eval"] * n_s), rel=1e-5)
+    assert row["loss"] == pytest.approx(total / (_ARGS["samples"].n_eval * n_s), rel=1e-5)
 
 
 def test_rug_losses_rejects_bad_arguments():
-    base = dict(_ARGS, n_fit=8, n_eval=8)
+    base = dict(_ARGS, samples=RugSamples(fit_seed=1, n_fit=8, eval_seed=2, n_eval=8))
     with pytest.raises(ValueError):
         rug_losses(**dict(base, ps=[0.0]))
     with pytest.raises(ValueError):

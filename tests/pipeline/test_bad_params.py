@@ -15,15 +15,21 @@ import torch
 import yaml
 from dvc.utils.serialize import parse_yaml as dvc_parse_yaml
 
-from tms.core import device, params_file, schema
+from tms.core import device, papers, params_file, schema
 from tms.core.schema import ParamsError
 from tms.engine import optim, precision, tied
 from tms.incidental import params as ip_params
-from tms.pipeline import params, stage
+from tms.pipeline import params, repro, stage
 
-PR, AN, IP = "persian_rug", "autoencoding_notes", "incidental_polysemanticity"
-#: As a value in the tables below: the key is removed.
-DELETE = object()
+PR, IP, AN = papers.KEYS
+class _Delete:
+    """As a value in the tables below: the key is removed."""
+
+    def __repr__(self) -> str:
+        return "<deleted>"           # the same test id in every process (pytest-xdist)
+
+
+DELETE = _Delete()
 
 
 def _with_value(raw: dict, path: str, value) -> dict:
@@ -348,14 +354,15 @@ def test_auto_says_which_device_it_chose(monkeypatch, load_profile, count, chose
     said = params.SECTION.check_devices(p)
     auto = [s for s in type(p).model_fields if getattr(p, s).device == "auto"]
     assert auto and len(said) == len(auto)
-    for section, line in zip(auto, said):
+    for section, choice in zip(auto, said):
+        line = str(choice)
         assert line.startswith(f"{section}.device = 'auto': {chosen} (") and why in line
+        assert (choice.key, choice.device) == (f"{section}.device", chosen) and why in choice.why
     monkeypatch.setenv("TMS_DEVICE", "cpu")              # the environment's choice is not auto
     assert params.SECTION.check_devices(p) == []
 
 
-@pytest.mark.parametrize("section", ["persian_rug", "incidental_polysemanticity",
-                                     "autoencoding_notes"])
+@pytest.mark.parametrize("section", papers.KEYS)
 def test_tf32_without_cuda_is_a_params_error_naming_the_key(monkeypatch, load_profile, section):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     monkeypatch.delenv("TMS_DEVICE", raising=False)
@@ -403,6 +410,7 @@ def _snapshot(root: Path) -> dict[str, tuple[str, int]]:
             for f in sorted(root.rglob("*")) if f.is_file()}
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("argv, key, value, shown", STAGE_BAD)
 def test_a_stage_with_bad_params_exits_2_and_touches_nothing(tmp_path, root, load_profile, argv,
                                                              key, value, shown):
@@ -423,7 +431,11 @@ def test_a_stage_with_bad_params_exits_2_and_touches_nothing(tmp_path, root, loa
     assert "Traceback" not in run.stderr
     log = tmp_path / stage.LOG_FILE                      # the stages' log records the refusal
     assert shown in log.read_text()
+    records = tmp_path / stage.RECORDS_FILE
+    assert [r["event"] for r in repro.read_records(records)] == [stage.STARTED, stage.ERROR,
+                                                                 stage.ENDED]
     log.unlink()
+    records.unlink()
     assert _snapshot(tmp_path) == before
 
 
@@ -456,6 +468,7 @@ def test_bad_notes_params_name_the_key(load_profile, path, value, expected):
     assert expected in str(err.value) and path.rsplit(".", 1)[0] in str(err.value)
 
 
+@pytest.mark.integration
 def test_a_bad_value_stops_a_notes_stage_before_any_output(tmp_path, root, load_profile):
     raw = _with_value(load_profile("default"), f"{AN}.saddle.I", [1, 2, 3])
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(raw))
@@ -504,6 +517,7 @@ def test_a_file_that_is_not_utf8_is_refused(tmp_path):
         f"a{k}: &a{k} [{', '.join([f'*a{k - 1}'] * 9)}]\n" for k in range(1, 9)),
     "persian_rug:\n  train: {seed: 1, seed: 2}\n",
 ], ids=["alias bomb", "duplicated key"])
+@pytest.mark.integration
 def test_a_stage_refuses_such_a_file_at_once(tmp_path, root, body):
     shutil.copytree(root / "stages", tmp_path / "stages",
                     ignore=shutil.ignore_patterns("__pycache__"))
@@ -524,6 +538,7 @@ def test_a_training_section_that_cannot_stop_early_is_warned_about(load_profile)
     assert "neither the stopping rule nor the divergence check runs" in never
 
 
+@pytest.mark.integration
 def test_a_grid_too_large_for_this_machine_stops_before_training(tmp_path, root, load_profile):
     # the largest stack of n_s = 65536 within a 10^9 MiB budget needs far more than any machine
     raw = load_profile("smoke")

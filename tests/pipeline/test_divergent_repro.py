@@ -14,9 +14,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from tms.core import papers
 from tms.notes import artefacts, params, training
 
-PAPERS = ["autoencoding_notes", "incidental_polysemanticity", "persian_rug"]
+PAPERS = papers.KEYS
 
 
 @pytest.fixture(scope="module")

@@ -22,7 +22,7 @@ import yaml
 
 from tms.core import io
 from tms.persian_rug import artefacts
-from tms.pipeline import params
+from tms.pipeline import params, repro, stage
 
 STAGE = "pr_train@16"
 OUTS = ["data/persian_rug/train/n16.parquet", "data/persian_rug/train/n16_weights"]
@@ -87,6 +87,9 @@ def test_killed_training_resumes_to_the_same_outputs(tmp_path, uninterrupted, pi
 
     run = dvc_repro(tmp_path, env, STAGE)
     assert "resuming from the checkpoint at step" in run.stdout + run.stderr
+    # the stage's time, from its records, is both runs': the one killed and the one resumed
+    times = repro.stage_times(repro.read_records(tmp_path / stage.RECORDS_FILE))
+    assert {name: runs for name, _, runs in times}[STAGE] == 2
     assert _outputs(tmp_path) == uninterrupted
     assert not (tmp_path / ".checkpoints").exists()     # removed after success
     assert STAGE in lock.read_text()

@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+#: They run stage scripts as their own processes.
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCHER = "stages/run.py"
 VENV_PYTHON = ROOT / ".venv" / "bin" / "python"

@@ -43,13 +43,6 @@ def test_the_paper_profile_holds_the_authors_settings(load_profile):
     assert ip.single.steps == 1_000_000
 
 
-def test_the_site_shows_the_papers_of_the_params_file_in_its_order():
-    # the site cannot import the params schema (it knows no paper): its list is held here
-    from tms.reporting import metrics
-    assert metrics.PAPERS == params.PAPERS == (
-        "persian_rug", "incidental_polysemanticity", "autoencoding_notes")
-
-
 def test_linspace_grids_expand_like_numpy(load_profile):
     raw = load_profile("default")
     grid = params.SECTION.parse(raw).persian_rug.grid
@@ -59,6 +52,7 @@ def test_linspace_grids_expand_like_numpy(load_profile):
     assert len(ratio) == spec["num"] and ratio[0] == pytest.approx(spec["start"])
 
 
+@pytest.mark.integration
 def test_a_cpu_stage_validates_without_importing_torch(root):
     # stages that train nothing (theory, plots, site) must not pay torch's import on CPU
     code = ("import sys; from tms.pipeline import params, stage; "
@@ -128,6 +122,7 @@ def test_profiles_hold_only_what_differs_from_the_default(root, load_profile):
         assert list(same(overlay, default)) == [], path
 
 
+@pytest.mark.integration
 def test_make_profile_switches_profiles_and_rejects_a_bad_overlay(root, tmp_path):
     subprocess.run(["git", "clone", "-q", str(root), str(tmp_path / "repo")], check=True)
     repo = tmp_path / "repo"

@@ -5,9 +5,13 @@ the workspace is as a fresh run leaves it and unchanged stages come back from th
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from tms.pipeline import prune
+
+#: They run DVC repositories and `dvc repro`.
+pytestmark = pytest.mark.integration
 
 
 def _dvc(repo, *args):

@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from tms.core import papers
 from tms.pipeline import rejudge, verdicts
 from tms.pipeline.snapshot import SnapshotError
 
@@ -30,7 +31,7 @@ def test_a_snapshot_judged_again_gets_the_verdicts_its_data_gives(tmp_path, root
     assert changed == ["persian_rug fig2.rug_theory: not reproduced → reproduced"]
     # the stored claims may come from another CPU family (the run's or the last judging's): numbers
     # within what its kernels change (conftest.CROSS_CPU_REL), every verdict and word the same
-    names = ("claims/persian_rug.json", "claims/incidental_polysemanticity.json", "claims.json",
+    names = (*(f"claims/{p.key}.json" for p in papers.PAPERS), "claims.json",
              "claim_values.json")
     for name in names:
         assert cross_cpu_differences(_stored(snap, name), _stored(kept, name)) == [], name

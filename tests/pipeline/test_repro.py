@@ -14,18 +14,14 @@ import pytest
 import yaml
 from dvc.repo import Repo
 
-from tms.core import claim_rows
-from tms.incidental.claims import CLAIMS as IP_CLAIMS
-from tms.notes.claims import CLAIMS as NOTES_CLAIMS
-from tms.persian_rug.claims import CLAIMS as PR_CLAIMS
-from tms.pipeline import stage, verify
-from tms.reporting import browser, errata, site, tex
+from tms.core import claim_rows, papers
+from tms.pipeline import repro, stage, verify
+from tms.reporting import browser, site, tex
 
 ROOT = Path(__file__).resolve().parents[2]
-REGISTRIES = {"autoencoding_notes": NOTES_CLAIMS, "incidental_polysemanticity": IP_CLAIMS,
-              "persian_rug": PR_CLAIMS}
+REGISTRIES = {p.key: p.module("claims").CLAIMS for p in papers.PAPERS}
 
-PAPERS = ["autoencoding_notes", "incidental_polysemanticity", "persian_rug"]
+PAPERS = sorted(papers.KEYS)
 def test_repro_builds_the_report_and_figures(smoke_repo):
     repo, _ = smoke_repo
     html = (repo / "reports/persian_rug.html").read_text()
@@ -79,13 +75,17 @@ def test_no_stage_writes_outside_its_declared_outs(smoke_repo, smoke_hashes):
     assert [o for o in outs if not (repo / o).exists()] == []   # each stage wrote its outs
     before, after = smoke_hashes[repo]                  # around the fixture's `dvc repro`
     written = [f for f in after if before.get(f) != after[f]
-               and not f.startswith(".dvc/") and f not in ("dvc.lock", str(stage.LOG_FILE))]
+               and not f.startswith(".dvc/")
+               and f not in ("dvc.lock", str(stage.LOG_FILE), str(stage.RECORDS_FILE))]
     assert len(written) > 30
     outside = [f for f in written if not any(Path(f) == o or o in Path(f).parents for o in outs)]
     assert outside == []
     assert [f for f in before if f not in after] == []          # nothing of the copy deleted
     log = (repo / stage.LOG_FILE).read_text()
     assert all(f"{st.name}: done in " in log for st in stages)     # each stage's time
+    timed = {name for name, _, _ in repro.stage_times(repro.read_records(
+        repo / stage.RECORDS_FILE))}
+    assert timed == {st.name for st in stages}                  # and its record
 
 
 def _dvc(repo: Path, env: dict, *args: str) -> subprocess.CompletedProcess:
@@ -118,7 +118,7 @@ def test_site_shows_every_claim_with_links_and_metrics(smoke_repo):
     diag = values["persian_rug"]["fig3.diagonal"]
     assert diag["value"] == pytest.approx(f3.diag_mean.mean(), abs=5e-4)
     assert diag["uncertainty"] == pytest.approx(f3.diag_std.mean(), abs=5e-4)
-    for erratum in errata.ERRATA:
+    for erratum in (e for p in papers.PAPERS for e in p.module("errata").ERRATA):
         assert tex.html_with_math(erratum.printed) in html
     assert "flowchart TD" in html and "<svg" in html and "pr_train@16" in html
     assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)   # nothing remote

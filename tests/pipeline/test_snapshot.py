@@ -8,8 +8,20 @@ import sys
 
 import pytest
 
+from tms.core import progress
 from tms.core.claim_rows import Claim
-from tms.pipeline import host, profiles, repro, snapshot, verdicts
+from tms.pipeline import host, profiles, repro, snapshot, stage, verdicts
+from tms.pipeline.stage import DEVICE, ENDED, STARTED
+
+
+def _rec(minute: int, stage_name: str, event: str, **fields) -> dict:
+    """A record of the stages' log (tms.pipeline.stage.RECORDS_FILE) at 10:``minute``."""
+    return {"at": f"2026-11-27T10:{minute:02d}:00+00:00", "stage": stage_name, "event": event,
+            "message": "", **fields}
+
+
+def _ended(minute: int, stage_name: str, seconds: float, status: int = 0) -> dict:
+    return _rec(minute, stage_name, ENDED, seconds=seconds, status=status)
 
 
 def _git(repo, *args):
@@ -32,6 +44,7 @@ def repo(tmp_path):
     return tmp_path
 
 
+@pytest.mark.integration
 def test_check_clean_names_the_revision_only_for_an_up_to_date_committed_run(repo):
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True,
                           text=True).stdout.strip()
@@ -66,9 +79,10 @@ def test_snapshot_holds_site_run_files_and_readme(tmp_path):
         (tmp_path / rel).write_text(rel)
     (tmp_path / "dvc.lock").write_text("dvc.lock")
     (tmp_path / "logs").mkdir()
-    (tmp_path / "logs/repro.log").write_text(
-        "t s1: started\nt s1: done in 1.0 s\nt s2: done in 2.5 s\nt s1: done in 4.0 s\n"
-        "t gone: done in 9.0 s\n")                   # a stage no longer in the pipeline
+    records = [_rec(0, "s1", STARTED), _ended(0, "s1", 1.0), _ended(1, "s2", 2.5),
+               _ended(2, "s1", 4.0), _ended(3, "gone", 9.0)]  # a stage no longer in the pipeline
+    (tmp_path / stage.RECORDS_FILE).write_text("".join(json.dumps(r) + "\n" for r in records)
+                                               + "a damaged line\n")
     out = snapshot.snapshot(tmp_path / "results/gpu", tmp_path, revision="abc123",
                             where="a test machine", stages=["s2", "s1"])
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
@@ -94,12 +108,15 @@ def test_the_readme_puts_the_forecast_range_beside_each_measured_stage():
     assert "| s3 | 1.0 | — |" in text and "| total | 7.5 | 5–11 (training) |" in text
 
 
+def _device(stage_name, device, why):
+    return _rec(0, stage_name, DEVICE, key="persian_rug.device", device=device, why=why)
+
+
 def test_the_readme_names_the_device_each_auto_stage_ran_on():
-    log = ["t s1: started", "t s1: persian_rug.device = 'auto': cuda (NVIDIA H200, 1 CUDA "
-           "device(s))", "t s1: done in 4.0 s",
-           "t s2: persian_rug.device = 'auto': cuda (NVIDIA H200, 1 CUDA device(s))",
-           "t s2: persian_rug.device = 'auto': cpu (CUDA is not available to this torch build "
-           "or machine)", "t s2: done in 2.5 s", "t s3: done in 1.0 s"]
+    h200 = "NVIDIA H200, 1 CUDA device(s)"
+    log = [_rec(0, "s1", STARTED), _device("s1", "cuda", h200), _ended(0, "s1", 4.0),
+           _device("s2", "cuda", h200), _device("s2", "cpu", "CUDA is not available"),
+           _ended(0, "s2", 2.5), _ended(0, "s3", 1.0)]
     devices = repro.stage_devices(log)
     assert devices == {"s1": "cuda (NVIDIA H200)", "s2": "cpu"}      # the last run's, s3 none
     text = snapshot.readme("cpu", "abc123", "m", [("s1", 4.0, 1), ("s2", 2.5, 1), ("s3", 1.0, 1)],
@@ -111,30 +128,32 @@ def test_the_readme_names_the_device_each_auto_stage_ran_on():
 
 
 def test_a_resumed_stage_counts_the_runs_whose_checkpoints_it_took_up():
-    t = "2026-11-27T10:{:02d}:00+00:00 ".format
-    resume = "pr_train@1024: resuming from the checkpoint at step 3000"
-    log = [t(0) + "a: started", t(1) + "a: step 100 of 900 (11%)",
-           t(5) + "a: step 500 of 900 (56%)",
-           t(6) + "b: started", t(6) + "b: done in 30.0 s",              # a cut off (SIGKILL)
-           t(7) + "a: started", t(7) + "a: " + resume,
-           t(8) + "a: failed (exit status 143) in 90.0 s",               # a, SIGTERM
-           t(9) + "a: started", t(9) + "a: " + resume, t(10) + "a: done in 45.0 s",
-           t(11) + "c: started", t(12) + "c: failed (exit status 2) in 1.0 s",
-           t(13) + "c: started", t(14) + "c: done in 8.0 s",              # c started afresh
-           t(15) + "a: started", t(16) + "a: done in 50.0 s"]             # a again, no resume
+    def step(minute, name):
+        return _rec(minute, name, progress.PROGRESS, done=100, total=900)
+
+    def resume(minute, name):
+        return _rec(minute, name, progress.RESUMED, step=3000)
+
+    log = [_rec(0, "a", STARTED), step(1, "a"), step(5, "a"),
+           _rec(6, "b", STARTED), _ended(6, "b", 30.0),                   # a cut off (SIGKILL)
+           _rec(7, "a", STARTED), resume(7, "a"), _ended(8, "a", 90.0, 143),   # a, SIGTERM
+           _rec(9, "a", STARTED), resume(9, "a"), _ended(10, "a", 45.0),
+           _rec(11, "c", STARTED), _ended(12, "c", 1.0, 2),
+           _rec(13, "c", STARTED), _ended(14, "c", 8.0),                  # c started afresh
+           _rec(15, "a", STARTED), _ended(16, "a", 50.0)]                 # a again, no resume
     times = repro.stage_times(log)
     assert times[:3] == [("b", 30.0, 1), ("a", 300.0 + 90.0 + 45.0, 3), ("c", 8.0, 1)]
     assert times[3] == ("a", 50.0, 1)                 # the earlier runs are not counted twice
     assert repro.stage_times(log[6:])[0] == ("a", 90.0 + 45.0, 2)   # the log from run 2
-    chain = [t(0) + "d: started", t(2) + "d: step 10 of 90 (11%)",
-             t(3) + "d: failed (exit status 143) in 180.0 s",
-             t(4) + "d: started", t(4) + "d: failed (exit status 2) in 1.0 s",   # never trained
-             t(5) + "d: started", t(5) + "d: " + resume, t(6) + "d: done in 60.0 s",
-             t(7) + "d: started", t(8) + "d: step 50 of 90 (56%)",              # afresh, cut off
-             t(9) + "d: started", t(9) + "d: " + resume, t(9) + "d: done in 5.0 s"]
+    chain = [_rec(0, "d", STARTED), step(2, "d"), _ended(3, "d", 180.0, 143),
+             _rec(4, "d", STARTED), _ended(4, "d", 1.0, 2),                # never trained
+             _rec(5, "d", STARTED), resume(5, "d"), _ended(6, "d", 60.0),
+             _rec(7, "d", STARTED), step(8, "d"),                          # afresh, cut off
+             _rec(9, "d", STARTED), resume(9, "d"), _ended(9, "d", 5.0)]
     assert repro.stage_times(chain) == [("d", 241.0, 3), ("d", 60.0 + 5.0, 2)]
-    assert repro.stage_times(["x a: started", "x a: started", "x a: done in 1.0 s"]) == [
-        ("a", 1.0, 1)]                                   # unreadable stamps: no crash
+    unreadable = [{**r, "at": "x"} for r in (_rec(0, "a", STARTED), _rec(0, "a", STARTED),
+                                             _ended(0, "a", 1.0))]
+    assert repro.stage_times(unreadable) == [("a", 1.0, 1)]        # unreadable stamps: no crash
     text = snapshot.readme("cpu", "abc123", "m", times[:3])
     assert "| a | 435.0 |" in text and "| total | 473.0 |" in text
     assert "interruption" in text and ": a (3 runs)." in text and "b (" not in text
@@ -142,6 +161,7 @@ def test_a_resumed_stage_counts_the_runs_whose_checkpoints_it_took_up():
     assert repro.summary(times[3:])[1] == f"  {'a':<24} {50.0:8.1f} s"
 
 
+@pytest.mark.integration
 def test_the_site_names_the_revision_of_the_snapshot_only_when_its_code_is_heads(repo):
     def commit(msg):
         _git(repo, "add", "-A")

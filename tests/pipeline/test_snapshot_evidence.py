@@ -11,20 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tms.incidental import claims as ip_claims
-from tms.incidental import evidence as ip_evidence
-from tms.incidental import params as ip_params
-from tms.notes import claims as notes_claims
-from tms.notes import evidence as notes_evidence
-from tms.notes import params as notes_params
-from tms.persian_rug import claims as pr_claims
-from tms.persian_rug import evidence as pr_evidence
-from tms.persian_rug import params as pr_params
+from tms.core import papers
 
 ROOT = Path(__file__).resolve().parents[2]
-PAPERS = {"persian_rug": (pr_params, pr_evidence, pr_claims),
-          "incidental_polysemanticity": (ip_params, ip_evidence, ip_claims),
-          "autoencoding_notes": (notes_params, notes_evidence, notes_claims)}
+#: paper → its (params, evidence, claims) modules.
+PAPERS = {p.key: tuple(map(p.module, ("params", "evidence", "claims"))) for p in papers.PAPERS}
 SNAPSHOTS = sorted(p.name for p in (ROOT / "results").iterdir() if (p / "data").is_dir())
 
 

@@ -9,10 +9,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tms.core import machine
+from tms.core import machine, progress
 from tms.core.schema import ParamsError
 from tms.persian_rug import params as pr_params
-from tms.pipeline import params, stage
+from tms.pipeline import params, repro, stage
+
+#: They run every stage script as its own process.
+pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = sorted(ROOT.glob("stages/*/*.py"))
@@ -71,8 +74,13 @@ def test_each_run_logs_its_time_and_status(tmp_path, monkeypatch, capsys, load_p
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("DVC_STAGE", "pr_train@16")
     seen = []
-    stage.run(lambda pr, n_s: seen.append(n_s), "", stage.N_S, params=pr_params.SECTION,
-              argv=["--n-s", "16"])
+
+    def trains(pr, n_s):
+        seen.append(n_s)
+        with progress.Progress("pr_train@16", 2, every=0.0, terminal=False) as p:
+            p.update(1)
+
+    stage.run(trains, "", stage.N_S, params=pr_params.SECTION, argv=["--n-s", "16"])
     assert seen == [16]
 
     def fails(params):
@@ -86,8 +94,16 @@ def test_each_run_logs_its_time_and_status(tmp_path, monkeypatch, capsys, load_p
     assert "pr_train@16: done in " in err and "site: failed (exit status 1) in " in err
     log = [line.split(" ", 1)[1] for line in (tmp_path / stage.LOG_FILE).read_text().splitlines()]
     assert [line.split(" in ")[0] for line in log] == [
-        "pr_train@16: started", "pr_train@16: done", "site: started",
-        "warning: a run that is likely not meant", "site: failed (exit status 1)"]
+        "pr_train@16: started", "pr_train@16: pr_train@16: step 1 of 2 (50%), 0m00s elapsed, "
+        "0m00s left", "pr_train@16: done", "site: started",
+        "site: warning: a run that is likely not meant", "site: failed (exit status 1)"]
+    # the same records for programs: each with its stage, event and fields
+    records = repro.read_records(tmp_path / stage.RECORDS_FILE)
+    assert [(r["stage"], r["event"]) for r in records] == [
+        ("pr_train@16", "started"), ("pr_train@16", "progress"), ("pr_train@16", "ended"),
+        ("site", "started"), ("site", "warning"), ("site", "ended")]
+    assert records[1]["done"] == 1 and records[-1]["status"] == 1
+    assert repro.stage_times(records) == [("pr_train@16", records[2]["seconds"], 1)]
 
 
 def _free(monkeypatch, gib: float) -> None:

@@ -8,6 +8,9 @@ import pytest
 
 from tms.pipeline import verify
 
+#: They run DVC repositories, `dvc repro` and `dvc checkout`.
+pytestmark = pytest.mark.integration
+
 TEXT = "the right bytes\n" * 100
 
 

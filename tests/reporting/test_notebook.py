@@ -6,6 +6,7 @@ import nbformat
 import pytest
 from nbformat.v4 import new_code_cell, new_notebook
 
+from tms.core import papers
 from tms.reporting import notebook
 
 
@@ -24,6 +25,7 @@ def _template(path):
     nbformat.write(nb, path)
 
 
+@pytest.mark.integration
 def test_same_template_gives_same_bytes(tmp_path):
     _template(tmp_path / "t.ipynb")
     outs = []
@@ -38,6 +40,7 @@ def test_same_template_gives_same_bytes(tmp_path):
     assert '"id": "injected-parameters"' in text
 
 
+@pytest.mark.integration
 def test_a_failed_report_leaves_the_previous_figures_folder_whole(tmp_path):
     _template(tmp_path / "t.ipynb")
     nb = nbformat.read(tmp_path / "t.ipynb", as_version=4)
@@ -58,8 +61,7 @@ def test_a_failed_report_leaves_the_previous_figures_folder_whole(tmp_path):
     assert sorted(p.name for p in (tmp_path / "out/figures").iterdir()) == ["t"]   # no litter
 
 
-@pytest.mark.parametrize("name", ["persian_rug", "incidental_polysemanticity",
-                                  "autoencoding_notes"])
+@pytest.mark.parametrize("name", papers.KEYS)
 def test_a_templates_cell_ids_are_fixed_and_unique(root, name):
     """A cell id that repeats another is replaced by a random one on every run, and the report
     then differs byte for byte between two runs of the same inputs."""

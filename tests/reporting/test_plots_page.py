@@ -73,6 +73,7 @@ def plots_repo(tmp_path, root):
     return repo
 
 
+@pytest.mark.integration
 def test_dvc_plots_show_draws_every_plot_offline(plots_repo, tmp_path):
     if None in browser.executables():
         pytest.skip(browser.MISSING)

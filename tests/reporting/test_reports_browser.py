@@ -9,9 +9,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from tms.core.papers import KEYS as PAPERS
 from tms.reporting import browser
-
-PAPERS = ("persian_rug", "incidental_polysemanticity", "autoencoding_notes")
 
 pytestmark = [
     pytest.mark.skipif(None in browser.executables(), reason=browser.MISSING),

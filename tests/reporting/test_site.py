@@ -5,7 +5,9 @@ from pathlib import Path
 import pytest
 
 from tms.core import claim_rows
-from tms.reporting import browser, dag, errata, metrics, site, tex
+from tms.core import papers as registry
+from tms.core.errata import evidence
+from tms.reporting import browser, dag, metrics, site, tex
 
 MERMAID = """flowchart TD
 \tnode1["a"]
@@ -155,7 +157,7 @@ def test_export_checks_the_registry_and_the_site_links_the_figures_drawn(tmp_pat
     (figs / "fig2.png").write_bytes(b"png")
     claims = _two_claims()
     rows = claims.rows({"other": 1, "loss": 0.5})[::-1]           # in any order
-    path = claim_rows.export(rows, claims, "p", "Paper", "p_claims", figs)
+    path = claim_rows.export(rows, claims, PAPER, figs)
     assert path == tmp_path / "reports/claims/p.json"
     assert [r["id"] for r in claim_rows.read("p", figs)] == ["sec1.other", "fig2.loss"]
     paper = metrics.load_claims(tmp_path / "reports/claims")[0]
@@ -169,9 +171,9 @@ def test_export_checks_the_registry_and_the_site_links_the_figures_drawn(tmp_pat
     assert claim_rows.read("p", figs)[1]["figure"] == f"{figs.as_posix()}/fig2.png"
     assert metrics.load_claims(path.parent)[0]["claims"][1]["figure"] is None
     with pytest.raises(ValueError, match=r"missing \['sec1.other'\]"):
-        claim_rows.export(rows[:1], claims, "p", "Paper", "p_claims", figs)
+        claim_rows.export(rows[:1], claims, PAPER, figs)
     with pytest.raises(ValueError, match=r"repeated \['fig2.loss'\]"):
-        claim_rows.export(rows + rows[:1], claims, "p", "Paper", "p_claims", figs)
+        claim_rows.export(rows + rows[:1], claims, PAPER, figs)
 
 
 def _paper(name, *verdicts):
@@ -210,25 +212,26 @@ def test_metrics_count_verdicts_by_basis_and_values_keep_numbers_under_the_claim
     assert values["fig4.claim"]["verdict"].startswith("inconclusive (")   # with its direction
 
 
-def test_every_erratum_names_a_paper_and_finds_its_rows_by_id():
-    assert {e.paper for e in errata.ERRATA} == {"persian_rug", "incidental_polysemanticity",
-                                                "autoencoding_notes"}
-    xor = next(e for e in errata.ERRATA if e.claims == ("fig1.hadamard_xor",))
+#: A paper of the registry's kind (tms.core.papers).
+PAPER = registry.Paper("p", "p", "p_", "P", "Paper")
+#: Every paper's errata, as the site stage gathers them.
+ERRATA = [e for p in registry.PAPERS for e in p.module("errata").ERRATA]
+
+
+def test_every_erratum_names_its_paper_and_finds_its_rows_by_id():
+    for p in registry.PAPERS:
+        assert {e.paper for e in p.module("errata").ERRATA} == {p.key}
+    xor = next(e for e in ERRATA if e.claims == ("fig1.hadamard_xor",))
     row = {"id": "fig1.hadamard_xor", "claim": "H_ij", "source": "sec. 4.2.2"}
-    assert errata.evidence(xor, {"persian_rug": [row]}) == [row]
-    assert errata.evidence(xor, {"incidental_polysemanticity": [row]}) == []
+    assert evidence(xor, {xor.paper: [row]}) == [row]
+    assert evidence(xor, {"another paper": [row]}) == []
     with pytest.raises(ValueError, match="no claim"):
-        errata.evidence(xor, {"persian_rug": [{**row, "id": "fig1.renamed"}]})
+        evidence(xor, {xor.paper: [{**row, "id": "fig1.renamed"}]})
 
 
 def test_every_erratum_names_registered_claims():
-    from tms.incidental.claims import CLAIMS as IP
-    from tms.notes.claims import CLAIMS as NOTES
-    from tms.persian_rug.claims import CLAIMS as PR
-    registries = {"persian_rug": PR, "incidental_polysemanticity": IP,
-                  "autoencoding_notes": NOTES}
-    for e in errata.ERRATA:
-        assert set(e.claims) <= set(registries[e.paper]), e
+    for e in ERRATA:
+        assert set(e.claims) <= set(registry.paper(e.paper).module("claims").CLAIMS), e
         assert e.claims or e.note, e
 
 
@@ -248,7 +251,7 @@ def test_page_shows_rows_errata_and_rejects_unknown_stages():
               for n in ("a", "b@1", "b@2", "c")]
     papers = [_paper("paper_a", "reproduced", "erratum", "sanity check"),
               _paper("other", "finding")]
-    html = site.render(papers, "key: 1 < 2", "abc123", MERMAID, stages)
+    html = site.render(papers, ERRATA, "key: 1 < 2", "abc123", MERMAID, stages)
     assert html.count('<td class="v-') == 4
     assert all(f"td.v-{v.replace(' ', '-')} " in html or f"td.v-{v.replace(' ', '-')}," in html
                for v in claim_rows.VERDICTS)                    # every verdict has its colour
@@ -261,14 +264,14 @@ def test_page_shows_rows_errata_and_rejects_unknown_stages():
         "1 sanity check</li>" in html
     assert "<td>1 (n_s 8192)</td>" in html and "<td>n_s 64</td>" in html      # both scales
     errata_table = html[html.index('id="errata-table"'):].split("</table>")[0]
-    assert errata_table.count("<tr>") == 1 + len(errata.ERRATA) + 1   # head, reference, ours
+    assert errata_table.count("<tr>") == 1 + len(ERRATA) + 1   # head, reference, ours
     assert 'href="paper_a.html"' in html and 'href="#stage-b"' in html
     assert 'id="stage-b"' in html and html.count('id="stage-b"') == 1
     assert "key: 1 &lt; 2" in html and "abc123" in html and "<svg" in html
     assert "not checked by the pipeline yet" in html
     papers[0]["claims"][0]["stages"] = ["nowhere"]
     with pytest.raises(ValueError, match="nowhere"):
-        site.render(papers, "", "", MERMAID, stages)
+        site.render(papers, ERRATA, "", "", MERMAID, stages)
 
 
 def test_claims_link_their_figure_caption_or_their_row_and_the_figure_data():
@@ -286,7 +289,7 @@ def test_claims_table_can_be_filtered_and_sorted_and_links_into_the_reports():
     papers = [_paper("paper_a", "reproduced", "erratum", "inconclusive at this scale"),
               _paper("other", "finding")]
     papers[0]["claims"][1].update(figure="reports/figures/paper_a/fig4.png", basis="empirical")
-    html = site.render(papers, "", "abc", 'flowchart TD\n\tnode1["b"]', stages)
+    html = site.render(papers, ERRATA, "", "abc", 'flowchart TD\n\tnode1["b"]', stages)
     table = html[html.index('id="claims-table"'):].split("</table>")[0]
     assert table.count('data-paper="paper_a" data-verdict="') == 3
     assert 'data-paper="other" data-verdict="finding">' in table
@@ -366,7 +369,7 @@ def test_the_index_leads_with_each_papers_central_claims_and_shows_a_figure_once
     rows[1]["central"] = True
     for r in rows:
         r["figure"] = "reports/figures/paper_a/fig2.png"
-    html = site.render(papers, "", "abc", 'flowchart TD\n\tnode1["b"]', stages)
+    html = site.render(papers, ERRATA, "", "abc", 'flowchart TD\n\tnode1["b"]', stages)
     answer = html[html.index('id="answer"'):html.index('id="about"')]
     assert answer.count("<h3>") == 1 and 'id="answer-paper_a-fig1.claim"' in answer
     assert "inconclusive (fails at this scale): too small" in answer
@@ -380,10 +383,9 @@ def test_the_papers_come_in_the_readmes_order(tmp_path):
     import json
     claims = tmp_path / "reports/claims"
     claims.mkdir(parents=True)
-    for key in ("zeta", "autoencoding_notes", "persian_rug", "incidental_polysemanticity"):
+    for key in ("zeta", *reversed(registry.KEYS)):
         (claims / f"{key}.json").write_text(json.dumps(_paper(key)))
-    assert [p["paper"] for p in metrics.load_claims(claims)] == [
-        "persian_rug", "incidental_polysemanticity", "autoencoding_notes", "zeta"]
+    assert [p["paper"] for p in metrics.load_claims(claims)] == [*registry.KEYS, "zeta"]
 
 
 def test_central_claims_are_marked_in_their_rows_and_must_be_declared():
@@ -407,7 +409,7 @@ def test_maths_in_claims_values_and_errata_is_mathml():
     stages = [{"name": "b", "cmd": "python x", "deps": [], "params": [], "outs": []}]
     papers = [_paper("paper_a", "reproduced")]
     papers[0]["claims"][0].update(claim=r"a < b, $\sum_{j \neq i} W_{ij}^2$", paper=r"$x^2$")
-    html = site.render(papers, "", "abc", 'flowchart TD\n\tnode1["b"]', stages)
+    html = site.render(papers, ERRATA, "", "abc", 'flowchart TD\n\tnode1["b"]', stages)
     row = html[html.index('id="row-paper_a-fig0.claim"'):].split("</tr>")[0]
     assert row.count("<math") == 2 and "a &lt; b" in row and "$" not in row
     errata_table = html[html.index('id="errata-table"'):].split("</table>")[0]

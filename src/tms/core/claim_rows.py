@@ -48,6 +48,7 @@ from typing import Any
 import numpy as np
 
 from tms.core.io import write_json
+from tms.core.papers import Paper
 
 REPRODUCED, NOT_REPRODUCED = "reproduced", "not reproduced"
 INCONCLUSIVE = "inconclusive at this scale"
@@ -255,10 +256,11 @@ def claims_path(paper: str, figures_dir: str | os.PathLike) -> Path:
     return Path(figures_dir).parent.parent / "claims" / f"{paper}.json"
 
 
-def export(rows: Sequence[dict], claims: Mapping[str, Claim], paper: str, title: str,
-           stage: str, figures_dir: str | os.PathLike) -> Path:
-    """Write the claims file :func:`claims_path` atomically: written by a paper's claims stage
-    (``stage``) from its stage outputs, before its report; read by the report and the site.
+def export(rows: Sequence[dict], claims: Mapping[str, Claim], paper: Paper,
+           figures_dir: str | os.PathLike) -> Path:
+    """Write the claims file :func:`claims_path` atomically: written by the claims stage of
+    ``paper`` (its registry line, tms.core.papers; the stage is ``<prefix>claims``) from its
+    stage outputs, before its report; read by the report and the site.
 
     rows: one per claim of ``claims`` (:func:`check`), written in the registry's order, each
     with ``figure`` made the repository path of its PNG in ``figures_dir`` (the report draws
@@ -267,7 +269,7 @@ def export(rows: Sequence[dict], claims: Mapping[str, Claim], paper: str, title:
     Returns the path written. Raises ValueError if the rows do not match the registry.
     """
     check(rows, claims)
-    figures_dir = Path(figures_dir)
+    figures_dir, stage = Path(figures_dir), f"{paper.prefix}claims"
     by_id = {r["id"]: r for r in rows}
     out = []
     for cid in claims:
@@ -276,9 +278,10 @@ def export(rows: Sequence[dict], claims: Mapping[str, Claim], paper: str, title:
             r["figure"] = (figures_dir / f"{r['figure']}.png").as_posix()
         r["stages"] = list(dict.fromkeys([*r["stages"], stage]))
         out.append(r)
-    path = claims_path(paper, figures_dir)
-    write_json({"paper": paper, "title": title, "stage": stage,
-                "report": (path.parent.parent / f"{paper}.html").as_posix(), "claims": out}, path)
+    path = claims_path(paper.key, figures_dir)
+    write_json({"paper": paper.key, "title": paper.title, "stage": stage,
+                "report": (path.parent.parent / f"{paper.key}.html").as_posix(), "claims": out},
+               path)
     return path
 
 

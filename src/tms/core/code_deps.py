@@ -8,7 +8,9 @@ keeps its checkpoints.
 
 The walk is static: every ``import tms…`` and ``from tms… import …`` anywhere in a file (inside
 functions too), followed transitively; a package's ``__init__.py`` counts when it holds more
-than a docstring. A report template (``.ipynb``) is read through its code cells.
+than a docstring. A call ``….module("name")`` (tms.core.papers.Paper.module, a paper's module
+imported through the registry) counts as importing ``tms.<package>.name`` of every paper. A
+report template (``.ipynb``) is read through its code cells.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import ast
 import json
 from collections.abc import Iterable
 from pathlib import Path
+
+from tms.core.papers import PAPERS
 
 #: The repository root (the folder holding src/, stages/ and dvc.yaml).
 ROOT = Path(__file__).resolve().parents[3]
@@ -40,10 +44,15 @@ def _source(path: Path) -> str:
 
 
 def _imports(source: str) -> set[str]:
-    """Names of the project modules that ``source`` imports (``tms`` and below)."""
+    """Names of the project modules that ``source`` imports (``tms`` and below), those a paper's
+    registry line imports (``Paper.module("name")``) included."""
     names = set()
     for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "module" and len(node.args) == 1
+                and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            names |= {f"tms.{p.package}.{node.args[0].value}" for p in PAPERS}
+        elif isinstance(node, ast.Import):
             names |= {a.name for a in node.names if a.name.split(".")[0] == "tms"}
         elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "tms":
             names.add(node.module)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+from typing import NamedTuple
 
 from pydantic import BaseModel
 
@@ -40,12 +41,24 @@ def resolve_device(name: str, key: str = "device") -> str:
     return name
 
 
-def check(key: str, section: BaseModel) -> list[str]:
+class Choice(NamedTuple):
+    """The device a params ``device: auto`` chose: ``key`` (e.g. ``persian_rug.device``),
+    ``device`` (``cpu``, ``cuda:0``) and ``why``; its ``str`` is the line people read."""
+
+    key: str
+    device: str
+    why: str
+
+    def __str__(self) -> str:
+        return f"{self.key} = 'auto': {self.device} ({self.why})"
+
+
+def check(key: str, section: BaseModel) -> list[Choice]:
     """Resolve the ``device`` of the params section ``key`` on this machine
     (:func:`resolve_device`), so that a device that does not exist stops a stage at validation
     time, and check that its ``compute.precision`` and ``compute.executor`` run there (Ray is an
-    optional extra). Returns a line saying which device 'auto' chose and why (empty unless the
-    device is 'auto', after ``TMS_DEVICE``), for the caller to print. Raises ParamsError."""
+    optional extra). Returns which device 'auto' chose and why (empty unless the device is
+    'auto', after ``TMS_DEVICE``), for the caller to say. Raises ParamsError."""
     name = f"{key}.device"
     chosen = resolve_device(section.device, name)
     if section.compute.precision == "tf32" and not chosen.startswith("cuda"):
@@ -57,7 +70,7 @@ def check(key: str, section: BaseModel) -> list[str]:
                           "environment; `make ray` installs it (pip install -e '.[ray]'), or "
                           "use 'local'")
     if os.environ.get("TMS_DEVICE", section.device) == "auto":
-        return [f"{name} = 'auto': {chosen} ({_why(chosen)})"]
+        return [Choice(name, chosen, _why(chosen))]
     return []
 
 

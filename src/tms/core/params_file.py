@@ -221,9 +221,9 @@ class Section:
         """:func:`load` from a params file. Raises ParamsError or FileNotFoundError."""
         return load(self.model, path, self.key)
 
-    def check_devices(self, params: BaseModel) -> list[str]:
-        """tms.core.device.check of the section, or of every section of the whole file: a line
-        for each 'auto' device saying what it chose. Raises ParamsError."""
+    def check_devices(self, params: BaseModel) -> list[device.Choice]:
+        """tms.core.device.check of the section, or of every section of the whole file: what
+        each 'auto' device chose, and why. Raises ParamsError."""
         if self.key is not None:
             return device.check(self.key, params)
         return [line for key in type(params).model_fields

@@ -1,16 +1,20 @@
 """Progress of a long loop, on a terminal and off it alike.
 
 On a terminal: a tqdm bar on stderr. Off a terminal (``make repro > log``, DVC's output piped,
-CI): one line at most every :data:`EVERY` seconds on stderr. On both, that line goes to
-:data:`sink` (the stage runner points it at ``logs/repro.log``), with the steps done, what the
-caller adds (models still training, the loss) and an estimate of the time left at the rate so
-far, e.g.
+CI): one line at most every :data:`EVERY` seconds on stderr. On both, that line is a record of
+the logger :data:`LOG` (the stage runner, tms.pipeline.stage, writes them to the stages' logs),
+with the steps done, what the caller adds (models still training, the loss) and an estimate of
+the time left at the rate so far, e.g.
 
     pr_train@1024: step 3000 of 8000 (38%), active 12, 4m10s elapsed, at most 6m57s left
+
+A record carries its ``event`` (:data:`PROGRESS`, :data:`RESUMED`, :data:`MESSAGE`) and, for a
+count, ``done`` and ``total``; for a checkpoint taken up, ``step``.
 """
 
 from __future__ import annotations
 
+import logging
 import sys
 import threading
 import time
@@ -21,8 +25,11 @@ from tqdm import tqdm
 
 #: Seconds between two progress lines off a terminal.
 EVERY = 30.0
-#: Where progress lines go besides stderr (the stage runner sets it to its log); None: nowhere.
-sink: Callable[[str], None] | None = None
+#: The logger of progress records (nothing handles them unless a stage runner does).
+LOG = logging.getLogger("tms.progress")
+#: A record's ``event``: a count (``done`` of ``total``), a checkpoint taken up (``step``, the
+#: steps an earlier run did), any other line.
+PROGRESS, RESUMED, MESSAGE = "progress", "resumed", "message"
 
 
 def _clock(seconds: float) -> str:
@@ -77,27 +84,32 @@ class Progress:
             self.last = self.clock()
             if self.bar is None:
                 print(self.line(), file=sys.stderr, flush=True)
-            if sink is not None:
-                sink(self.line())
+            LOG.info(self.line(), extra={"event": PROGRESS, "done": self.done,
+                                         "total": self.total})
 
     def resume(self, n: int) -> None:
-        """``n`` more done by an earlier run (a checkpoint taken up): counted as done, and left
-        out of the rate that estimates the time left."""
+        """``n`` more done by an earlier run (a checkpoint taken up at step ``n``): counted as
+        done, and left out of the rate that estimates the time left; said in a line of its own
+        (a :data:`RESUMED` record)."""
         self.done += n
         self.resumed += n
         if self.bar is not None:
             self.bar.n = self.bar.initial = self.bar.last_print_n = self.done
             self.bar.refresh()
+        self._say(f"{self.desc}: resuming from the checkpoint at {self.unit} {n}",
+                  {"event": RESUMED, "step": n})
 
     def write(self, message: str) -> None:
-        """A line of its own: above the bar on a terminal, else on stderr; to :data:`sink` on
-        both."""
+        """A line of its own: above the bar on a terminal, else on stderr; a :data:`MESSAGE`
+        record on both."""
+        self._say(message, {"event": MESSAGE})
+
+    def _say(self, message: str, record: dict) -> None:
         if self.bar is not None:
             self.bar.write(message, file=sys.stderr)
         else:
             print(message, file=sys.stderr, flush=True)
-        if sink is not None:
-            sink(message)
+        LOG.info(message, extra=record)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -107,8 +119,8 @@ class Progress:
 @contextmanager
 def heartbeat(desc: str, every: float = EVERY, terminal: bool | None = None) -> Iterator[None]:
     """While the block runs, off a terminal, a line ``desc: still running, 1m30s elapsed`` every
-    ``every`` seconds (on stderr and to :data:`sink`), for work whose own steps cannot be
-    counted from here (a notebook's cells run by papermill). On a terminal: nothing."""
+    ``every`` seconds (on stderr, and a :data:`MESSAGE` record), for work whose own steps cannot
+    be counted from here (a notebook's cells run by papermill). On a terminal: nothing."""
     if sys.stderr.isatty() if terminal is None else terminal:
         yield
         return
@@ -118,8 +130,7 @@ def heartbeat(desc: str, every: float = EVERY, terminal: bool | None = None) -> 
         while not stop.wait(every):
             line = f"{desc}: still running, {_clock(time.monotonic() - start)} elapsed"
             print(line, file=sys.stderr, flush=True)
-            if sink is not None:
-                sink(line)
+            LOG.info(line, extra={"event": MESSAGE})
     thread = threading.Thread(target=beat, daemon=True)
     thread.start()
     try:

@@ -240,78 +240,157 @@ def loss_and_grads(model: RaggedStack, groups: Sequence[tuple[int, int]],
     widths = [off[b] - off[a] for a, b in groups]
     pieces, items, shares = _step_plan(widths, [b - a for a, b in groups], n_s, batch,
                                        workers.n)
-    if density is None or dev.type != "cpu":
-        sparse = [False] * len(groups)
-    else:
-        sparse = [sparse_pays(w, q) for w, q in zip(widths, density)]
-    # piece 0 of a group writes into grad and loss, piece j > 0 into its own partial sums
-    # (rows: ∂W_in, ∂W_outᵀ, ∂b; and the losses), added to them in order below
-    partial = {(g, j): (torch.empty(2 * widths[g] + b - a, n_s, device=dev),
-                        torch.empty(b - a, device=dev))
-               for g, j in items if j > 0 for a, b in [groups[g]]}
-
-    def run(share: list[int]) -> None:
-        rows = max(pieces[g][j].stop - pieces[g][j].start for g, j in (items[i] for i in share))
-        widest = max(widths[items[i][0]] for i in share)
-        hT_buf, dhT_buf = (torch.empty(widest * rows, device=dev) for _ in range(2))
-        x_buf, z_buf, on_buf = (torch.empty(rows * n_s, device=dev) for _ in range(3))
-        for i in share:
-            g, j = items[i]
-            a, b = groups[g]
-            r0, r1 = off[a], off[b]
-            w, cut = r1 - r0, pieces[g][j]
-            n = cut.stop - cut.start
-            if j == 0:
-                g_in, g_out, g_b = grad[r0:r1], grad[D + r0:D + r1], grad[2 * D + a:2 * D + b]
-                ls = loss[a:b]
-            else:
-                part, ls = partial[g, j]
-                g_in, g_out, g_b = part[:w], part[w:2 * w], part[2 * w:]
-            x = x_of(g, cut, x_buf[:n * n_s].view(n, n_s))
-            z, on = z_buf[:n * n_s].view(n, n_s), on_buf[:n * n_s].view(n, n_s)
-            if sparse[g]:
-                xs = x.to_sparse_csr()
-                hT = torch.mm(xs, model.flat[r0:r1].T, out=hT_buf[:w * n].view(n, w)).T
-            else:
-                hT = torch.mm(model.flat[r0:r1], x.T, out=hT_buf[:w * n].view(w, n))
-            dhT = dhT_buf[:w * n].view(w, n)
-            for k in range(a, b):
-                s0, s1 = off[k] - r0, off[k + 1] - r0
-                W_out_T = model.W_out_T(k)
-                if model.bias:
-                    torch.addmm(model.b(k), hT[s0:s1].T, W_out_T, out=z)
-                else:
-                    torch.mm(hT[s0:s1].T, W_out_T, out=z)
-                if model.relu:
-                    torch.gt(z, 0, out=on)
-                    z.mul_(on)
-                err = z.sub_(x)
-                torch.dot(err.view(-1), err.view(-1), out=ls[k - a])
-                if model.relu:
-                    err.mul_(on)
-                torch.mm(hT[s0:s1], err, out=g_out[s0:s1])
-                torch.mm(W_out_T, err.T, out=dhT[s0:s1])
-                if model.bias:
-                    torch.sum(err, 0, out=g_b[k - a])
-            if sparse[g]:                   # xᵀ is x's CSR read as CSC: ∂W_inᵀ = xᵀ ∂h
-                g_in.copy_(torch.sparse.mm(xs.t(), dhT.T).T)
-            else:
-                torch.mm(dhT, x, out=g_in)
-
+    step = _Step(model, groups, x_of, grad, loss, pieces, items, widths,
+                 _sparse_groups(widths, density, dev), _partial_sums(groups, items, widths, n_s,
+                                                                     dev))
     if not model.bias:
         grad[2 * D:].zero_()
-    workers.map(run, shares)
-    for (g, j), (part, ls) in partial.items():          # pieces in order: fixed sums
-        a, b = groups[g]
+    workers.map(functools.partial(_run_share, step), shares)
+    _add_partials(step)
+    grad.mul_(2.0 / (batch * n_s))
+    loss.div_(batch * n_s)
+
+
+def _sparse_groups(widths: Sequence[int], density: Sequence[float] | None,
+                   dev: torch.device) -> list[bool]:
+    """Which groups compute W_in x and ∂hᵀ x from x as a sparse matrix (:func:`sparse_pays`)."""
+    if density is None or dev.type != "cpu":
+        return [False] * len(widths)
+    return [sparse_pays(w, q) for w, q in zip(widths, density)]
+
+
+def _partial_sums(groups: Sequence[tuple[int, int]], items: Sequence[tuple[int, int]],
+                  widths: Sequence[int], n_s: int, dev: torch.device
+                  ) -> dict[tuple[int, int], tuple[torch.Tensor, torch.Tensor]]:
+    """The sums (rows ∂W_in, ∂W_outᵀ, ∂b; losses) of each piece j > 0 of a group g, by (g, j)."""
+    return {(g, j): (torch.empty(2 * widths[g] + b - a, n_s, device=dev),
+                     torch.empty(b - a, device=dev))
+            for g, j in items if j > 0 for a, b in [groups[g]]}
+
+
+@dataclass(frozen=True)
+class _Step:
+    """What every piece of one step of :func:`loss_and_grads` reads: its arguments, the plan
+    (:func:`_step_plan`), the width and sparse choice of each group and the partial sums."""
+
+    model: RaggedStack
+    groups: Sequence[tuple[int, int]]
+    x_of: Callable[[int, slice, torch.Tensor], torch.Tensor]
+    grad: torch.Tensor
+    loss: torch.Tensor
+    pieces: list[list[slice]]
+    items: list[tuple[int, int]]
+    widths: list[int]
+    sparse: list[bool]
+    partial: dict[tuple[int, int], tuple[torch.Tensor, torch.Tensor]]
+
+
+@dataclass(frozen=True)
+class _Piece:
+    """One piece of a group in a step: its instances a ≤ k < b (rows r0 on of ``flat``), its
+    inputs x (n, n_s) and xs (x as CSR, or None), hᵀ (w, n), the scratch z and on (n, n_s)
+    and ∂hᵀ (w, n), and its sums ∂W_in, ∂W_outᵀ (w, n_s), ∂b (b − a, n_s) and loss (b − a)."""
+
+    a: int
+    b: int
+    r0: int
+    x: torch.Tensor
+    xs: torch.Tensor | None
+    hT: torch.Tensor
+    z: torch.Tensor
+    on: torch.Tensor
+    dhT: torch.Tensor
+    g_in: torch.Tensor
+    g_out: torch.Tensor
+    g_b: torch.Tensor
+    ls: torch.Tensor
+
+
+def _run_share(step: _Step, share: list[int]) -> None:
+    """The pieces ``share`` (indices into step.items) in turn, in scratch for the largest."""
+    n_s, dev = step.model.flat.shape[1], step.model.flat.device
+    pieces, items = step.pieces, step.items
+    rows = max(pieces[g][j].stop - pieces[g][j].start for g, j in (items[i] for i in share))
+    widest = max(step.widths[items[i][0]] for i in share)
+    hT_buf, dhT_buf = (torch.empty(widest * rows, device=dev) for _ in range(2))
+    x_buf, z_buf, on_buf = (torch.empty(rows * n_s, device=dev) for _ in range(3))
+    for i in share:
+        p = _piece(step, *items[i], (hT_buf, dhT_buf, x_buf, z_buf, on_buf))
+        _instance_grads(step.model, p)
+        if p.xs is not None:                # xᵀ is x's CSR read as CSC: ∂W_inᵀ = xᵀ ∂h
+            p.g_in.copy_(torch.sparse.mm(p.xs.t(), p.dhT.T).T)
+        else:
+            torch.mm(p.dhT, p.x, out=p.g_in)
+
+
+def _piece_sums(step: _Step, g: int, j: int
+                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Where piece j of group g sums ∂W_in, ∂W_outᵀ, ∂b, losses: grad, loss (j = 0) or its own."""
+    model, (a, b) = step.model, step.groups[g]
+    D, r0, r1 = model.hidden, model.offsets[a], model.offsets[b]
+    if j == 0:
+        grad = step.grad
+        return grad[r0:r1], grad[D + r0:D + r1], grad[2 * D + a:2 * D + b], step.loss[a:b]
+    part, ls = step.partial[g, j]
+    w = r1 - r0
+    return part[:w], part[w:2 * w], part[2 * w:], ls
+
+
+def _piece(step: _Step, g: int, j: int, bufs: tuple[torch.Tensor, ...]) -> _Piece:
+    """Piece j of group g: its inputs, hᵀ = W_in xᵀ, its views of ``bufs`` (hᵀ, ∂hᵀ, x, z, on)."""
+    hT_buf, dhT_buf, x_buf, z_buf, on_buf = bufs
+    model, (a, b) = step.model, step.groups[g]
+    n_s, r0, r1 = model.flat.shape[1], model.offsets[a], model.offsets[b]
+    w, cut = r1 - r0, step.pieces[g][j]
+    n = cut.stop - cut.start
+    g_in, g_out, g_b, ls = _piece_sums(step, g, j)
+    x = step.x_of(g, cut, x_buf[:n * n_s].view(n, n_s))
+    z, on = z_buf[:n * n_s].view(n, n_s), on_buf[:n * n_s].view(n, n_s)
+    if step.sparse[g]:
+        xs = x.to_sparse_csr()
+        hT = torch.mm(xs, model.flat[r0:r1].T, out=hT_buf[:w * n].view(n, w)).T
+    else:
+        xs = None
+        hT = torch.mm(model.flat[r0:r1], x.T, out=hT_buf[:w * n].view(w, n))
+    return _Piece(a, b, r0, x, xs, hT, z, on, dhT_buf[:w * n].view(w, n), g_in, g_out, g_b, ls)
+
+
+def _instance_grads(model: RaggedStack, p: _Piece) -> None:
+    """Per instance of the piece: its loss Σ err², ∂W_outᵀ, ∂hᵀ and ∂b (unscaled)."""
+    off, r0, a = model.offsets, p.r0, p.a
+    x, z, on, hT, dhT, g_out, g_b, ls = p.x, p.z, p.on, p.hT, p.dhT, p.g_out, p.g_b, p.ls
+    for k in range(a, p.b):
+        s0, s1 = off[k] - r0, off[k + 1] - r0
+        W_out_T = model.W_out_T(k)
+        if model.bias:
+            torch.addmm(model.b(k), hT[s0:s1].T, W_out_T, out=z)
+        else:
+            torch.mm(hT[s0:s1].T, W_out_T, out=z)
+        if model.relu:
+            torch.gt(z, 0, out=on)
+            z.mul_(on)
+        err = z.sub_(x)
+        torch.dot(err.view(-1), err.view(-1), out=ls[k - a])
+        if model.relu:
+            err.mul_(on)
+        torch.mm(hT[s0:s1], err, out=g_out[s0:s1])
+        torch.mm(W_out_T, err.T, out=dhT[s0:s1])
+        if model.bias:
+            torch.sum(err, 0, out=g_b[k - a])
+
+
+def _add_partials(step: _Step) -> None:
+    """The sums of the pieces j > 0 added to grad and loss, in a fixed order (piece by piece)."""
+    model, grad, D, off = step.model, step.grad, step.model.hidden, step.model.offsets
+    for (g, j), (part, ls) in step.partial.items():
+        a, b = step.groups[g]
         r0, r1 = off[a], off[b]
         w = r1 - r0
         grad[r0:r1].add_(part[:w])
         grad[D + r0:D + r1].add_(part[w:2 * w])
         if model.bias:
             grad[2 * D + a:2 * D + b].add_(part[2 * w:])
-        loss[a:b].add_(ls)
-    grad.mul_(2.0 / (batch * n_s))
-    loss.div_(batch * n_s)
+        step.loss[a:b].add_(ls)
 
 
 def equal_width_runs(n_d: Sequence[int]) -> list[tuple[int, int]]:

@@ -223,114 +223,149 @@ def _to_host(stack: models.RaggedStack
     return models.RaggedStack(host, stack.n_d, stack.relu, stack.bias), done.synchronize
 
 
+class _Training:
+    """One stack in training (:func:`_train_bucket`): the stack, its optimiser and the inputs of
+    its steps, the original index of each of its rows (``live``), every minibatch loss, the
+    results of the finished models and their copies on their way to the host."""
+
+    def __init__(self, spec: StackSpec, insts: Sequence[Instance], workers: WorkerPool,
+                 matmul_dtype: torch.dtype | None):
+        n_s, sched, device, bucketed = spec.n_s, spec.sched, spec.device, spec.bucketed
+        self.insts, self.sched, self.workers = insts, sched, workers
+        scale = _as_scale(spec.scale, n_s, device)
+        self.desc = (f"{spec.label}n_s={n_s} {'relu' if spec.relu else 'linear'} ({len(insts)} "
+                     f"models, n_d≤{max(i.n_d for i in insts)})")
+        order = stack_order(insts, bucketed)
+        gens = sampler.generators([i.seed for i in insts], device)
+        self.model = init_ragged(n_s, [insts[k].n_d for k in order], [gens[k] for k in order],
+                                 spec.relu, spec.bias)
+        keys = dict.fromkeys(stream(insts, k) for k in order)
+        streams = {key: (gens[key[1]] if key[0] == "own"
+                         else sampler.stream_generator(key[1], device)) for key in keys}
+        self.steps = (_BucketSteps(insts, streams, n_s, sched.batch_size, scale, device,
+                                   matmul_dtype) if bucketed else
+                      _RaggedSteps(insts, streams, n_s, sched.batch_size, scale, workers, device))
+        lr = [insts[k].lr for k in order]
+        # the zero output's part of each instance's loss scale, by original index as ``live``: the
+        # same at every check, which takes the larger of it and the instance's first loss
+        self.zero = loss_scale(np.zeros(len(insts), dtype=np.float32), [i.p for i in insts],
+                               spec.scale, sched.batch_size * n_s)
+        self.opt = BatchedAdam([self.model.flat], torch.tensor(
+            [lr[k] for k in range(len(order)) for _ in range(self.model.n_d[k])] * 2 + lr,
+            device=device), sched.adam_eps)
+        # an instance's own cap (tms.engine.grid.Instance.max_steps) ends it there; the stopping
+        # rule and the divergence bound are checked at the rule's checks only, so an instance's
+        # training never depends on the caps of the others in its stack
+        self.caps = [sched.max_steps if i.max_steps is None else min(i.max_steps, sched.max_steps)
+                     for i in insts]
+        self.cap_steps = set(self.caps)
+        self.live = list(order)                   # original index of each stack row
+        self.losses = np.empty((len(insts), sched.max_steps), dtype=np.float32)   # minibatch losses
+        self.results: dict[int, Result] = {}
+        self.pending: list[torch.Tensor] = []     # this check's minibatch losses, on the device
+        self.loss = torch.empty(len(insts), device=device)
+        self.copies: list[tuple] = []             # finished models on their way to the host
+        self.bar = Progress(self.desc, sched.max_steps, bound=True)   # or a line every 30 s
+        self.step = self.saved = self.checked = 0  # checked: the step of the rule's last check
+        self.generators = {**{f"init {k}": g for k, g in enumerate(gens)},
+                           **{f"stream {key[1]}": g for key, g in streams.items()
+                              if key[0] == "shared"}}
+
+    def resume(self, state: dict) -> None:
+        """Go on from the checkpoint ``state`` (tms.engine.checkpoint.pack)."""
+        self.step, self.live, self.model, self.opt, self.results = checkpoint.unpack(
+            state, self.losses, self.generators)
+        self.saved = self.checked = self.step
+        self.bar.resume(self.step)                    # says so, in a line of its own
+
+    def train(self, ckpt: checkpoint.Checkpoints | None, name: str) -> list[Result]:
+        """The step loop, to the end of every instance; the results in the instances' order."""
+        sched = self.sched
+        self.grad = torch.empty_like(self.model.flat)
+        self.steps.regroup(self.live, self.model)
+        while self.live and self.step < sched.max_steps:
+            self.steps(self.model, self.grad, self.loss[:len(self.live)])
+            self.opt.step([self.model.flat], [self.grad], self.workers)
+            self.pending.append(self.loss[:len(self.live)].clone())
+            self.step += 1
+            self.bar.update(1)
+            due = self.step % sched.check_every == 0 or self.step == sched.max_steps  # a check
+            if due or self.step in self.cap_steps:
+                self._check(due)
+                if due and ckpt and self.live and ckpt.due(self.saved, self.step):
+                    self._save(ckpt, name)
+        self.bar.close()
+        self.collect()
+        return [self.results[k] for k in range(len(self.insts))]
+
+    def _check(self, due: bool) -> None:
+        """A check of the rule (``due``) or a cap: the diverged, stopped and capped models out."""
+        step, live, caps, losses = self.step, self.live, self.caps, self.losses
+        self.collect()                            # the copies of the last check, long arrived
+        block = torch.stack(self.pending).cpu().numpy()      # (steps since last flush, live)
+        self.pending.clear()
+        losses[live, step - len(block):step] = block.T      # live instances share the step
+        ending = [r for r, k in enumerate(live) if due or caps[k] == step]
+        since = losses[live, self.checked:step].T            # since the rule's last check
+        over = diverged(since, np.maximum(losses[live, 0], self.zero[live]),
+                        self.sched.diverge_factor)
+        bad = [r for r in ending if over[r]]
+        self._finish(bad, False, diverged=True)
+        stop = [r for r, k in enumerate(live) if due and r not in bad
+                and window_says_stop(losses[k, :step], self.sched.window)]
+        capped = [r for r in ending if caps[live[r]] <= step and r not in stop + bad]
+        self._finish(capped, False)
+        self._finish(stop, True)
+        stop += bad + capped
+        if stop:
+            self._drop(stop)
+        self.bar.update(0, active=len(self.live), loss=float(block[-1].mean()))
+        self.checked = step if due else self.checked
+
+    def _finish(self, rows: list[int], stopped: bool, diverged: bool = False) -> None:
+        """The models of the stack's rows ``rows`` sent to the host, finished at this step."""
+        if rows:
+            self.copies.append((*_to_host(self.model.select(rows)),
+                                [self.live[r] for r in rows], self.step, stopped, diverged))
+
+    def _drop(self, stop: list[int]) -> None:
+        """The stack's rows ``stop`` taken out of the stack, its optimiser and its inputs."""
+        keep = [r for r in range(len(self.live)) if r not in stop]
+        self.opt.select(self.model.rows(keep))
+        self.model = self.model.select(keep)
+        self.grad = torch.empty_like(self.model.flat)
+        self.live = [self.live[r] for r in keep]
+        self.steps.regroup(self.live, self.model)
+
+    def collect(self) -> None:
+        """The results of the finished models, once their copies have arrived."""
+        for host, wait, ks, step, stopped, diverged in self.copies:
+            wait()
+            for i, k in enumerate(ks):
+                self.results[k] = Result(host.W_in(i).numpy().copy(),
+                                         host.W_out_T(i).T.numpy().copy(),
+                                         host.b(i).numpy().copy(), step, stopped,
+                                         self.losses[k, :step].copy(), diverged)
+        self.copies.clear()
+
+    def _save(self, ckpt: checkpoint.Checkpoints, name: str) -> None:
+        """The whole state of the stack saved to ``ckpt`` as ``name``."""
+        self.collect()
+        ckpt.save(name, checkpoint.pack(self.step, self.live, self.model, self.opt, self.losses,
+                                        self.results, self.generators))
+        self.saved = self.step
+
+
 def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPool = SERIAL,
                   ckpt: checkpoint.Checkpoints | None = None, name: str = "",
                   matmul_dtype: torch.dtype | None = None, state: dict | None = None
                   ) -> list[Result]:
     """Train one stack of ``spec`` (its ``bucketed`` resolved) in this thread: the step loop of
     :func:`train_chunk`, resumed from the checkpoint ``state`` when given."""
-    n_s, sched, device, bucketed = spec.n_s, spec.sched, spec.device, spec.bucketed
-    scale = _as_scale(spec.scale, n_s, device)
-    desc = (f"{spec.label}n_s={n_s} {'relu' if spec.relu else 'linear'} ({len(insts)} models, "
-            f"n_d≤{max(i.n_d for i in insts)})")
-    order = stack_order(insts, bucketed)
-    gens = sampler.generators([i.seed for i in insts], device)
-    model = init_ragged(n_s, [insts[k].n_d for k in order], [gens[k] for k in order], spec.relu,
-                        spec.bias)
-    keys = dict.fromkeys(stream(insts, k) for k in order)
-    streams = {key: (gens[key[1]] if key[0] == "own" else sampler.stream_generator(key[1], device))
-               for key in keys}
-    steps = (_BucketSteps(insts, streams, n_s, sched.batch_size, scale, device, matmul_dtype)
-             if bucketed else
-             _RaggedSteps(insts, streams, n_s, sched.batch_size, scale, workers, device))
-    lr = [insts[k].lr for k in order]
-    # the zero output's part of each instance's loss scale, by original index as ``live``: the
-    # same at every check, which takes the larger of it and the instance's first loss
-    zero = loss_scale(np.zeros(len(insts), dtype=np.float32), [i.p for i in insts], spec.scale,
-                      sched.batch_size * n_s)
-    opt = BatchedAdam([model.flat], torch.tensor(
-        [lr[k] for k in range(len(order)) for _ in range(model.n_d[k])] * 2 + lr,
-        device=device), sched.adam_eps)
-    # an instance's own cap (tms.engine.grid.Instance.max_steps) ends it there; the stopping
-    # rule and the divergence bound are checked at the rule's checks only, so an instance's
-    # training never depends on the caps of the others in its stack
-    caps = [sched.max_steps if i.max_steps is None else min(i.max_steps, sched.max_steps)
-            for i in insts]
-    cap_steps = set(caps)
-    live = list(order)                       # original index of each stack row
-    losses = np.empty((len(insts), sched.max_steps), dtype=np.float32)   # minibatch losses
-    results: dict[int, Result] = {}
-    pending: list[torch.Tensor] = []         # this check's minibatch losses, on the device
-    loss = torch.empty(len(insts), device=device)
-
-    copies: list[tuple] = []                 # finished models on their way to the host
-
-    def finish(rows: list[int], step: int, stopped: bool, diverged: bool = False) -> None:
-        if rows:
-            copies.append((*_to_host(model.select(rows)), [live[r] for r in rows], step,
-                           stopped, diverged))
-
-    def collect() -> None:
-        """The results of the finished models, once their copies have arrived."""
-        for host, wait, ks, step, stopped, diverged in copies:
-            wait()
-            for i, k in enumerate(ks):
-                results[k] = Result(host.W_in(i).numpy().copy(),
-                                    host.W_out_T(i).T.numpy().copy(), host.b(i).numpy().copy(),
-                                    step, stopped, losses[k, :step].copy(), diverged)
-        copies.clear()
-
-    bar = Progress(desc, sched.max_steps, bound=True)   # a bar, or a line every 30 s
-    step = saved = checked = 0               # checked: the step of the rule's last check
-    generators = {**{f"init {k}": g for k, g in enumerate(gens)},
-                  **{f"stream {key[1]}": g for key, g in streams.items() if key[0] == "shared"}}
+    training = _Training(spec, insts, workers, matmul_dtype)
     if state is not None:
-        step, live, model, opt, results = checkpoint.unpack(state, losses, generators)
-        saved = checked = step
-        bar.write(f"{desc}: resuming from the checkpoint at step {step}")
-        bar.resume(step)
-    grad = torch.empty_like(model.flat)
-    steps.regroup(live, model)
-    while live and step < sched.max_steps:
-        steps(model, grad, loss[:len(live)])
-        opt.step([model.flat], [grad], workers)
-        pending.append(loss[:len(live)].clone())
-        step += 1
-        bar.update(1)
-        due = step % sched.check_every == 0 or step == sched.max_steps     # the rule's check
-        if due or step in cap_steps:
-            collect()                        # the copies of the last check, long arrived
-            block = torch.stack(pending).cpu().numpy()      # (steps since last flush, live)
-            pending.clear()
-            losses[live, step - len(block):step] = block.T   # live instances share the step
-            ending = [r for r, k in enumerate(live) if due or caps[k] == step]
-            since = losses[live, checked:step].T             # since the rule's last check
-            over = diverged(since, np.maximum(losses[live, 0], zero[live]), sched.diverge_factor)
-            bad = [r for r in ending if over[r]]
-            finish(bad, step, False, diverged=True)
-            stop = [r for r, k in enumerate(live) if due and r not in bad
-                    and window_says_stop(losses[k, :step], sched.window)]
-            capped = [r for r in ending if caps[live[r]] <= step and r not in stop + bad]
-            finish(capped, step, False)
-            finish(stop, step, True)
-            stop += bad + capped
-            if stop:
-                keep = [r for r in range(len(live)) if r not in stop]
-                opt.select(model.rows(keep))
-                model = model.select(keep)
-                grad = torch.empty_like(model.flat)
-                live = [live[r] for r in keep]
-                steps.regroup(live, model)
-            bar.update(0, active=len(live), loss=float(block[-1].mean()))
-            checked = step if due else checked
-            if due and ckpt and live and ckpt.due(saved, step):
-                collect()
-                ckpt.save(name, checkpoint.pack(step, live, model, opt, losses, results,
-                                                generators))
-                saved = step
-    bar.close()
-    collect()
-    return [results[k] for k in range(len(insts))]
+        training.resume(state)
+    return training.train(ckpt, name)
 
 
 def train_chunk(spec: StackSpec, instances: Sequence[Instance],

@@ -10,6 +10,8 @@ n = 256; fig. 6 away from σ = 0.01 and 1M steps) reads 'inconclusive at this sc
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import scipy.stats
 
@@ -148,11 +150,19 @@ def _unfit(claim: Claim, o: Outputs) -> dict | None:
                               "the fit needs 2", o.scales["fig3"])
 
 
+@dataclass(frozen=True)
+class _Paper:
+    """The paper's value of an estimate, and how the claim writes it."""
+
+    value: float
+    words: str
+
+
 def _interval_row(claim: Claim, o: Outputs, symbol: str, v: float, fit: dict, fmt: str,
-                  expect: float, expected: str, note: str = "") -> dict:
-    """Fig. 3: the estimate ``symbol`` = ``v`` (shown as ``fmt``) has ``expect`` (``expected``)
-    in its interval [fit['lo'], fit['hi']]; a reproduction is inconclusive below the paper's n."""
-    cfg, lo, hi = o.ip.collisions, fit["lo"], fit["hi"]
+                  paper: _Paper, note: str = "") -> dict:
+    """Fig. 3: the estimate ``symbol`` = ``v`` (shown as ``fmt``) has the paper's value in its
+    interval [fit['lo'], fit['hi']]; a reproduction is inconclusive below the paper's n."""
+    cfg, lo, hi, expect, expected = o.ip.collisions, fit["lo"], fit["hi"], paper.value, paper.words
     interval = f"{cfg.level:.0%} interval"
     small = (f"n {cfg.n} < the paper's {PAPER_N}: at m = n the fit is dominated by a point where "
              "training removes collisions" if cfg.n < PAPER_N else None)
@@ -216,8 +226,8 @@ def _m_exponent(claim: Claim, o: Outputs) -> dict:
         e = stats.m_exponent(o.collisions.polysemantic, o.collisions.m, o.ip.collisions.level)
     except ValueError as err:                    # one m left, or no polysemantic neuron at all
         return claim.not_computed(str(err), o.scales["fig3"])
-    return _interval_row(claim, o, "β", e["beta"], e, ".2f", -1, "−1", " (Poisson fit of count "
-                         f"≈ A·m^β; dispersion {e['dispersion']:.1f}){_without_m_eq_n(o)}")
+    return _interval_row(claim, o, "β", e["beta"], e, ".2f", _Paper(-1, "−1"), " (Poisson fit of "
+                         f"count ≈ A·m^β; dispersion {e['dispersion']:.1f}){_without_m_eq_n(o)}")
 
 
 @CLAIMS.claim("fig3.largest_wins", "the neuron that wins a feature is most likely the one of its "
@@ -487,7 +497,3 @@ def _stuck(claim: Claim, o: Outputs) -> dict:
               "paper)", "fig. 6, sec. 4", "—", "—", "fig6", ("ip_single",), "finding")
 def _larger_sigma(claim: Claim, o: Outputs) -> dict:
     return _stuck_row(claim, o, "single")
-
-
-#: The paper's title, as the site shows it.
-TITLE = "Incidental polysemanticity: a new obstacle for mechanistic interpretability"

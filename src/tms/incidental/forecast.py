@@ -17,7 +17,7 @@ from tms.core import rates
 from tms.core.machine import GiB
 from tms.engine.tied import stack_bytes
 from tms.incidental import training
-from tms.incidental.params import Incidental
+from tms.incidental.params import KEY, Incidental
 
 COLUMNS = {
     "stage": "the DVC stage",
@@ -66,6 +66,6 @@ def forecast(ip: Incidental, device: str) -> pd.DataFrame:
                          stack_bytes(cfg.n, cfg.m, cfg.candidates, cfg.steps, cfg.record_every,
                                      cfg.n),
                          lambda c, run=run: training.single(c, device,
-                                                            f"{training.SECTION}.{run}",
+                                                            f"{KEY}.{run}",
                                                             precision)))
     return pd.DataFrame(rows, columns=list(COLUMNS))

@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from tms.core import papers
 from tms.core.params_file import Section
 from tms.core.schema import (
     Arithmetic,
@@ -21,8 +22,8 @@ from tms.core.schema import (
     listed,
 )
 
-#: This paper's section of params.yaml.
-KEY = "incidental_polysemanticity"
+#: This paper's section of params.yaml (its key in the registry, tms.core.papers).
+KEY = papers.of_package(__name__).key
 
 NonNegative = Annotated[float, Field(ge=0.0)]
 PositiveFloat = Annotated[float, Field(gt=0.0)]

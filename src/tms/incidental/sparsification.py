@@ -36,6 +36,7 @@ from scipy.integrate import solve_ivp
 from scipy.special import ndtri
 
 from tms.core.schema import ParamsError
+from tms.incidental.params import KEY
 
 #: Columns of the trajectory table of :func:`trajectory`.
 TRAJECTORY_COLUMNS = {
@@ -227,7 +228,7 @@ def euler(w0: np.ndarray, lam: float, dt: float, times: np.ndarray) -> pd.DataFr
 #: Most weight updates of the Euler reference, Σ over dt of its steps × max(m, 1000) (a step
 #: costs about that many weight updates' time even at small m): the default's are 6.3e7.
 MAX_EULER_WORK = 10**10
-_EULER_KEY = "incidental_polysemanticity.sparsification.euler"
+_EULER_KEY = f"{KEY}.sparsification.euler"
 
 
 def euler_comparison(m: int, lam: float, init_std: float, seed: int, dts: list[float],

@@ -17,7 +17,7 @@ import pandas as pd
 from tms.core import machine
 from tms.engine.sampler import generators
 from tms.engine.tied import Optim, Setting, TiedSpec, init_weights, stack_bytes, stack_flops, train
-from tms.incidental.params import IpCollisions, IpNoise, IpOptimizer, IpSingle, IpSweep
+from tms.incidental.params import KEY, IpCollisions, IpNoise, IpOptimizer, IpSingle, IpSweep
 from tms.incidental.stats import (
     benign_pairs,
     encoding_shape,
@@ -82,10 +82,6 @@ SWEEP_COLUMNS = {
 }
 
 
-#: The params section of these experiments.
-SECTION = "incidental_polysemanticity"
-
-
 def optim(o: IpOptimizer) -> Optim:
     """The training optimiser of a params ``optimizer`` block."""
     return Optim(o.name, o.lr, o.weight_decay)
@@ -108,7 +104,7 @@ def _check_fits(key: str, n: int, ms: list[int], instances: int, steps: int, rec
 def collisions(cfg: IpCollisions, device: str = "cpu", precision: str = "fp32") -> pd.DataFrame:
     """Fig. 3: for every m, ``instances`` models with l1 (no noise) trained for ``steps``; the
     table has :data:`COLLISION_COLUMNS`. One stack per m."""
-    _check_fits(f"{SECTION}.collisions", cfg.n, cfg.m, cfg.instances, cfg.steps, cfg.steps,
+    _check_fits(f"{KEY}.collisions", cfg.n, cfg.m, cfg.instances, cfg.steps, cfg.steps,
                 device)                          # every stack, before any training
     rows = []
     for j, m in enumerate(cfg.m):
@@ -135,7 +131,7 @@ def noise_runs(cfg: IpNoise, device: str = "cpu", precision: str = "fp32"
     features of ‖W_i‖₄⁴ at the recorded steps."""
     grid = list(itertools.product(cfg.noise, cfg.sigma, range(cfg.instances)))
     settings = [Setting(cfg.seed + k, sigma=s, noise=kind) for k, (kind, s, _) in enumerate(grid)]
-    _check_fits(f"{SECTION}.noise", cfg.n, [cfg.m], len(settings), cfg.steps, cfg.record_every,
+    _check_fits(f"{KEY}.noise", cfg.n, [cfg.m], len(settings), cfg.steps, cfg.record_every,
                 device)
     trace = train(TiedSpec(cfg.n, cfg.m, optim(cfg.optimizer), cfg.steps, cfg.record_every,
                            device, precision), settings, fourth_norms)
@@ -155,7 +151,7 @@ def sweep(cfg: IpSweep, device: str = "cpu", precision: str = "fp32") -> pd.Data
             + [("noise", 0.0, s) for s in cfg.sigma for _ in reps])
     settings = [Setting(cfg.seed + k, lam=lam, sigma=s, noise=cfg.noise)
                 for k, (_, lam, s) in enumerate(grid)]
-    _check_fits(f"{SECTION}.sweep", cfg.n, [cfg.m], len(settings), cfg.steps, cfg.steps, device)
+    _check_fits(f"{KEY}.sweep", cfg.n, [cfg.m], len(settings), cfg.steps, cfg.steps, device)
     trace = train(TiedSpec(cfg.n, cfg.m, optim(cfg.optimizer), cfg.steps, cfg.steps,
                            device, precision), settings, fourth_norms)
     fourth = fourth_norms(trace.W).mean(-1)
@@ -166,7 +162,7 @@ def sweep(cfg: IpSweep, device: str = "cpu", precision: str = "fp32") -> pd.Data
                          for k, (kind, lam, s) in enumerate(grid)], columns=list(SWEEP_COLUMNS))
 
 
-def single(cfg: IpSingle, device: str = "cpu", key: str = f"{SECTION}.single",
+def single(cfg: IpSingle, device: str = "cpu", key: str = f"{KEY}.single",
            precision: str = "fp32") -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
     """Fig. 6: ``candidates`` models under ``noise`` at σ, no l1 (``key``: cfg's params key, for
     errors). Returns the stuck encodings of

@@ -18,8 +18,6 @@ from tms.core.claim_rows import MATHEMATICS, Check, Claim, Claims, max_z, span
 from tms.notes.evidence import Outputs
 from tms.notes.flows import RISE_TOL
 
-#: The paper's title, as the site shows it.
-TITLE = "Notes on toy autoencoding"
 
 _DATA = ("notes_data",)
 _LIN = ("notes_linear",)

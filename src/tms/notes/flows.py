@@ -30,6 +30,7 @@ RISE_TOL = 1e-9
 
 from tms.engine import sampler
 from tms.notes import theory
+from tms.notes.params import NotesFlows
 
 
 def tied_flow(W: np.ndarray, sigma: np.ndarray) -> np.ndarray:
@@ -179,14 +180,14 @@ def spectra(S: float, D: int, scale_min: float) -> dict[str, np.ndarray]:
             "scaled": theory.sparse_sigma(S, D, theory.scale_factors(D, scale_min))}
 
 
-def flows_table(S: float, D: int, d: int, scale_min: float, init_std: float, seed: int,
-                t_max: float, lr: float, n_t: int) -> pd.DataFrame:
-    """:func:`compare_flows` on each Σ of :func:`spectra`, one W(0) for all; columns
-    spectrum, then those of :func:`compare_flows`."""
-    return pd.concat([compare_flows(sigma, d, init_std, seed, t_max, lr, n_t)
+def flows_table(f: NotesFlows, scale_min: float) -> pd.DataFrame:
+    """:func:`compare_flows` on each Σ of :func:`spectra` (of f.S, f.D and ``scale_min``), with
+    the hidden width, W(0), step and times of ``f`` (the params autoencoding_notes.flows), one
+    W(0) for all; columns spectrum, then those of :func:`compare_flows`."""
+    return pd.concat([compare_flows(sigma, f.d, f.init_std, f.seed, f.t_max, f.lr, f.n_t)
                       .assign(spectrum=name)[["spectrum", "step", "t", "loss_flow", "loss_gd",
                                               "loss_min", "orth_flow", "orth_gd", "distance"]]
-                      for name, sigma in spectra(S, D, scale_min).items()], ignore_index=True)
+                      for name, sigma in spectra(f.S, f.D, scale_min).items()], ignore_index=True)
 
 
 def energy_along_flow(D: int, d: int, init_std: float, seed: int, t_max: float, n_t: int

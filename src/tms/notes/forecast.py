@@ -35,14 +35,14 @@ def forecast(an: Notes, device: str) -> pd.DataFrame:
         return dataclasses.replace(Schedule.of(train, steps), check_every=steps + 1)
 
     def linear(k: int) -> None:
-        training.linear_table(lin.D, lin.d, lin.S, [k], an.scale_min, lin.train.seed,
-                              lin.train.lr, sched(lin.train, k), an.eval.seed, 1024, device,
-                              precision)
+        training.linear_table(lin.D, lin.d, lin.S, [k], an.scale_min, training.Run(
+            lin.train.seed, lin.train.lr, sched(lin.train, k), an.eval.seed, 1024, device,
+            precision))
 
     def relu_run(k: int) -> None:
-        training.relu_tables(relu.D, relu.d, relu.S, relu.seeds, relu.train.seed,
-                             relu.train.lr, sched(relu.train, k), an.eval.seed, 1024, 1024,
-                             relu.strata_seed, device, precision)
+        training.relu_tables(relu.D, relu.d, relu.S, relu.seeds, training.Run(
+            relu.train.seed, relu.train.lr, sched(relu.train, k), an.eval.seed, 1024, device,
+            precision), 1024, relu.strata_seed)
     rows = []
     for stage, models, steps, run in (
             ("notes_linear", 2 * len(lin.d) * len(lin.S) * len(lin.steps), sum(lin.steps),

@@ -8,6 +8,7 @@ from typing import Annotated
 
 from pydantic import Field, field_validator, model_validator
 
+from tms.core import papers
 from tms.core.params_file import Section
 from tms.core.schema import (
     Arithmetic,
@@ -25,8 +26,8 @@ from tms.core.schema import (
     listed,
 )
 
-#: This paper's section of params.yaml.
-KEY = "autoencoding_notes"
+#: This paper's section of params.yaml (its key in the registry, tms.core.papers).
+KEY = papers.of_package(__name__).key
 
 Sparsity = Annotated[float, Field(ge=0.0, lt=1.0)]
 Features = Annotated[int, Field(ge=2, le=4096)]

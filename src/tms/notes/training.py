@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -76,20 +77,35 @@ def _check_fits(D: int, insts: Sequence[Instance], sched: Schedule, device: str,
                        f"make {key} smaller")
 
 
+@dataclass(frozen=True)
+class Run:
+    """How the notes' models are trained and scored (:func:`linear_table`, :func:`relu_tables`):
+    instance k of a grid seeded ``seed + k`` (init and data), Adam's learning rate ``lr`` and the
+    schedule ``sched`` (tms.engine.grid.Schedule), the held-out sample (``n_eval`` vectors drawn
+    with ``eval_seed``), the torch ``device`` and the ``precision`` of the products
+    (tms.engine.precision)."""
+
+    seed: int
+    lr: float
+    sched: Schedule
+    eval_seed: int
+    n_eval: int
+    device: str = "cpu"
+    precision: str = "fp32"
+
+
 @torch_threads(1)
 def linear_table(D: int, d_values: Sequence[int], S_values: Sequence[float],
-                 steps: Sequence[int], scale_min: float, seed: int, lr: float, sched: Schedule,
-                 eval_seed: int, n_eval: int, device: str = "cpu", precision: str = "fp32"
-                 ) -> pd.DataFrame:
+                 steps: Sequence[int], scale_min: float, run: Run) -> pd.DataFrame:
     """Trained linear autoencoders x ↦ ABx (no bias) against Proposition 1 / Corollary 2.
 
-    Grid d × S (S fastest; instance k has seed seed + k) for each spectrum ('sparse', then
+    Grid d × S (S fastest; instance k has seed run.seed + k) for each spectrum ('sparse', then
     'scaled' with tms.notes.theory.scale_factors(D, scale_min)) and each step cap in ``steps``
-    (replacing sched.max_steps), on ``device`` with the products in ``precision``
-    (tms.engine.precision). Returns one row per (spectrum, cap, instance), columns
-    :data:`LINEAR_COLUMNS`. Raises ValueError if some d is not in [1, D); ParamsError if the
-    stack does not fit this machine.
+    (replacing run.sched.max_steps), trained and scored as ``run`` says (:class:`Run`). Returns
+    one row per (spectrum, cap, instance), columns :data:`LINEAR_COLUMNS`. Raises ValueError if
+    some d is not in [1, D); ParamsError if the stack does not fit this machine.
     """
+    seed, lr, sched, device, precision = run.seed, run.lr, run.sched, run.device, run.precision
     if any(not 1 <= d < D for d in d_values):
         raise ValueError(f"every d must be in [1, D = {D}), got {list(d_values)}")
     grid = [(d, float(S)) for d in d_values for S in S_values]
@@ -104,8 +120,8 @@ def linear_table(D: int, d_values: Sequence[int], S_values: Sequence[float],
                              scale=None if scale is None else scale.tolist(), device=device,
                              precision=precision, label=f"notes {spectrum} ")
             results = train_grid(spec, insts)
-            held = heldout_loss(stack_of(results, D, False, device, bias=False), p, eval_seed,
-                                n_eval, scale=None if scale is None else scale.tolist())
+            held = heldout_loss(stack_of(results, D, False, device, bias=False), p, run.eval_seed,
+                                run.n_eval, scale=None if scale is None else scale.tolist())
             for (d, S), inst, res, h in zip(grid, insts, results, held):
                 sigma = theory.sparse_sigma(S, D, scale)
                 A, B = res.W_out.astype(np.float64), res.W_in.astype(np.float64)
@@ -135,19 +151,19 @@ RELU_COLUMNS = {
 
 
 @torch_threads(1)
-def relu_tables(D: int, d: int, S_values: Sequence[float], seeds: int, seed: int, lr: float,
-                sched: Schedule, eval_seed: int, n_eval: int, n_per_stratum: int,
-                strata_seed: int, device: str = "cpu", precision: str = "fp32"
-                ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """ReLU-output models trained on the grid seeds × S (S fastest, instance k seed seed + k)
-    on ``device`` with the products in ``precision``, their held-out loss and the share of it
-    from inputs with ≥ 2 active features.
+def relu_tables(D: int, d: int, S_values: Sequence[float], seeds: int, run: Run,
+                n_per_stratum: int, strata_seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """ReLU-output models trained on the grid seeds × S (S fastest, instance k seed
+    run.seed + k) and scored as ``run`` says (:class:`Run`), their held-out loss and the share of
+    it from inputs with ≥ 2 active features (n_per_stratum vectors per skeleton drawn with
+    ``strata_seed``, tms.notes.data.loss_by_active_count).
 
     Returns (table with columns :data:`RELU_COLUMNS`, strata table with columns S,
     seed_index, l, mu (μ(Q_l)), m (mean per-sample loss on Q_l), se, contribution
     (μ_l m_l / Σ_l μ_l m_l)). Raises ValueError unless 1 ≤ d < D; ParamsError if the stack
     does not fit this machine.
     """
+    seed, lr, sched, device, precision = run.seed, run.lr, run.sched, run.device, run.precision
     if not 1 <= d < D:
         raise ValueError(f"need 1 <= d < D, got d={d}, D={D}")
     grid = [(si, float(S)) for si in range(seeds) for S in S_values]
@@ -156,8 +172,8 @@ def relu_tables(D: int, d: int, S_values: Sequence[float], seeds: int, seed: int
     results = train_grid(StackSpec(D, sched, relu=True, device=device, precision=precision,
                                    label="notes relu "), insts)
     model = stack_of(results, D, True, device)
-    held = heldout_loss(model, torch.tensor([i.p for i in insts], device=device), eval_seed,
-                        n_eval)
+    held = heldout_loss(model, torch.tensor([i.p for i in insts], device=device), run.eval_seed,
+                        run.n_eval)
     m, se = data.loss_by_active_count(model, n_per_stratum, strata_seed)
     rows, strata = [], []
     for k, ((si, S), inst, res) in enumerate(zip(grid, insts, results)):

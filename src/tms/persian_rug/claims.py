@@ -35,8 +35,6 @@ from tms.persian_rug.evidence import (
 from tms.persian_rug.ladder import ladder_reach, ladder_slope, side
 from tms.persian_rug.stats import CELL_KEYS
 
-#: The paper's title, as the site shows it.
-TITLE = "The Persian Rug: solving toy models of superposition using large-scale symmetries"
 #: The rug's n_s from which a gap to the theory over 5% reads not reproduced.
 RUG_DECISIVE_N_S = 1024
 #: The central claim: the median trained/theory over the converged cells at the largest n_s

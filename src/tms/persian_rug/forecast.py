@@ -32,7 +32,7 @@ import math
 import pandas as pd
 import torch
 
-from tms.core import rates
+from tms.core import machine, rates
 from tms.core.machine import GiB
 from tms.engine.grid import (
     Instance,
@@ -272,10 +272,13 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
     }
 
 
-def forecast(pr: PersianRug, copies: int = 1, device: str | None = None) -> pd.DataFrame:
+def forecast(pr: PersianRug, copies: int | None = None, device: str | None = None
+             ) -> pd.DataFrame:
     """:func:`grid_cost` of every n_s of the grid and of the fig. 3 models, then
-    :func:`converge_cost` of each, one row each (:data:`COLUMNS`); ``device``: rates measured
+    :func:`converge_cost` of each, one row each (:data:`COLUMNS`); ``copies``: of each output on
+    disk (None: this repository's, tms.core.machine.disk_copies); ``device``: rates measured
     there, None: the H100's."""
+    copies = machine.disk_copies() if copies is None else copies
     rows = [grid_cost(pr, n_s, copies, device) for n_s in pr.grid.n_s]
     rows.append(grid_cost(pr, pr.fig3.n_s, copies, device, fig3=True))
     rows += [converge_cost(pr, n_s, device) for n_s in pr.grid.n_s]

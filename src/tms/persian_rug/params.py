@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from tms.core import papers
 from tms.core.params_file import Section
 from tms.core.schema import (
     Batch,
@@ -29,8 +30,8 @@ from tms.core.schema import (
     power_of_two,
 )
 
-#: This paper's section of params.yaml.
-KEY = "persian_rug"
+#: This paper's section of params.yaml (its key in the registry, tms.core.papers).
+KEY = papers.of_package(__name__).key
 
 
 class Train(Strict):

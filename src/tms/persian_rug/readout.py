@@ -126,6 +126,28 @@ def fit_scale_bias(z, x, start: tuple[float, float] | None = None) -> tuple[floa
     interference swamps the signal (tiny n_d / n_s or large p).
     Raises ValueError on non-1-D input, unequal lengths, empty or non-finite input.
     """
+    zt, xt = _pairs(z, x)
+    # Standardise z for conditioning: a (z + b) = (a s)(u + (b + c)/s), u = (z - c)/s.
+    shift = float(zt.mean())
+    scale = float(zt.std())
+    if not scale > 0:
+        scale = 1.0
+    u = (zt - shift) / scale
+    loss, a_u, b_u = _scan_all(u, xt) if u.size <= _SCAN_MAX else _scan_large(u, xt)
+    if start is not None:
+        a0, b0 = (float(v) for v in start)
+        if np.isfinite(a0) and np.isfinite(b0) and a0 > 0:
+            a0u, b0u = a0 * scale, (b0 + shift) / scale
+            loss0 = _relu_loss_sum(u, xt, a0u, b0u)
+            if loss0 < loss:
+                loss, a_u, b_u = loss0, a0u, b0u
+    if not a_u > 0:
+        return 0.0, 0.0
+    return float(a_u / scale), float(b_u * scale - shift)
+
+
+def _pairs(z, x) -> tuple[np.ndarray, np.ndarray]:
+    """z and x as float64 numpy arrays; ValueError unless 1-D, equal, non-empty and finite."""
     zt = z.detach().cpu().numpy() if isinstance(z, torch.Tensor) else np.asarray(z)
     xt = x.detach().cpu().numpy() if isinstance(x, torch.Tensor) else np.asarray(x)
     if np.ndim(zt) != 1 or np.ndim(xt) != 1:
@@ -138,45 +160,25 @@ def fit_scale_bias(z, x, start: tuple[float, float] | None = None) -> tuple[floa
         raise ValueError("z and x must be non-empty")
     if not (np.isfinite(zt).all() and np.isfinite(xt).all()):
         raise ValueError("z and x must be finite")
+    return zt, xt
 
-    # Standardise z for conditioning: a (z + b) = (a s)(u + (b + c)/s), u = (z - c)/s.
-    shift = float(zt.mean())
-    scale = float(zt.std())
-    if not scale > 0:
-        scale = 1.0
-    u = (zt - shift) / scale
-    n = u.size
-    total = _vdot(xt, xt)
 
-    if n <= _SCAN_MAX:
-        best = _scan_all(u, xt)
-    else:
-        idx = np.random.default_rng(0).integers(0, n, _SCAN_MAX)
-        _, a_s, b_s = _scan_all(u[idx], xt[idx])
-        if not a_s > 0:                      # nothing found on the subsample: scan all
-            best = _scan_all(u, xt)
-        else:
-            u_min, u_max = float(u.min()), float(u.max())
-            half = 0.05
-            while True:
-                t_bot, t_top = -b_s - half, -b_s + half
-                whole = t_bot < u_min and t_top >= u_max
-                if whole:
-                    t_bot, t_top = -np.inf, np.inf
-                best = _scan_window(u, xt, total, t_bot, t_top)
-                inside = -t_top < best[2] < -t_bot
-                if whole or (best[1] > 0 and inside):
-                    break
-                half *= 4.0
-
-    loss, a_u, b_u = best
-    if start is not None:
-        a0, b0 = (float(v) for v in start)
-        if np.isfinite(a0) and np.isfinite(b0) and a0 > 0:
-            a0u, b0u = a0 * scale, (b0 + shift) / scale
-            loss0 = _relu_loss_sum(u, xt, a0u, b0u)
-            if loss0 < loss:
-                loss, a_u, b_u = loss0, a0u, b0u
-    if not a_u > 0:
-        return 0.0, 0.0
-    return float(a_u / scale), float(b_u * scale - shift)
+def _scan_large(u: np.ndarray, x: np.ndarray) -> tuple[float, float, float]:
+    """:func:`_scan_all`'s minimiser on a subsample, then exact in a window widened around it."""
+    total = _vdot(x, x)
+    idx = np.random.default_rng(0).integers(0, u.size, _SCAN_MAX)
+    _, a_s, b_s = _scan_all(u[idx], x[idx])
+    if not a_s > 0:                      # nothing found on the subsample: scan all
+        return _scan_all(u, x)
+    u_min, u_max = float(u.min()), float(u.max())
+    half = 0.05
+    while True:
+        t_bot, t_top = -b_s - half, -b_s + half
+        whole = t_bot < u_min and t_top >= u_max
+        if whole:
+            t_bot, t_top = -np.inf, np.inf
+        best = _scan_window(u, x, total, t_bot, t_top)
+        inside = -t_top < best[2] < -t_bot
+        if whole or (best[1] > 0 and inside):
+            return best
+        half *= 4.0

@@ -26,6 +26,7 @@ H_{2^m} = H_{2^{m1}} kron H_{2^{m2}} as two small matrix products on a reshaped 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -45,6 +46,7 @@ __all__ = [
     "fwht",
     "rug_apply",
     "rug_losses",
+    "RugSamples",
 ]
 
 
@@ -239,9 +241,37 @@ def rug_apply(x: torch.Tensor, rows) -> torch.Tensor:
 
 # --------------------------------------------------------------------------- rug losses
 
+@dataclass(frozen=True)
+class RugSamples:
+    """The two samples of :func:`rug_losses` (tms.engine.sampler.heldout_uniform): the fit
+    sample, ``n_fit`` vectors drawn with ``fit_seed``, and the held-out sample, ``n_eval``
+    vectors drawn with ``eval_seed`` in chunks of ``chunk``."""
+
+    fit_seed: int
+    n_fit: int
+    eval_seed: int
+    n_eval: int
+    chunk: int = 8192
+
+
+@dataclass(frozen=True)
+class _Grid:
+    """What every pass of :func:`rug_losses` reads: n_s, the n_d and p values (p also as a
+    float64 tensor on ``device``), the row set of each n_d, the samples and the rows of a
+    block (2^20 entries)."""
+
+    n_s: int
+    n_ds: list[int]
+    ps: list[float]
+    p_t: torch.Tensor
+    rows: dict[int, np.ndarray]
+    samples: RugSamples
+    device: torch.device
+    block: int
+
+
 def rug_losses(n_s: int, n_ds: Sequence[int], ps: Sequence[float], seed: int,
-               fit_seed: int, eval_seed: int, n_fit: int, n_eval: int,
-               device: torch.device | str = "cpu", chunk: int = 8192) -> pd.DataFrame:
+               samples: RugSamples, device: torch.device | str = "cpu") -> pd.DataFrame:
     """Loss of the fitted Persian rug model for every (n_d, p) (fig. 2, section 4.2.2).
 
     n_s: number of features (a power of two). n_ds: hidden sizes, each in [1, n_s]
@@ -250,8 +280,8 @@ def rug_losses(n_s: int, n_ds: Sequence[int], ps: Sequence[float], seed: int,
 
     Fit: (a, b) by :func:`fit_scale_bias` on all n_fit * n_s pairs (x_i, (W x)_i) of a fit
     sample of n_fit vectors drawn from ``heldout_uniform(fit_seed, ...)`` and
-    ``sparse_from_uniform`` (computed in float64). Keep n_fit * n_s at a few million.
-    Score: the per-feature MSE mean over vectors and features of
+    ``sparse_from_uniform`` (computed in float64; :class:`RugSamples`). Keep n_fit * n_s at a
+    few million. Score: the per-feature MSE mean over vectors and features of
     (x - ReLU(a (W x + b)))^2 on the held-out sample ``heldout_uniform(eval_seed, n_eval,
     n_s, chunk)`` (float32 transforms in blocks of 2^20 entries; block sums accumulated in
     float64), common to all (n_d, p).
@@ -262,8 +292,29 @@ def rug_losses(n_s: int, n_ds: Sequence[int], ps: Sequence[float], seed: int,
     arguments (on the same machine and thread count) give an identical frame.
     Raises ValueError for a bad n_s, n_d, p, seed, n_fit or n_eval.
     """
+    n_s, n_ds, ps, samples = _checked(n_s, n_ds, ps, seed, samples)
+    rows = {n_d: rows_for(n_s, n_d, seed) for n_d in n_ds}
+    device = torch.device(device)
+    grid = _Grid(n_s, n_ds, ps, torch.tensor(ps, dtype=torch.float64, device=device), rows,
+                 samples, device, max(1, (1 << 20) // n_s))   # a block: 4-8 MB buffers
+    bar = Progress(f"rug n_s {n_s}", len(ps) + -(-samples.n_eval // samples.chunk), unit="pass")
+    fits = _fit(grid, bar)               # a fit per p, then a pass per held-out chunk
+    sums = _score(grid, fits, bar)
+    bar.close()
+    records = []
+    for jd, n_d in enumerate(n_ds):
+        for jp, p in enumerate(ps):
+            a, b = fits[(n_d, jp)]
+            records.append({"n_s": n_s, "n_d": n_d, "ratio": n_d / n_s, "p": p,
+                            "a": a, "b": b, "loss": sums[jd, jp] / (samples.n_eval * n_s)})
+    return pd.DataFrame.from_records(records, columns=["n_s", "n_d", "ratio", "p", "a", "b",
+                                                      "loss"])
+
+
+def _checked(n_s, n_ds: Sequence[int], ps: Sequence[float], seed: int, samples: RugSamples
+             ) -> tuple[int, list[int], list[float], RugSamples]:
+    """The arguments of :func:`rug_losses` as Python numbers; ValueError as it says."""
     _log2_exact(n_s)
-    n_s = int(n_s)
     n_ds = list(dict.fromkeys(int(n) for n in n_ds))
     ps = [float(p) for p in ps]
     if not n_ds or not ps:
@@ -271,57 +322,63 @@ def rug_losses(n_s: int, n_ds: Sequence[int], ps: Sequence[float], seed: int,
     for p in ps:
         if not 0.0 < p <= 1.0:
             raise ValueError(f"every p must be in (0, 1], got p={p}")
-    if int(n_fit) < 1 or int(n_eval) < 1:
-        raise ValueError(f"n_fit and n_eval must be >= 1, got {n_fit}, {n_eval}")
-    for s in (seed, fit_seed, eval_seed):
+    if int(samples.n_fit) < 1 or int(samples.n_eval) < 1:
+        raise ValueError(f"n_fit and n_eval must be >= 1, got {samples.n_fit}, {samples.n_eval}")
+    for s in (seed, samples.fit_seed, samples.eval_seed):
         if int(s) < 0:
             raise ValueError(f"seeds must be >= 0, got {s}")
-    rows = {n_d: rows_for(n_s, n_d, seed) for n_d in n_ds}
-    device = torch.device(device)
-    n_fit, n_eval = int(n_fit), int(n_eval)
-    block = max(1, (1 << 20) // n_s)        # rows per block: 1 Mi entries (4-8 MB buffers)
-    p_t = torch.tensor(ps, dtype=torch.float64, device=device)
+    return int(n_s), n_ds, ps, RugSamples(int(samples.fit_seed), int(samples.n_fit),
+                                          int(samples.eval_seed), int(samples.n_eval),
+                                          samples.chunk)
 
-    # Fit (a, b) per (n_d, p) on the fit sample, in float64.
-    v_fit = torch.cat(list(heldout_uniform(int(fit_seed), n_fit, n_s, chunk, device)))
-    masks = {n_d: _row_mask(n_s, rows[n_d], torch.float64, device) for n_d in n_ds}
+
+def _fit(grid: _Grid, bar: Progress) -> dict[tuple[int, int], tuple[float, float]]:
+    """(a, b) by (n_d, index of p), fitted on the fit sample in float64."""
+    n_s, n_fit, block, device = grid.n_s, grid.samples.n_fit, grid.block, grid.device
+    v_fit = torch.cat(list(heldout_uniform(grid.samples.fit_seed, n_fit, n_s, grid.samples.chunk,
+                                           device)))
+    masks = {n_d: _row_mask(n_s, grid.rows[n_d], torch.float64, device) for n_d in grid.n_ds}
     y = torch.empty(n_fit, n_s, dtype=torch.float64, device=device)
     z = torch.empty_like(y)
     buf = torch.empty(min(block, n_fit), n_s, dtype=torch.float64, device=device)
     tmp = torch.empty_like(buf)
     fits: dict[tuple[int, int], tuple[float, float]] = {}
-    bar = Progress(f"rug n_s {n_s}", len(ps) + -(-n_eval // chunk), unit="pass")
-    for jp in range(len(ps)):
-        x = sparse_from_uniform(v_fit, p_t[jp:jp + 1])[0].to(torch.float64)
+    for jp in range(len(grid.ps)):
+        x = sparse_from_uniform(v_fit, grid.p_t[jp:jp + 1])[0].to(torch.float64)
         x_np = x.cpu().numpy().ravel()
         for r0 in range(0, n_fit, block):
             r1 = min(n_fit, r0 + block)
             _fwht_into(x[r0:r1], y[r0:r1], tmp[:r1 - r0])
-        for n_d in n_ds:
+        for n_d in grid.n_ds:
             for r0 in range(0, n_fit, block):
                 r1 = min(n_fit, r0 + block)
                 torch.mul(y[r0:r1], masks[n_d], out=buf[:r1 - r0])
                 _fwht_into(buf[:r1 - r0], z[r0:r1], tmp[:r1 - r0])
             z.div_(n_d)
             fits[(n_d, jp)] = fit_scale_bias(z.cpu().numpy().ravel(), x_np)
-        bar.update(1)                    # a fit per p, then a pass per held-out chunk
-    del v_fit, y, z, buf, tmp, x
+        bar.update(1)
+    return fits
 
-    # Score on the held-out sample, block by block; H x shared by all n_d at one p.
-    masks = {n_d: _row_mask(n_s, rows[n_d], torch.float32, device) for n_d in n_ds}
-    rows_max = min(block, n_eval)
+
+def _score(grid: _Grid, fits: dict[tuple[int, int], tuple[float, float]], bar: Progress
+           ) -> np.ndarray:
+    """Σ squared errors (n_d, p) of the fitted models on the held-out sample, H x shared by n_d."""
+    n_s, n_ds, block, device = grid.n_s, grid.n_ds, grid.block, grid.device
+    masks = {n_d: _row_mask(n_s, grid.rows[n_d], torch.float32, device) for n_d in n_ds}
+    rows_max = min(block, grid.samples.n_eval)
     y = torch.empty(rows_max, n_s, device=device)
     z = torch.empty_like(y)
     buf = torch.empty_like(y)
     tmp = torch.empty_like(y)
-    sums = np.zeros((len(n_ds), len(ps)))
-    for v in heldout_uniform(int(eval_seed), n_eval, n_s, chunk, device):
+    sums = np.zeros((len(n_ds), len(grid.ps)))
+    for v in heldout_uniform(grid.samples.eval_seed, grid.samples.n_eval, n_s, grid.samples.chunk,
+                             device):
         for r0 in range(0, v.shape[0], block):
             vb = v[r0:r0 + block]
             r = vb.shape[0]
             yb, zb, bb, tb = y[:r], z[:r], buf[:r], tmp[:r]
-            for jp in range(len(ps)):
-                x = sparse_from_uniform(vb, p_t[jp:jp + 1])[0]
+            for jp in range(len(grid.ps)):
+                x = sparse_from_uniform(vb, grid.p_t[jp:jp + 1])[0]
                 _fwht_into(x, yb, tb)
                 for jd, n_d in enumerate(n_ds):
                     a, b = fits[(n_d, jp)]
@@ -330,13 +387,4 @@ def rug_losses(n_s: int, n_ds: Sequence[int], ps: Sequence[float], seed: int,
                     zb.mul_(a / n_d).add_(a * b).relu_().sub_(x).square_()
                     sums[jd, jp] += float(zb.sum())
         bar.update(1)
-    bar.close()
-
-    records = []
-    for jd, n_d in enumerate(n_ds):
-        for jp, p in enumerate(ps):
-            a, b = fits[(n_d, jp)]
-            records.append({"n_s": n_s, "n_d": n_d, "ratio": n_d / n_s, "p": p,
-                            "a": a, "b": b, "loss": sums[jd, jp] / (n_eval * n_s)})
-    return pd.DataFrame.from_records(records, columns=["n_s", "n_d", "ratio", "p", "a", "b",
-                                                      "loss"])
+    return sums

@@ -8,6 +8,8 @@ interval (tms.persian_rug.ladder.ladder_slope)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 import pandas as pd
 
@@ -219,6 +221,26 @@ def _longer(o: Outputs, p: float, top: int) -> tuple[str, bool] | None:
             ), bool(after > 1 + MAX_SPREAD and after > before * (1 + MAX_SPREAD))
 
 
+@dataclass(frozen=True)
+class _Uniformity:
+    """Fig. 7's trained/untrained Λ of the converged cells (``excess``, index n_s,
+    ratio_target, p): its median per n_s (``per``); at the largest n_s ``top`` its cells
+    (``at_top``) and their median with its bootstrap 95% interval (``level``); the median
+    per-cell slope along the ladder with its interval (``trend``); the p judged at ``top`` and
+    those not; what training longer does at each p (:func:`_longer`) and the p it moves away."""
+
+    excess: pd.Series
+    per: pd.Series
+    top: int
+    at_top: pd.Series
+    level: tuple[float, float, float]
+    trend: tuple[float, float, float]
+    p_top: set[float]
+    unjudged: list[float]
+    longer: dict[float, tuple[str, bool] | None]
+    away: list[float]
+
+
 @CLAIMS.claim("sym.lyapunov", "Λ falls as n_s grows at every grid location, to the level of "
               "untrained weights, whose off-diagonal terms are independent: no small set of terms "
               "dominates, the interference is Gaussian", "fig. 7, eq. 3",
@@ -243,58 +265,17 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
     if not len(excess):
         return claim.not_computed("no untrained weights of the converged cells", o.grid_scale)
     words, (_, lo, hi, _), _ = _ladder(o, "lyapunov")
-    per = excess.groupby("n_s").median()
     top = int(o.means[0].index.get_level_values("n_s").max())
     at_top = excess[excess.index.get_level_values("n_s") == top].droplevel("n_s")
     if not len(at_top):
         return claim.not_computed(f"no untrained weights at n_s {top}", o.grid_scale)
-    level, rlo, rhi = median_interval(at_top.to_numpy())
-    trend, tlo, thi, _ = ladder_slope(excess)
-    bound, small = 1 + MAX_SPREAD, o.too_small(per.index)
-    falls, reached, nearing = side(lo, hi, 0.0), side(rlo, rhi, bound), side(tlo, thi, 0.0)
-    p_top = set(at_top.index.get_level_values("p"))
-    unjudged = sorted(set(o.means[0].index.get_level_values("p")) - p_top)
-    first = excess.xs(int(per.index.min()), level="n_s").groupby("p").median()
-    longer = {q: _longer(o, q, top) for q in sorted(p_top | set(unjudged))}
-    away = [q for q, m in longer.items() if m and m[1]]
-    ok = bool(falls and reached and not away)
-    if falls is False or (reached is False and nearing is False):
-        undecided = None                                            # not reproduced
-    elif falls is None:
-        undecided = (f"the 95% interval [{lo:.2f}, {hi:.2f}] of the slope contains 0: a longer "
-                     "ladder would decide it")
-    elif reached is None:
-        undecided = (f"the 95% interval [{rlo:.3f}, {rhi:.3f}] of trained/untrained Λ at n_s "
-                     f"{top} contains {bound:g}: a larger n_s would decide it")
-    elif reached is False:
-        undecided = (f"trained/untrained Λ {level:.3f} at n_s {top}, above {bound:g} but "
-                     + ("falling along the ladder" if nearing else "the ladder cannot tell "
-                        "whether it falls") + ": a larger n_s would decide it")
-    elif unjudged or away:
-        undecided = "; ".join(filter(None, (
-            f"no converged cell at n_s {top} for " + "; ".join(
-                f"p {q:g} ({_last_level(excess, q)}; {_cells_at(o, q, top)}"
-                + (f"; {longer[q][0]}" if longer[q] else "") + ")" for q in unjudged)
-            if unjudged else "",
-            f"where judged at n_s {top}, training longer moves Λ away: " + "; ".join(
-                f"p {q:g} ({longer[q][0]})" for q in away if q in p_top)
-            if set(away) & p_top else ""))) + (
-            f": p {', '.join(f'{q:g}' for q in away)} point{'s' if len(away) == 1 else ''} "
-            f"away from uniformity at n_s "
-            f"{top} (the level at the rule's stop is not where training goes); a larger n_s, "
-            "trained past the rule, can tell whether it turns" if away else
-            f": it holds on the other p only; those cells trained to convergence at n_s {top}, or "
-            "a larger n_s, would decide it")
-    else:
-        undecided = None
+    u = _uniformity(o, excess, top, at_top)
+    (level, rlo, rhi), bound, small = u.level, 1 + MAX_SPREAD, o.too_small(u.per.index)
+    falls = side(lo, hi, 0.0)
+    ok = bool(falls and side(rlo, rhi, bound) and not u.away)
+    undecided = _lyapunov_undecided(o, u, falls, (lo, hi))
     return claim.row(
-        ok, f"{words}. Trained/untrained Λ per cell, median: " + ", ".join(
-            f"{v:.3g} (n_s {n})" for n, v in per.items() if n != top)
-        + (", " if len(per) > 1 else "") + f"{level:.3f} [{rlo:.3f}, {rhi:.3f}] at n_s {top}, "
-        f"within {MAX_SPREAD:.0%} in {(at_top <= bound).mean():.0%} of {len(at_top)} cells (p "
-        f"{span(p_top)}); per cell, its log-log slope along the ladder: median {trend:.2f} "
-        f"[{tlo:.2f}, {thi:.2f}]. At n_s {int(per.index.min())}, by p: " + ", ".join(
-            f"{v:.2f} (p {q:g})" for q, v in first.items())
+        ok, f"{words}. {_lyapunov_words(u)}"
         + ("" if ok or undecided or small else f". Not reproduced at n_s ≤ {top}"),
         "the 95% interval of the median slope below 0 (the paper: 'falls at all locations') and, "
         f"at the largest n_s, that of the median trained/untrained Λ below {bound:g}, every p "
@@ -303,6 +284,75 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
         f"trained longer, ends above {bound:g} and {MAX_SPREAD:.0%} above its value at the stop",
         o.grid_scale, value=level, uncertainty=(rhi - rlo) / 2,
         inconclusive="; ".join(filter(None, (small, undecided))) or None)
+
+
+def _uniformity(o: Outputs, excess: pd.Series, top: int, at_top: pd.Series) -> _Uniformity:
+    """Fig. 7's evidence of :func:`_lyapunov`, from trained/untrained Λ per cell."""
+    per = excess.groupby("n_s").median()
+    level = median_interval(at_top.to_numpy())
+    trend, tlo, thi, _ = ladder_slope(excess)
+    p_top = set(at_top.index.get_level_values("p"))
+    unjudged = sorted(set(o.means[0].index.get_level_values("p")) - p_top)
+    longer = {q: _longer(o, q, top) for q in sorted(p_top | set(unjudged))}
+    away = [q for q, m in longer.items() if m and m[1]]
+    return _Uniformity(excess, per, top, at_top, level, (trend, tlo, thi), p_top, unjudged,
+                       longer, away)
+
+
+def _lyapunov_words(u: _Uniformity) -> str:
+    """Trained/untrained Λ along the ladder and by p at its smallest n_s, in words."""
+    (level, rlo, rhi), (trend, tlo, thi), top = u.level, u.trend, u.top
+    bound, per = 1 + MAX_SPREAD, u.per
+    first = u.excess.xs(int(per.index.min()), level="n_s").groupby("p").median()
+    return ("Trained/untrained Λ per cell, median: " + ", ".join(
+            f"{v:.3g} (n_s {n})" for n, v in per.items() if n != top)
+            + (", " if len(per) > 1 else "") + f"{level:.3f} [{rlo:.3f}, {rhi:.3f}] at n_s {top}, "
+            f"within {MAX_SPREAD:.0%} in {(u.at_top <= bound).mean():.0%} of {len(u.at_top)} cells "
+            f"(p {span(u.p_top)}); per cell, its log-log slope along the ladder: median "
+            f"{trend:.2f} [{tlo:.2f}, {thi:.2f}]. At n_s {int(per.index.min())}, by p: "
+            + ", ".join(f"{v:.2f} (p {q:g})" for q, v in first.items()))
+
+
+def _lyapunov_undecided(o: Outputs, u: _Uniformity, falls: bool | None,
+                        slope: tuple[float, float]) -> str | None:
+    """Why fig. 7's claim is inconclusive, or None where the evidence decides it."""
+    (lo, hi), (level, rlo, rhi), (_, tlo, thi), top = slope, u.level, u.trend, u.top
+    bound = 1 + MAX_SPREAD
+    reached, nearing = side(rlo, rhi, bound), side(tlo, thi, 0.0)
+    if falls is False or (reached is False and nearing is False):
+        return None                                                 # not reproduced
+    if falls is None:
+        return (f"the 95% interval [{lo:.2f}, {hi:.2f}] of the slope contains 0: a longer "
+                "ladder would decide it")
+    if reached is None:
+        return (f"the 95% interval [{rlo:.3f}, {rhi:.3f}] of trained/untrained Λ at n_s "
+                f"{top} contains {bound:g}: a larger n_s would decide it")
+    if reached is False:
+        return (f"trained/untrained Λ {level:.3f} at n_s {top}, above {bound:g} but "
+                + ("falling along the ladder" if nearing else "the ladder cannot tell "
+                   "whether it falls") + ": a larger n_s would decide it")
+    if u.unjudged or u.away:
+        return _not_at_every_p(o, u)
+    return None
+
+
+def _not_at_every_p(o: Outputs, u: _Uniformity) -> str:
+    """The p that leave fig. 7 undecided: not converged at the top n_s, or moving away there."""
+    unjudged, away, longer, p_top, top = u.unjudged, u.away, u.longer, u.p_top, u.top
+    return "; ".join(filter(None, (
+        f"no converged cell at n_s {top} for " + "; ".join(
+            f"p {q:g} ({_last_level(u.excess, q)}; {_cells_at(o, q, top)}"
+            + (f"; {longer[q][0]}" if longer[q] else "") + ")" for q in unjudged)
+        if unjudged else "",
+        f"where judged at n_s {top}, training longer moves Λ away: " + "; ".join(
+            f"p {q:g} ({longer[q][0]})" for q in away if q in p_top)
+        if set(away) & p_top else ""))) + (
+        f": p {', '.join(f'{q:g}' for q in away)} point{'s' if len(away) == 1 else ''} "
+        f"away from uniformity at n_s "
+        f"{top} (the level at the rule's stop is not where training goes); a larger n_s, "
+        "trained past the rule, can tell whether it turns" if away else
+        f": it holds on the other p only; those cells trained to convergence at n_s {top}, or "
+        "a larger n_s, would decide it")
 
 
 @CLAIMS.claim("sym.identical_variances", "once n_s reaches 8192 all noise variables have "

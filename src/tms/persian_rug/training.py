@@ -118,17 +118,18 @@ class Measured:
     weights: tuple[np.ndarray, np.ndarray, np.ndarray] | None
 
 
-def measure(relu: bool, sched: Schedule, eval_seed: int, n_eval: int, device: str,
-            statistics: bool, kept: frozenset[int], insts: Sequence[Instance],
-            results: list[Result]) -> list[Measured]:
-    """Score and measure one trained chunk where it trained (a tms.engine.train.Reduce, bound
-    with functools.partial): the held-out loss of every model (one padded stack, so a chunk is
-    scored as it trained), :func:`tms.persian_rug.stats.summary` and, with ``statistics``,
-    :func:`tms.persian_rug.stats.weight_statistics` on ``device``; the weights of the instances
-    whose seed is in ``kept`` go along, the others are dropped here."""
-    n_s = results[0].W_in.shape[1]
+def measure(spec: GridSpec, relu: bool, statistics: bool, kept: frozenset[int],
+            insts: Sequence[Instance], results: list[Result]) -> list[Measured]:
+    """Score and measure one trained chunk of the grid ``spec`` where it trained (a
+    tms.engine.train.Reduce, bound with functools.partial): the held-out loss of every model on
+    spec's held-out sample (one padded stack, so a chunk is scored as it trained),
+    :func:`tms.persian_rug.stats.summary` and, with ``statistics``,
+    :func:`tms.persian_rug.stats.weight_statistics` on ``spec.device``; the weights of the
+    instances whose seed is in ``kept`` go along, the others are dropped here."""
+    n_s, sched, device = results[0].W_in.shape[1], spec.sched, spec.device
     losses = heldout_loss(stack_of(results, n_s, relu, device),
-                          torch.tensor([i.p for i in insts], device=device), eval_seed, n_eval)
+                          torch.tensor([i.p for i in insts], device=device), spec.eval_seed,
+                          spec.n_eval)
     out = []
     for inst, res, loss in zip(insts, results, losses):
         row = {"steps": res.steps, "stopped": res.stopped,
@@ -231,8 +232,7 @@ def train_and_score(spec: GridSpec, points: Sequence[Point], relu: bool,
     """
     n_s, device, compute = spec.n_s, spec.device, spec.compute
     plan = plan or plan_grid(spec, points, ckpt)
-    reduce = functools.partial(measure, relu, spec.sched, spec.eval_seed, spec.n_eval, device,
-                               statistics, plan.kept)
+    reduce = functools.partial(measure, spec, relu, statistics, plan.kept)
     rows: list[dict] = [{}] * len(points)
     measured: list[dict | None] = [None] * len(points)
     stack = StackSpec(n_s, spec.sched, relu=relu, device=device, precision=compute.precision,

@@ -16,10 +16,12 @@ import sys
 
 import pandas as pd
 
+from tms.core import papers
+
 #: The widest table printed: params that differ beyond it are counted, not shown.
 MAX_COLUMNS = 20
-#: Short names of the papers in the headline columns.
-SHORT = {"persian_rug": "PR", "incidental_polysemanticity": "IP", "autoencoding_notes": "notes"}
+#: Short names of the papers in the headline columns (the registry's).
+SHORT = {p.key: p.short for p in papers.PAPERS}
 
 
 def _flat(tree: dict, prefix: str = "") -> dict:

@@ -12,7 +12,7 @@
    passed through, but for the hint to ``dvc push`` (the project has no DVC remote).
 3. When every stage is up to date (no arguments given), the checkpoints of interrupted runs
    are removed: none can be resumed any more.
-4. Each stage's wall time this run (from the stages' log, :data:`tms.pipeline.stage.LOG_FILE`),
+4. Each stage's wall time this run (from the stages' records, tms.pipeline.stage.RECORDS_FILE),
    the total, and the page to open; after a whole run, what it decided (tms.pipeline.outcome):
    the verdict counts, empirical apart from mathematical, and against the committed snapshot of
    the same profile.
@@ -20,73 +20,91 @@
 
 from __future__ import annotations
 
+import json
 import os
-import re
 import shutil
 import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
 
+from tms.core import progress
 from tms.core.io import CHECKPOINTS
 from tms.core.schema import ParamsError
 from tms.pipeline import dvc_state, outcome, prune
 from tms.pipeline.params import SECTION
 from tms.pipeline.profiles import profile_name
-from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
+from tms.pipeline.stage import DEVICE, ENDED, LOG_FILE, PARAMS_FILE, RECORDS_FILE, STARTED
 
 INDEX = "reports/index.html"
-_LINE = re.compile(r"^(\S+) (\S+): (.*)$")
-_ENDED = re.compile(r"^(done|failed \(exit status -?\d+\)) in ([0-9.]+) s$")
-#: What a training stage logs when it takes up a checkpoint (tms.engine.train), and a progress
-#: line's count (tms.core.progress).
-RESUMED = "resuming from the checkpoint at step "
-_STEP = re.compile(r": \w+ \d+ of \d+ \(")
 
 
-def stage_times(log_lines: list[str]) -> list[tuple[str, float, int]]:
-    """(stage, seconds, runs) of every stage that finished in ``log_lines`` (lines of the stages'
-    log, tms.pipeline.stage), in the order they finished.
+def read_records(path: str | Path = RECORDS_FILE, offset: int = 0) -> list[dict]:
+    """The stages' records (tms.pipeline.stage.RECORDS_FILE) from byte ``offset`` of ``path``
+    on, in the order written; a line that is not a record (damaged, cut off) is skipped; none if
+    there is no such file."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    with path.open(encoding="utf-8", errors="replace") as log:
+        log.seek(offset)
+        lines = log.read().splitlines()
+    records = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and {"at", "stage", "event"} <= record.keys():
+            records.append(record)
+    return records
 
-    seconds: the finishing run's, plus, when it resumed a checkpoint (it logged
-    :data:`RESUMED`), those of the interrupted runs whose work it took up: each run of the stage
-    since its last finished run, back to the last that trained afresh (logged a step without
-    resuming), at its logged time, or, for a run cut off without a word (SIGKILL, a machine
-    stopped), from its start to its last logged line (progress lines come every 30 s; 0 where
-    the time stamps cannot be read). runs: how many runs that is (1: no resume).
+
+def _elapsed(first: str, last: str) -> float:
+    """Seconds between two ISO time stamps; 0 where they cannot be read."""
+    try:
+        return datetime.fromisoformat(last).timestamp() - datetime.fromisoformat(
+            first).timestamp()
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def stage_times(records: list[dict]) -> list[tuple[str, float, int]]:
+    """(stage, seconds, runs) of every stage that finished in ``records`` (:func:`read_records`),
+    in the order they finished.
+
+    seconds: the finishing run's, plus, when it resumed a checkpoint (a ``resumed`` record of
+    tms.core.progress), those of the interrupted runs whose work it took up: each run of the
+    stage since its last finished run, back to the last that trained afresh (a ``progress``
+    record without resuming), at its recorded time, or, for a run cut off without a word
+    (SIGKILL, a machine stopped), from its start to its last record (progress comes every
+    30 s). runs: how many runs that is (1: no resume).
     """
     times, open_runs, carried = [], {}, {}      # carried: stage → (seconds, runs) taken up
-
-    def elapsed(first: str, last: str) -> float:
-        try:
-            return datetime.fromisoformat(last).timestamp() - datetime.fromisoformat(
-                first).timestamp()
-        except ValueError:                       # a damaged line
-            return 0.0
 
     def end(name: str, seconds: float | None, done: bool) -> tuple[float, int]:
         first, last, state = open_runs.pop(name)
         before = carried.pop(name, (0.0, 0))
-        seconds = elapsed(first, last) if seconds is None else seconds
+        seconds = _elapsed(first, last) if seconds is None else seconds
         keep = state == "resumed" or (state == "idle" and not done)   # a run that never trained
         return (before[0] + seconds, before[1] + 1) if keep else (seconds, 1)
 
-    for m in filter(None, map(_LINE.match, log_lines)):
-        at, name, text = m.groups()
-        if text == "started":
+    for record in records:
+        at, name, event = record["at"], record["stage"], record["event"]
+        if event == STARTED:
             if name in open_runs:                            # the last run was cut off
                 carried[name] = end(name, None, False)
             open_runs[name] = [at, at, "idle"]
             continue
-        run = open_runs.setdefault(name, [at, at, "idle"])  # a log from before 'started'
+        run = open_runs.setdefault(name, [at, at, "idle"])  # records from before 'started'
         run[1] = at
-        if RESUMED in text:
+        if event == progress.RESUMED:
             run[2] = "resumed"
-        elif run[2] == "idle" and _STEP.search(text):
+        elif run[2] == "idle" and event == progress.PROGRESS:
             run[2] = "fresh"
-        if ended := _ENDED.match(text):
-            done = ended.group(1) == "done"
-            spent = end(name, float(ended.group(2)), done)
+        if event == ENDED:
+            done = record.get("status") == 0
+            spent = end(name, float(record.get("seconds", 0.0)), done)
             if done:
                 times.append((name, *spent))
             else:
@@ -94,18 +112,14 @@ def stage_times(log_lines: list[str]) -> list[tuple[str, float, int]]:
     return times
 
 
-#: A stage's log line naming the device its params' 'auto' chose (tms.core.device.check).
-_DEVICE = re.compile(r"^\S+ (\S+): \S+\.device = 'auto': (\S+)(?: \((.*)\))?$")
-
-
-def stage_devices(log_lines: list[str]) -> dict[str, str]:
-    """stage → the device its last logged run chose for a params ``device: auto``, with the
-    reason the stage gave for a GPU (its name), from ``log_lines`` (lines of the stages' log);
-    stages that logged none are absent."""
+def stage_devices(records: list[dict]) -> dict[str, str]:
+    """stage → the device its last recorded run chose for a params ``device: auto``, with the
+    reason the stage gave for a GPU (its name), from ``records`` (:func:`read_records`); stages
+    that recorded none are absent."""
     devices = {}
-    for m in filter(None, map(_DEVICE.match, log_lines)):
-        devices[m.group(1)] = (f"{m.group(2)} ({m.group(3).split(',')[0]})"
-                               if m.group(2).startswith("cuda") and m.group(3) else m.group(2))
+    for r in (r for r in records if r["event"] == DEVICE and "device" in r):
+        gpu = r["device"].startswith("cuda") and r.get("why")
+        devices[r["stage"]] = f"{r['device']} ({r['why'].split(',')[0]})" if gpu else r["device"]
     return devices
 
 
@@ -119,16 +133,8 @@ def summary(times: list[tuple[str, float, int]]) -> list[str]:
     return [*lines, f"results: open {INDEX} (links to every report and claim)"]
 
 
-def _log_size() -> int:
-    return LOG_FILE.stat().st_size if LOG_FILE.exists() else 0
-
-
-def _log_since(offset: int) -> list[str]:
-    if not LOG_FILE.exists():
-        return []
-    with LOG_FILE.open(encoding="utf-8") as log:
-        log.seek(offset)
-        return log.read().splitlines()
+def _records_size() -> int:
+    return RECORDS_FILE.stat().st_size if RECORDS_FILE.exists() else 0
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -154,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
     if gone:
         print(f"removed the outputs of {len(gone)} stages no longer in the pipeline (the params "
               f"changed; DVC's cache keeps them): {', '.join(gone)}")
-    start = _log_size()
+    start = _records_size()
     env = {**os.environ, "PYTHONUNBUFFERED": "1",
            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])}
     with subprocess.Popen([sys.executable, "-m", "dvc", "repro", *argv], env=env,
@@ -167,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         return dvc.returncode
     if not argv:
         shutil.rmtree(CHECKPOINTS, ignore_errors=True)
-    print("\n".join(summary(stage_times(_log_since(start)))))
+    print("\n".join(summary(stage_times(read_records(RECORDS_FILE, start)))))
     if not argv:
         print("\n".join(outcome.lines(profile_name(PARAMS_FILE))))
     return 0

@@ -45,8 +45,8 @@ from tms.pipeline import host, params, verdicts
 from tms.pipeline.forecast import FORECAST_FILE, params_digest
 from tms.pipeline.profiles import profile_name
 from tms.pipeline.prune import pipeline_stages
-from tms.pipeline.repro import stage_devices, stage_times
-from tms.pipeline.stage import LOG_FILE, PARAMS_FILE
+from tms.pipeline.repro import read_records, stage_devices, stage_times
+from tms.pipeline.stage import PARAMS_FILE, RECORDS_FILE
 from tms.reporting.publish import copy_site
 from tms.reporting.revision import WRITTEN
 
@@ -168,7 +168,7 @@ def readme(profile: str, revision: str, where: str, times: list[tuple[str, float
     devices = {name: d for name, d in (devices or {}).items() if name in cells}
     head, rule = ["stage", "seconds"], ["---", "---:"]
     total = ["total", f"{sum(t[1] for t in times):.1f}"]
-    intro = ("Stage times (the last logged run of each stage in `logs/repro.log`: for a stage "
+    intro = ("Stage times (the last logged run of each stage in `logs/stages.jsonl`: for a stage "
              "restored from DVC's cache, an earlier run's time)")
     resumed = [f"{name} ({runs} runs)" for name, _, runs in times if runs > 1]
     if forecast:
@@ -194,7 +194,7 @@ def readme(profile: str, revision: str, where: str, times: list[tuple[str, float
     if resumed:
         table += ["Resumed from their checkpoints after an interruption, their seconds summed over "
                   "the runs, the steps redone since the last checkpoint included (a run cut off "
-                  "without a word counted to its last log line, within the "
+                  "without a word counted to its last record, within the "
                   f"{progress.EVERY:.0f} s between progress lines): " + ", ".join(resumed) + ".",
                   ""]
     return "\n".join(lines + table)
@@ -232,14 +232,13 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
     for name in RUN_FILES:
         if not (repo / name).is_file():
             raise FileNotFoundError(f"{repo / name} is missing: run `make repro` first")
-    log = repo / LOG_FILE
-    log_lines = log.read_text(encoding="utf-8").splitlines() if log.exists() else []
-    last = {t[0]: t for t in stage_times(log_lines)}
+    records = read_records(repo / RECORDS_FILE)
+    last = {t[0]: t for t in stage_times(records)}
     stages = pipeline_stages(repo) if stages is None else stages
     times = [last[name] for name in stages if name in last]
     forecast = _forecast(repo)
     text = readme(profile_name(repo / PARAMS_FILE), revision, where or host.machine(), times,
-                  forecast, stage_devices(log_lines))
+                  forecast, stage_devices(records))
     with atomic_path(out, directory=True) as tmp:
         copy_site(repo / index, tmp / "site")
         for name in RUN_FILES:

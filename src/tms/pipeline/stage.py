@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import argparse
 import errno
+import json
+import logging
 import os
 import signal
 import sys
@@ -20,15 +22,25 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from tms.core import machine, progress
+from tms.core import machine
 from tms.core.params_file import Section
 from tms.core.schema import ParamsError
 
 PARAMS_FILE = "params.yaml"
 
-#: One line per stage run (start, end, seconds, exit status) and every warning, appended;
-#: git-ignored, and outside every output DVC hashes.
+#: The stages' log for people: a time-stamped line per record of every stage run (its start, its
+#: end with seconds and exit status, warnings, errors, the device 'auto' chose, progress lines
+#: off a terminal), appended; git-ignored, and outside every output DVC hashes.
 LOG_FILE = Path("logs/repro.log")
+#: The same records for programs (tms.pipeline.repro.stage_times, the snapshot): one JSON object a
+#: line, ``at`` (UTC, ISO 8601), ``stage``, ``event``, ``message`` and the event's own fields.
+RECORDS_FILE = Path("logs/stages.jsonl")
+#: The runner's own events: a run began; it ended (``seconds``, ``status``: the exit status); a
+#: warning; an error; the device a params ``device: auto`` chose (``key``, ``device``, ``why``).
+#: The progress of its work comes as tms.core.progress's records.
+STARTED, ENDED, WARNING, ERROR, DEVICE = "started", "ended", "warning", "error", "device"
+#: The logger of the stages' records: tms.core.progress's are its children's.
+LOG = logging.getLogger("tms")
 
 #: ``--n-s`` of a per-n_s Persian Rug stage (one item of a DVC ``matrix``).
 N_S = ("--n-s", {"type": int, "required": True, "metavar": "N_S", "dest": "n_s",
@@ -52,8 +64,8 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
     as KeyboardInterrupt even if the stage was started with it ignored, so
     temporary files of unfinished outputs (tms.core.io.atomic_path) are removed on the way out;
     training checkpoints (tms.engine.checkpoint) stay for the next run to resume from. The
-    stage's wall time and exit status go to stderr and to :data:`LOG_FILE`, and so do its
-    progress lines when stderr is not a terminal (tms.core.progress).
+    stage's wall time and exit status go to stderr and, with everything it logs (its progress,
+    tms.core.progress), to the stages' logs :data:`LOG_FILE` and :data:`RECORDS_FILE`.
     """
     parser = argparse.ArgumentParser(description=doc,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -66,28 +78,20 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
     # Ctrl-C stops a stage even when it was started with SIGINT ignored (a background job of a
     # shell ignores it, and Python then leaves it ignored).
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    log_to_files(name)
     start, status = time.perf_counter(), 1
-    _log(f"{name}: started")
-    progress.sink = lambda line: _log(f"{name}: {line}")     # progress lines off a terminal
+    LOG.info("started", extra={"event": STARTED})
     try:
-        if not Path(PARAMS_FILE).is_file():
-            raise ParamsError(f"{PARAMS_FILE} is missing: `git checkout {PARAMS_FILE}` restores "
-                              "the default, `make profile PROFILE=…` writes a profile")
-        section = params.load(PARAMS_FILE)
-        for line in params.check_devices(section):
-            _log(f"{name}: {line}")
+        section = _load(params)
+        for choice in params.check_devices(section):
+            LOG.info(str(choice), extra={"event": DEVICE, **choice._asdict()})
         check_disk(os.environ.get("DVC_STAGE"))
         main(section, **args)
         status = 0
     except (ParamsError, OSError) as err:
         if isinstance(err, OSError) and err.errno not in (errno.ENOSPC, errno.EDQUOT):
             raise
-        message = str(err) if isinstance(err, ParamsError) else (
-            f"the disk filled while writing ({err.filename or 'an output'}): free space and "
-            f"run again; no output was left half-written (each is written under a temporary "
-            f"name, removed on the way out), and checkpoints resume the training")
-        print(f"error: {message}", file=sys.stderr)
-        _log(f"{name}: error: {message}")
+        _say(f"error: {_failure(err)}", logging.ERROR, event=ERROR)
         status = 2
         sys.exit(2)
     except SystemExit as exit_:
@@ -99,7 +103,25 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
     finally:
         seconds = time.perf_counter() - start
         ended = "done" if status == 0 else f"failed (exit status {status})"
-        _say(f"{name}: {ended} in {seconds:.1f} s")
+        _say(f"{ended} in {seconds:.1f} s", event=ENDED, seconds=seconds, status=status,
+             named=True)
+        log_to_files(None)
+
+
+def _load(params: Section):
+    """The stage's params section of :data:`PARAMS_FILE`. Raises ParamsError."""
+    if not Path(PARAMS_FILE).is_file():
+        raise ParamsError(f"{PARAMS_FILE} is missing: `git checkout {PARAMS_FILE}` restores "
+                          "the default, `make profile PROFILE=…` writes a profile")
+    return params.load(PARAMS_FILE)
+
+
+def _failure(err: ParamsError | OSError) -> str:
+    """What stops the stage: the params' message, or the disk's (ENOSPC, EDQUOT)."""
+    return str(err) if isinstance(err, ParamsError) else (
+        f"the disk filled while writing ({err.filename or 'an output'}): free space and "
+        f"run again; no output was left half-written (each is written under a temporary "
+        f"name, removed on the way out), and checkpoints resume the training")
 
 
 #: Free disk a stage keeps beyond its outputs' last sizes (their sizes can grow with the params,
@@ -131,10 +153,10 @@ def check_disk(stage_name: str | None, lock: str | Path = "dvc.lock") -> None:
 
 
 def warn(messages: list[str]) -> None:
-    """Print each message as ``warning: …`` on stderr and in :data:`LOG_FILE` (a valid run that
-    is likely not meant)."""
+    """Print each message as ``warning: …`` on stderr and log it (a :data:`WARNING` record: a
+    valid run that is likely not meant)."""
     for message in messages:
-        _say(f"warning: {message}")
+        _say(f"warning: {message}", logging.WARNING, event=WARNING)
 
 
 def check_n_s(pr, n_s: int) -> int:
@@ -148,22 +170,74 @@ def check_n_s(pr, n_s: int) -> int:
     return n_s
 
 
-def _say(line: str) -> None:
-    """Print ``line`` on stderr and append it to :data:`LOG_FILE`."""
-    print(line, file=sys.stderr)
-    _log(line)
+def _say(message: str, level: int = logging.INFO, named: bool = False, **record) -> None:
+    """Print ``message`` on stderr (after the stage's name, ``named``) and log it as a record
+    with the fields ``record`` (its ``event`` among them)."""
+    print(f"{_STAMP.stage}: {message}" if named else message, file=sys.stderr)
+    LOG.log(level, message, extra=record)
 
 
-def _log(line: str) -> None:
-    """Append ``line``, time-stamped, to :data:`LOG_FILE` (one write: stages may run at once).
-    A log that cannot be written (a read-only checkout) is skipped; the run is unaffected."""
-    stamp = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    try:
-        LOG_FILE.parent.mkdir(exist_ok=True)
-        with LOG_FILE.open("a", encoding="utf-8") as f:
-            f.write(f"{stamp} {line}\n")
-    except OSError:
-        pass
+class _Stamp(logging.Filter):
+    """Gives every record the stage's name (``stage``) and its UTC time (``at``)."""
+
+    stage = "stage"
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        record.stage = self.stage
+        record.at = datetime.fromtimestamp(record.created, timezone.utc).isoformat(
+            timespec="seconds")
+        return True
+
+
+_STAMP = _Stamp()
+#: The fields of a record written to :data:`RECORDS_FILE` besides ``at``, ``stage``, ``event`` and
+#: ``message``, where it has them.
+FIELDS = ("done", "total", "step", "seconds", "status", "key", "device", "why")
+
+
+class _Append(logging.Handler):
+    """Appends each record as one line ``line(record)`` to ``path``, in one write (stages may
+    run at once). A log that cannot be written (a read-only checkout) is skipped; the run is
+    unaffected."""
+
+    def __init__(self, path: Path, line: Callable[[logging.LogRecord], str]) -> None:
+        super().__init__()
+        self.path, self.line = path, line
+        self.addFilter(_STAMP)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            text = self.line(record)
+            self.path.parent.mkdir(exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as f:
+                f.write(text + "\n")
+        except OSError:
+            pass
+
+
+def _text(record: logging.LogRecord) -> str:
+    return f"{record.at} {record.stage}: {record.getMessage()}"
+
+
+def _json(record: logging.LogRecord) -> str:
+    fields = {k: getattr(record, k) for k in FIELDS if hasattr(record, k)}
+    return json.dumps({"at": record.at, "stage": record.stage,
+                       "event": getattr(record, "event", "message"),
+                       "message": record.getMessage(), **fields}, ensure_ascii=False)
+
+
+def log_to_files(stage: str | None) -> None:
+    """Send the records of :data:`LOG` and its children (tms.core.progress) to :data:`LOG_FILE`
+    and :data:`RECORDS_FILE`, each named with ``stage``, in place of what an earlier call set;
+    None: nowhere any more (the stage has ended)."""
+    for handler in [h for h in LOG.handlers if isinstance(h, _Append)]:
+        LOG.removeHandler(handler)
+    LOG.setLevel(logging.NOTSET if stage is None else logging.INFO)
+    LOG.propagate = stage is None       # a stage's records: printed by the runner itself
+    if stage is not None:
+        _STAMP.stage = stage
+        LOG.addHandler(_Append(LOG_FILE, _text))
+        LOG.addHandler(_Append(RECORDS_FILE, _json))
 
 
 def _terminate(signum, frame) -> None:

@@ -1,4 +1,4 @@
 """From the pipeline's tables to what people read: report notebooks executed and rendered
-(notebook), the site and its DAG (site, dag), DVC plots (plots), the errata (errata) and the
-headless-browser check of the pages (browser).
+(notebook), the site and its DAG (site, dag), DVC plots (plots) and the headless-browser check
+of the pages (browser).
 """

@@ -19,11 +19,10 @@ from tms.core.claim_rows import (
     label,
     read_folder,
 )
+from tms.core.papers import KEYS
 
-#: The papers in the order the README and the site show them; others after, by key (the params
-#: schema's order, tms.pipeline.params.PAPERS, which this module does not import: a test holds
-#: them equal).
-PAPERS = ("persian_rug", "incidental_polysemanticity", "autoencoding_notes")
+#: The papers in the order the README and the site show them (the registry's); others after, by key.
+PAPERS = KEYS
 
 
 def load_claims(claims_dir: str | Path) -> list[dict]:

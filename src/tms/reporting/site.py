@@ -13,13 +13,15 @@ beside its PNG. Maths in claims, values and errata (``$tex$``) is MathML (tms.re
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import jinja2
 import markupsafe
 
 from tms.core.claim_rows import BASES, EMPIRICAL, MATHEMATICS, label, tally
-from tms.reporting import anchors, dag, errata, tex
+from tms.core.errata import Erratum, evidence
+from tms.reporting import anchors, dag, tex
 
 
 def stage_table(repo: str | Path = ".") -> list[dict]:
@@ -270,9 +272,10 @@ def claim_links(claim: dict, report_href: str, base: Path) -> dict:
             "data_href": _href(figure and Path(figure).with_suffix(".csv").as_posix(), base)}
 
 
-def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
-           stages: list[dict], base: str | Path = "reports") -> str:
-    """The index page as HTML text. papers: tms.reporting.metrics.load_claims; stages: :func:`stage_table`;
+def render(papers: list[dict], errata: Sequence[Erratum], params_text: str, revision: str,
+           mermaid: str, stages: list[dict], base: str | Path = "reports") -> str:
+    """The index page as HTML text. papers: tms.reporting.metrics.load_claims; errata: every
+    paper's (its package's ``errata.ERRATA``, tms.core.errata); stages: :func:`stage_table`;
     links are made relative to ``base`` (the directory of the page).
 
     Raises ValueError if a claim names a stage that is not in ``stages``.
@@ -297,8 +300,8 @@ def render(papers: list[dict], params_text: str, revision: str, mermaid: str,
                      "maths": sum(r["basis"] == MATHEMATICS for r in rows)})
     by_paper = {p["paper"]: p["claims"] for p in view}
     listed, errata_view = set(), []
-    for e in errata.ERRATA:
-        rows = errata.evidence(e, by_paper)
+    for e in errata:
+        rows = evidence(e, by_paper)
         listed.update((e.paper, r["id"]) for r in rows)
         errata_view.append({**e.__dict__, "rows": rows})
     other = [r for p in view for r in p["claims"]
