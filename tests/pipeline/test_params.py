@@ -150,6 +150,22 @@ def test_make_profile_switches_profiles_and_rejects_a_bad_overlay(root, tmp_path
     assert "persian_rug.train.max_step: unknown key" in run.stderr
     assert "did you mean 'max_steps'?" in run.stderr
     assert (repo / "params.yaml").read_bytes() == before
+    # a profile committed (as a snapshot's run is) is not the default the next one goes over
+    assert make_profile("smoke").returncode == 0
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam",
+                    "a run of the smoke profile"], cwd=repo, check=True)
+    assert make_profile("paper").returncode == 0
+    assert yaml.safe_load((repo / "params.yaml").read_text()) == paper
+    assert profiles.profile_name(repo / "params.yaml") == "paper"
+
+
+def test_the_profile_of_a_params_file_is_named_through_a_byte_order_mark(tmp_path):
+    text = profiles.dump({"a": 1}, "profiles/gpu.yaml")
+    for prefix in ("", "\ufeff", "\n  "):
+        (tmp_path / "params.yaml").write_text(prefix + text, encoding="utf-8")
+        assert profiles.profile_name(tmp_path / "params.yaml") == "gpu", repr(prefix)
+    (tmp_path / "params.yaml").write_text("\ufeffa: 1\n", encoding="utf-8")
+    assert profiles.profile_name(tmp_path / "params.yaml") == "default"
 
 
 def test_a_per_n_s_grid_changes_only_its_n_s_and_meets_the_others_cells(load_profile):

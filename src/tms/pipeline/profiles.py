@@ -71,21 +71,36 @@ def profile(default: dict, overlay_path: str | Path, _chain: tuple[Path, ...] = 
     return raw
 
 
+def _generated(text: str) -> bool:
+    """Whether params text was written by :func:`main` (its header, after a byte-order mark or
+    blank space an editor may add)."""
+    return text.lstrip("\ufeff \t\r\n").startswith(GENERATED)
+
+
 def default_text(repo: str | Path = ".") -> tuple[str, str]:
     """(text, name) of the default profile: ``params.yaml`` of ``repo``, or, where that file
-    holds a profile written by :func:`main`, ``params.yaml`` as committed at git HEAD. Raises
-    ParamsError if the file cannot hold params (tms.core.params_file.read_text), or if git HEAD
-    cannot be read when it is needed."""
+    holds a profile written by :func:`main`, ``params.yaml`` as last committed without one (a
+    profile committed on top, as a run's snapshot does, is not the default). Raises ParamsError
+    if the file cannot hold params (tms.core.params_file.read_text), or if git cannot name such a
+    commit when it is needed."""
     path = Path(repo) / "params.yaml"
     text = read_text(path)
-    if not text.startswith(GENERATED):
+    if not _generated(text):
         return text, str(path)
-    run = subprocess.run(["git", "show", "HEAD:params.yaml"], cwd=repo, capture_output=True,
-                         text=True)
-    if run.returncode != 0:
-        raise ParamsError(f"{path} holds a profile; the default is read from git HEAD: "
-                          f"{run.stderr.strip()}")
-    return run.stdout, "params.yaml at git HEAD"
+
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", *args], cwd=repo, capture_output=True, text=True)
+
+    revisions = git("rev-list", "HEAD", "--", "params.yaml")
+    if revisions.returncode != 0:
+        raise ParamsError(f"{path} holds a profile; the default is read from git: "
+                          f"{revisions.stderr.strip()}")
+    for revision in revisions.stdout.split():
+        committed = git("show", f"{revision}:params.yaml")
+        if committed.returncode == 0 and not _generated(committed.stdout):
+            return committed.stdout, f"params.yaml at git {revision[:12]}"
+    raise ParamsError(f"{path} holds a profile, and no commit holds a default params.yaml (one "
+                      "without the header of `make profile`) to write the profile over")
 
 
 def default_params(repo: str | Path = ".") -> dict:
@@ -97,9 +112,10 @@ def default_params(repo: str | Path = ".") -> dict:
 def profile_name(path: str | Path = "params.yaml") -> str:
     """The profile a params file holds: the stem of the overlay named in the header that
     :func:`dump` writes (e.g. "paper"), or "default" for a file without that header."""
-    first = Path(path).read_text(encoding="utf-8").partition("\n")[0]
-    if not first.startswith(GENERATED):
+    text = Path(path).read_text(encoding="utf-8")
+    if not _generated(text):
         return "default"
+    first = text.lstrip("\ufeff \t\r\n").partition("\n")[0]
     return Path(first.split(" with ", 1)[1].split(" over it", 1)[0]).stem
 
 
