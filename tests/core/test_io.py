@@ -39,6 +39,63 @@ def test_atomic_write_leaves_old_target_on_failure(tmp_path):
     assert target.read_text().startswith("{") and sorted(p.name for p in tmp_path.iterdir()) == ["t.json"]
 
 
+def _folder(path: Path, text: str, n: int = 10) -> None:
+    path.mkdir()
+    for k in range(n):
+        (path / f"f{k}.txt").write_text(text)
+
+
+def _contents(path: Path) -> dict[str, str]:
+    return {p.name: p.read_text() for p in sorted(path.iterdir())}
+
+
+def test_a_folder_replaced_when_a_kill_cuts_the_removal_of_the_old_one_is_whole(tmp_path,
+                                                                               monkeypatch):
+    target = tmp_path / "snapshot"
+    _folder(target, "old")
+    rmtree = io.shutil.rmtree
+
+    def cut_halfway(path, *args, **kwargs):     # SIGTERM in the middle of removing the old one
+        for f in sorted(Path(path).iterdir())[:5]:
+            f.unlink()
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(io.shutil, "rmtree", cut_halfway)
+    with pytest.raises(KeyboardInterrupt):
+        with io.atomic_path(target, directory=True) as tmp:
+            for k in range(10):
+                (tmp / f"f{k}.txt").write_text("new")
+    monkeypatch.setattr(io.shutil, "rmtree", rmtree)
+    assert _contents(target) == {f"f{k}.txt": "new" for k in range(10)}   # the new one, whole
+    with io.atomic_path(target, directory=True) as tmp:       # the next write tidies up
+        (tmp / "a.txt").write_text("a")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["snapshot"]
+
+
+def test_a_kill_between_the_two_renames_leaves_the_old_folder_for_the_next_write(tmp_path,
+                                                                                monkeypatch):
+    target = tmp_path / "snapshot"
+    _folder(target, "old")
+    replace = io.os.replace
+
+    def cut_after_the_first(src, dst):
+        if Path(src).name.endswith(".tmp") and Path(dst) == target:
+            raise KeyboardInterrupt              # the old one aside, the new one not yet moved
+        replace(src, dst)
+
+    monkeypatch.setattr(io.os, "replace", cut_after_the_first)
+    with pytest.raises(KeyboardInterrupt):
+        with io.atomic_path(target, directory=True) as tmp:
+            (tmp / "a.txt").write_text("new")
+    monkeypatch.setattr(io.os, "replace", replace)
+    assert not target.exists()
+    with pytest.raises(RuntimeError):            # the next write puts the old one back first
+        with io.atomic_path(target, directory=True):
+            raise RuntimeError("this one fails too")
+    assert _contents(target) == {f"f{k}.txt": "old" for k in range(10)}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["snapshot"]
+
+
 def test_arrays_round_trip(tmp_path):
     arrays = {"W_in": np.arange(6, dtype=np.float32), "b": np.ones((2, 3), np.float32)}
     io.write_arrays(arrays, tmp_path / "w")

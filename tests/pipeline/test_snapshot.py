@@ -2,13 +2,15 @@
 every snapshot kept in the repository whole and linked from the README."""
 
 import json
+import os
 import re
+import signal
 import subprocess
 import sys
 
 import pytest
 
-from tms.core import progress
+from tms.core import io, progress
 from tms.core.claim_rows import Claim
 from tms.pipeline import host, profiles, repro, snapshot, stage, verdicts
 from tms.pipeline.stage import DEVICE, ENDED, STARTED
@@ -99,6 +101,29 @@ def test_snapshot_holds_site_run_files_and_readme(tmp_path):
         snapshot.snapshot(tmp_path / "results/gpu", tmp_path, revision="abc", where="m",
                           stages=[])
     assert (out / "claims.json").exists()               # the old snapshot is left whole
+
+
+def test_a_sigterm_while_a_snapshot_is_written_leaves_the_committed_one_whole(tmp_path,
+                                                                              monkeypatch):
+    old = tmp_path / "results/smoke"
+    old.mkdir(parents=True)
+    (old / "README.md").write_text("the committed snapshot")
+
+    def killed_midway(out):                     # SIGTERM while the new folder is being written
+        with io.atomic_path(out, directory=True) as tmp:
+            (tmp / "README.md").write_text("half of a new one")
+            os.kill(os.getpid(), signal.SIGTERM)
+        raise AssertionError("SIGTERM did not stop the snapshot")
+
+    monkeypatch.setattr(snapshot, "snapshot", killed_midway)
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            snapshot.main([str(old)])
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert (old / "README.md").read_text() == "the committed snapshot"
+    assert sorted(p.name for p in old.parent.iterdir()) == ["smoke"]      # no temporary left
 
 
 def test_the_readme_puts_the_forecast_range_beside_each_measured_stage():

@@ -30,11 +30,17 @@ def atomic_path(path: str | os.PathLike, directory: bool = False) -> Iterator[Pa
     """Yield a temporary path beside ``path`` (hidden, same suffix); on success move it onto ``path``.
 
     With ``directory=True`` the temporary path is an empty directory and replaces a
-    previous directory at ``path``. On an exception the temporary file is removed and the
-    target is left untouched.
+    previous directory at ``path``: the previous one is renamed aside whole, the new one renamed
+    into place, and only then is the previous one removed, so that an interruption at any point
+    leaves one of the two whole at ``path`` (or, between the two renames, the previous one aside,
+    which the next call puts back before anything else). On an exception the temporary file is
+    removed and the target is left untouched.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    previous = _previous(path)
+    if previous.exists() and not path.exists():   # cut off between the two renames
+        os.replace(previous, path)
     for stale in _temporaries(path):          # left by an interrupted write of this output
         shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
     if directory:
@@ -47,14 +53,23 @@ def atomic_path(path: str | os.PathLike, directory: bool = False) -> Iterator[Pa
         yield tmp
         tmp.chmod(0o755 if directory else 0o644)
         if directory and path.exists():
-            shutil.rmtree(path)
-        os.replace(tmp, path)
+            os.replace(path, previous)
+            os.replace(tmp, path)
+            shutil.rmtree(previous)
+        else:
+            os.replace(tmp, path)
     except BaseException:
         if tmp.is_dir():
             shutil.rmtree(tmp, ignore_errors=True)
         else:
             tmp.unlink(missing_ok=True)
         raise
+
+
+def _previous(path: Path) -> Path:
+    """Where :func:`atomic_path` puts the directory it replaces until the new one is in place
+    (one of :func:`_temporaries`)."""
+    return path.parent / f".{path.name}.previous.tmp"
 
 
 def _temporaries(path: Path) -> list[Path]:

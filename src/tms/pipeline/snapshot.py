@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -255,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", help="the folder to write, e.g. results/default")
     args = ap.parse_args(argv)
+    # SIGTERM ends the command like Ctrl-C: the new folder's temporary copy is removed on the
+    # way out, and the snapshot committed before is left whole (tms.core.io.atomic_path)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
     try:
         folder = snapshot(args.out)
         page = verdicts.write(folder.parent)
