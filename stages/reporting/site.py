@@ -10,15 +10,14 @@ atomically.
 
 from pathlib import Path
 
-from tms.core import io, papers
+from tms.core import errata, io
 from tms.pipeline import params, stage
 from tms.reporting import dag, metrics, revision, site
 
 
 def main(params):
     claims = metrics.load_claims("reports/claims")
-    errata = [e for paper in papers.PAPERS for e in paper.module("errata").ERRATA]
-    html = site.render(claims, errata, Path(stage.PARAMS_FILE).read_text(),
+    html = site.render(claims, errata.every(), Path(stage.PARAMS_FILE).read_text(),
                        revision.git_revision(), dag.mermaid(), site.stage_table())
     with io.atomic_path("reports/index.html") as tmp:
         tmp.write_text(html)

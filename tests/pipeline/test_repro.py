@@ -14,7 +14,7 @@ import pytest
 import yaml
 from dvc.repo import Repo
 
-from tms.core import claim_rows, papers
+from tms.core import claim_rows, errata, papers
 from tms.pipeline import repro, stage, verify
 from tms.reporting import browser, site, tex
 
@@ -118,7 +118,7 @@ def test_site_shows_every_claim_with_links_and_metrics(smoke_repo):
     diag = values["persian_rug"]["fig3.diagonal"]
     assert diag["value"] == pytest.approx(f3.diag_mean.mean(), abs=5e-4)
     assert diag["uncertainty"] == pytest.approx(f3.diag_std.mean(), abs=5e-4)
-    for erratum in (e for p in papers.PAPERS for e in p.module("errata").ERRATA):
+    for erratum in errata.every():
         assert tex.html_with_math(erratum.printed) in html
     assert "flowchart TD" in html and "<svg" in html and "pr_train@16" in html
     assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", html)   # nothing remote

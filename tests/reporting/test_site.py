@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from tms.core import claim_rows
+from tms.core import claim_rows, errata
 from tms.core import papers as registry
 from tms.core.errata import evidence
 from tms.reporting import browser, dag, metrics, site, tex
@@ -215,7 +215,7 @@ def test_metrics_count_verdicts_by_basis_and_values_keep_numbers_under_the_claim
 #: A paper of the registry's kind (tms.core.papers).
 PAPER = registry.Paper("p", "p", "p_", "P", "Paper")
 #: Every paper's errata, as the site stage gathers them.
-ERRATA = [e for p in registry.PAPERS for e in p.module("errata").ERRATA]
+ERRATA = errata.every()
 
 
 def test_every_erratum_names_its_paper_and_finds_its_rows_by_id():

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from tms.core.papers import PAPERS
+
 
 @dataclass(frozen=True)
 class Erratum:
@@ -36,3 +38,8 @@ def evidence(erratum: Erratum, claims: dict[str, list[dict]]) -> list[dict]:
     if missing:
         raise ValueError(f"erratum {erratum.where} of {erratum.paper}: no claim {missing}")
     return [rows[c] for c in erratum.claims if c in rows]
+
+
+def every() -> list[Erratum]:
+    """Every paper's errata (its package's ``errata.ERRATA``), in the registry's order."""
+    return [e for paper in PAPERS for e in paper.module("errata").ERRATA]

@@ -74,7 +74,12 @@ def profile(default: dict, overlay_path: str | Path, _chain: tuple[Path, ...] = 
 def _generated(text: str) -> bool:
     """Whether params text was written by :func:`main` (its header, after a byte-order mark or
     blank space an editor may add)."""
-    return text.lstrip("\ufeff \t\r\n").startswith(GENERATED)
+    return _first_line(text).startswith(GENERATED)
+
+
+def _first_line(text: str) -> str:
+    """The first line of ``text`` that holds more than a byte-order mark or blank space."""
+    return text.lstrip("\ufeff \t\r\n").partition("\n")[0]
 
 
 def default_text(repo: str | Path = ".") -> tuple[str, str]:
@@ -115,8 +120,7 @@ def profile_name(path: str | Path = "params.yaml") -> str:
     text = Path(path).read_text(encoding="utf-8")
     if not _generated(text):
         return "default"
-    first = text.lstrip("\ufeff \t\r\n").partition("\n")[0]
-    return Path(first.split(" with ", 1)[1].split(" over it", 1)[0]).stem
+    return Path(_first_line(text).split(" with ", 1)[1].split(" over it", 1)[0]).stem
 
 
 def dump(raw: dict, overlay_path: str | Path, default: str | None = None) -> str:
