@@ -48,7 +48,7 @@ import torch
 from tms.core import io
 from tms.core.device import resolve_device
 from tms.engine.grid import Schedule
-from tms.persian_rug import params, stats, training
+from tms.persian_rug import params, stats, training, unkept
 from tms.persian_rug.compare import trained_vs_theory
 from tms.persian_rug.ladder import ladder_slope
 
@@ -75,9 +75,11 @@ def fixed(pr, n_s: int, steps: int, device: str, budget_mb: float | None,
     spec = training.GridSpec(n_s, pr.train.seed, pr.train.lr_for(n_s), sched, pr.eval.seed,
                              pr.eval.n_vectors, device, compute, label=f"n_s {n_s} ×{steps} ")
     with tempfile.TemporaryDirectory() as tmp:
-        table, statistics = training.train_models(
-            spec, training.expand(n_s, grid.p, grid.ratio, grid.seeds), ["relu"],
-            Path(tmp) / "weights", keep=lambda pt: False, statistics=True)
+        folder = Path(tmp) / "weights"
+        table = training.train_models(
+            spec, training.expand(n_s, grid.p, grid.ratio, grid.seeds), ["relu"], folder,
+            keep=lambda pt: False, measure_unkept=unkept.measure)
+        statistics = stats.grid_statistics(table, {}, unkept.read(folder))
     return (table.assign(fixed_steps=steps, window=window),
             statistics.assign(fixed_steps=steps, window=window))
 

@@ -25,8 +25,7 @@ def main(pr):
     spec = training.GridSpec(f3.n_s, pr.train.seed, lr, sched, pr.eval.seed, pr.eval.n_vectors,
                              device, pr.compute, label="fig. 3 ")
     points = [training.Point(k, f3.p, f3.n_d / f3.n_s, f3.n_d, k) for k in range(f3.seeds)]
-    table, _ = training.train_models(spec, points, ["relu"], artefacts.FIG3_WEIGHTS,
-                                     ckpt)
+    table = training.train_models(spec, points, ["relu"], artefacts.FIG3_WEIGHTS, ckpt)
     io.write_parquet(table, artefacts.FIG3)
     if ckpt:
         ckpt.clear()

@@ -2,7 +2,7 @@
 
 For every ratio of persian_rug.rug and every p of persian_rug.fig2: Hadamard rows, a and b
 fitted on a fit sample, per-feature MSE on the fixed held-out sample, and the eq. 6 statistics
-of the rug W (tms.persian_rug.stats.row_sums once per n_d, then per p: var_nu_normalised,
+of the rug W (tms.persian_rug.rows.row_sums once per n_d, then per p: var_nu_normalised,
 variance_bound, bound_ratio).
 Writes data/persian_rug/rug.parquet (columns n_s, n_d, ratio, p, a, b, loss and those three).
 """
@@ -11,7 +11,7 @@ import numpy as np
 
 from tms.core import io, machine
 from tms.core.device import resolve_device
-from tms.persian_rug import artefacts, params, rug, stats, training
+from tms.persian_rug import artefacts, params, rows, rug, stats, training
 from tms.pipeline import stage
 
 BOUND_COLUMNS = ["var_nu_normalised", "variance_bound", "bound_ratio"]
@@ -27,9 +27,9 @@ def main(pr):
     samples = rug.RugSamples(fit_seed=pr.rug.fit_seed, n_fit=pr.rug.n_fit,
                              eval_seed=pr.eval.seed, n_eval=pr.eval.n_vectors)
     table = rug.rug_losses(n_s, n_ds, pr.fig2.p, pr.rug.seed, samples, device=device)
-    rows = {n_d: stats.row_sums(*rug.rug_weights(n_s, rug.rows_for(n_s, n_d, pr.rug.seed)),
-                                device=device) for n_d in n_ds}      # W once per n_d, every p
-    bound = [stats.statistics_from_rows(*rows[n_d], np.zeros(n_s), p, n_d)
+    sums = {n_d: rows.row_sums(*rug.rug_weights(n_s, rug.rows_for(n_s, n_d, pr.rug.seed)),
+                               device=device) for n_d in n_ds}      # W once per n_d, every p
+    bound = [stats.statistics_from_rows(*sums[n_d], np.zeros(n_s), p, n_d)
              for n_d, p in zip(table.n_d, table.p)]
     for col in BOUND_COLUMNS:
         table[col] = [s[col] for s in bound]

@@ -1,11 +1,11 @@
-"""Stage: train the Persian Rug (p, ratio) grid of one n_s (fig. 2's trained models) and measure
-every model as its chunk finishes: the statistics of figs. 4–7 and eq. 6 are computed where the
-weights are, so no step holds more than one chunk's weights.
+"""Stage: train the Persian Rug (p, ratio) grid of one n_s (fig. 2's trained models), scoring each
+model as its chunk finishes, so that no step holds more than one chunk's weights.
 
-Writes data/persian_rug/train/n{n_s}.parquet (columns tms.persian_rug.training.TRAIN_COLUMNS),
-data/persian_rug/stats/n{n_s}.parquet (tms.persian_rug.stats.KEY_COLUMNS + STAT_COLUMNS, one row
-per model) and data/persian_rug/train/n{n_s}_weights/ (the weights that
-persian_rug.grid.keep_weights keeps, tms.persian_rug.weights).
+Writes data/persian_rug/train/n{n_s}.parquet (columns tms.persian_rug.training.TRAIN_COLUMNS) and
+data/persian_rug/train/n{n_s}_weights/ (the weights that persian_rug.grid.keep_weights keeps,
+tms.persian_rug.weights; the statistics of figs. 4–7 are computed from them downstream, by
+pr_stats). A model whose weights are not kept is measured here instead, and its statistics go
+into the folder (tms.persian_rug.unkept: the one exception).
 """
 
 from tms.core import io
@@ -13,7 +13,7 @@ from tms.core.device import resolve_device
 from tms.core.schema import schedule_warnings
 from tms.engine import checkpoint
 from tms.engine.grid import Schedule
-from tms.persian_rug import artefacts, params, training
+from tms.persian_rug import artefacts, params, training, unkept
 from tms.pipeline import stage
 
 
@@ -26,11 +26,10 @@ def main(pr, n_s):
                                 grid, pr.train)
     spec = training.GridSpec(n_s, pr.train.seed, pr.train.lr_for(n_s), Schedule.of(pr.train),
                              pr.eval.seed, pr.eval.n_vectors, device, pr.compute)
-    table, statistics = training.train_models(
+    table = training.train_models(
         spec, training.expand(n_s, grid.p, grid.ratio, grid.seeds), grid.models,
-        artefacts.trained_weights(n_s), ckpt,
-        lambda pt: grid.keeps(pt.p, pt.ratio_target), statistics=True)
-    io.write_parquet(statistics, artefacts.statistics(n_s))
+        artefacts.trained_weights(n_s), ckpt, lambda pt: grid.keeps(pt.p, pt.ratio_target),
+        unkept.measure)
     io.write_parquet(table, artefacts.trained(n_s))
     if ckpt:
         ckpt.clear()

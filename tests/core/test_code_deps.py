@@ -131,3 +131,15 @@ def test_an_edit_of_the_claims_reruns_only_the_claims_stage_and_what_follows(smo
         f.write("# the trainer edited\n")
     changed = _changed_deps(work, env)
     assert {"pr_fig3", "pr_rug"} | {f"pr_train@{n}" for n in (16, 32)} <= changed
+
+
+def test_a_statistic_edited_reruns_the_statistics_and_no_training(smoke_repo, tmp_path):
+    repo, env = smoke_repo
+    work = tmp_path / "repo"
+    shutil.copytree(repo, work, symlinks=True)
+    with (work / "src/tms/persian_rug/stats.py").open("a") as f:
+        f.write("# a statistic of the trained weights added\n")
+    changed = _changed_deps(work, env)
+    assert {f"pr_stats@{n}" for n in (16, 32)} <= changed
+    trains = ("pr_train", "pr_fig3", "pr_converge", "ip_", "notes_")
+    assert not {name for name in changed if name.startswith(trains)}, changed

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tms.engine.grid import Schedule
-from tms.persian_rug import converge, training
+from tms.persian_rug import converge, stats, training
 
 
 def _table(**columns):
@@ -39,8 +39,14 @@ def _grid(window, max_steps=20000):
                      max_steps=max_steps)
     spec = training.GridSpec(16, 0, 1e-2, sched, 3, 8192)
     points = [training.Point(k, p, 0.25, 4, 0) for k, p in enumerate((0.05, 0.2))]
-    table, stats = training.train_and_score(spec, points, True, statistics=True)
-    return spec, table.assign(lyapunov=stats.lyapunov)
+    table, measured = training.train_and_score(
+        spec, points, True, measure_unkept=_statistics,
+        plan=training.plan_grid(spec, points, keep=lambda pt: False))
+    return spec, table.assign(lyapunov=[measured[("relu", k)]["lyapunov"] for k in table.instance])
+
+
+def _statistics(W_in, W_out, b, p, device):
+    return stats.weight_statistics(W_in, W_out, b, p, device=device)
 
 
 def test_a_rerun_of_one_times_the_steps_is_the_stopped_model_itself():

@@ -5,7 +5,7 @@ import pytest
 from tms.core.schema import Compute, ParamsError
 from tms.engine import checkpoint, train
 from tms.engine.grid import Instance, Schedule, plan_chunks, stack_bytes
-from tms.persian_rug import stats, training
+from tms.persian_rug import rows, stats, training
 
 
 def test_expand_orders_seeds_ratio_p_and_rounds_n_d_down():
@@ -20,10 +20,10 @@ def test_summary_statistics_by_hand():
     W_in = np.array([[1.0, 0.0, 2.0], [0.0, 1.0, 1.0]])       # n_d 2, n_s 3
     W_out = np.array([[1.0, 0.0], [0.0, 2.0], [0.5, 0.5]])
     # W = W_out W_in has diagonal (1, 2, 1.5)
-    s = stats.summary(W_in, W_out, np.array([-0.1, -0.2, -0.3]))
+    s = rows.summary(W_in, W_out, np.array([-0.1, -0.2, -0.3]))
     assert np.isclose(s["diag_mean"], 1.5) and np.isclose(s["diag_std"], np.std([1, 2, 1.5]))
     assert s["dead_fraction"] == 0 and np.isclose(s["diag_live_mean"], 1.5)
-    dead = stats.summary(W_in, W_out * np.array([[1.0], [1.0], [0.1]]), np.zeros(3))
+    dead = rows.summary(W_in, W_out * np.array([[1.0], [1.0], [0.1]]), np.zeros(3))
     assert np.isclose(dead["dead_fraction"], 1 / 3) and np.isclose(dead["diag_live_mean"], 1.5)
     assert np.isclose(s["bias_mean"], -0.2) and np.isclose(s["bias_std"], np.std([-0.1, -0.2, -0.3]))
 
@@ -52,40 +52,54 @@ def test_chunked_scoring_gives_the_unchunked_table():
     pd.testing.assert_frame_equal(table, whole)
 
 
+def _statistics(W_in, W_out, b, p, device):
+    return stats.weight_statistics(W_in, W_out, b, p, device=device)
+
+
 def _measured(pts, sched, keep=None, ckpt=None, compute=Compute()):
-    """train_and_score with statistics of the plan keeping ``keep``, and the weights its sink
-    received."""
+    """train_and_score with the plan keeping ``keep``: its table, the statistics it measured of
+    the models not kept, and the weights its sink received."""
     got = {}
     spec = training.GridSpec(16, 0, 1e-2, sched, 3, 65536, compute=compute)
-    table, statistics = training.train_and_score(
-        spec, pts, True, ckpt, statistics=True, sink=lambda pt, *w: got.setdefault(pt.instance, w),
+    table, measured = training.train_and_score(
+        spec, pts, True, ckpt, measure_unkept=_statistics,
+        sink=lambda pt, *w: got.setdefault(pt.instance, w),
         plan=training.plan_grid(spec, pts, ckpt, keep))
-    return table, statistics, got
+    return table, measured, got
 
 
-def test_statistics_are_those_of_the_kept_weights_and_keeping_fewer_changes_no_number(
+def _downstream(table, got, measured):
+    """The statistics table of a grid from its kept weights ``got`` and the ``measured``."""
+    return stats.grid_statistics(table, {("relu", k): w for k, w in got.items()}, measured)
+
+
+def test_statistics_downstream_of_the_kept_weights_are_those_measured_where_they_trained(
         tmp_path, monkeypatch):
     pts = training.expand(16, [0.1, 0.5], [0.25, 0.5], 1)
     sched = Schedule(batch_size=64, adam_eps=1e-7, window=10, check_every=5, max_steps=20)
-    table, statistics, got = _measured(pts, sched)
-    assert sorted(got) == [0, 1, 2, 3]
-    assert statistics.instance.tolist() == table.instance.tolist() == [0, 1, 2, 3]
+    table, measured, got = _measured(pts, sched)
+    assert sorted(got) == [0, 1, 2, 3] and measured == {}
+    downstream = _downstream(table, got, measured)
+    assert downstream.instance.tolist() == table.instance.tolist() == [0, 1, 2, 3]
     for k, pt in enumerate(pts):
         expect = stats.weight_statistics(*got[k], pt.p)
-        assert statistics.loc[k, stats.STAT_COLUMNS].tolist() == pytest.approx(
+        assert downstream.loc[k, stats.STAT_COLUMNS].tolist() == pytest.approx(
             [expect[c] for c in stats.STAT_COLUMNS], nan_ok=True)
-    # keep two points, chunk the grid in two and checkpoint it: the same tables, bytes alike
+    # keep two points, chunk the grid in two and checkpoint it: the other two are measured in
+    # training, and the statistics table is the same, bytes alike
     insts = [Instance(pt.p, pt.n_d, pt.instance, 1e-2, 0) for pt in pts]
     budget = 1.2 * stack_bytes(16, [4, 8], 12, 1, 64, 20) / 2 ** 20
     assert len(plan_chunks(16, insts, sched, budget)) == 2
     ckpt = checkpoint.for_stage("t", 5, root=tmp_path)
-    part, part_stats, part_got = _measured(pts, sched, keep=lambda pt: pt.p == 0.5, ckpt=ckpt,
-                                           compute=Compute(memory_budget_mb=budget))
+    part, part_measured, part_got = _measured(pts, sched, keep=lambda pt: pt.p == 0.5,
+                                              ckpt=ckpt, compute=Compute(memory_budget_mb=budget))
     pd.testing.assert_frame_equal(part, table)
-    pd.testing.assert_frame_equal(part_stats, statistics)
-    assert sorted(part_got) == [1, 3]
+    assert sorted(part_got) == [1, 3] and sorted(part_measured) == [("relu", 0), ("relu", 2)]
+    pd.testing.assert_frame_equal(_downstream(part, part_got, part_measured), downstream)
     for k in part_got:
         assert all(np.array_equal(a, b) for a, b in zip(part_got[k], got[k]))
+    with pytest.raises(KeyError, match="relu model 0: neither its weights nor its statistics"):
+        _downstream(part, part_got, {})
     # each finished stack's checkpoint holds its numbers and the kept weights alone
     done = [ckpt.load(f.stem) for f in sorted(ckpt.directory.glob("*.pt"))]
     assert len(done) == 2 and all(d["done"] for d in done)
@@ -93,8 +107,7 @@ def test_statistics_are_those_of_the_kept_weights_and_keeping_fewer_changes_no_n
     assert sorted(m.weights is not None for m in items) == [False, False, True, True]
     # a rerun resumes every stack from them: the same tables, nothing trained again
     monkeypatch.setattr(train, "_train_bucket", lambda *a, **k: pytest.fail("trained again"))
-    again, again_stats, again_got = _measured(pts, sched, keep=lambda pt: pt.p == 0.5, ckpt=ckpt,
-                                              compute=Compute(memory_budget_mb=budget))
+    again, again_measured, again_got = _measured(pts, sched, keep=lambda pt: pt.p == 0.5,
+                                                 ckpt=ckpt, compute=Compute(memory_budget_mb=budget))
     pd.testing.assert_frame_equal(again, table)
-    pd.testing.assert_frame_equal(again_stats, statistics)
-    assert sorted(again_got) == [1, 3]
+    assert again_measured == part_measured and sorted(again_got) == [1, 3]

@@ -51,7 +51,8 @@ def outs(grid_n_s: list[int]) -> dict[str, list[str]]:
            "pr_scaling": [SCALING_THEORY, SCALING_FITS], "pr_converge_fig3": [CONVERGE_FIG3],
            "pr_claims": [CLAIMS]}
     for n_s in grid_n_s:
-        out[f"pr_train@{n_s}"] = [trained(n_s), trained_weights(n_s), statistics(n_s)]
+        out[f"pr_train@{n_s}"] = [trained(n_s), trained_weights(n_s)]
+        out[f"pr_stats@{n_s}"] = [statistics(n_s)]
         out[f"pr_baseline@{n_s}"] = [baseline(n_s)]
         out[f"pr_converge@{n_s}"] = [converge(n_s)]
     return out

@@ -1,44 +1,21 @@
 """Statistics of trained weights (Persian Rug paper, section 3 and figs. 3–7).
 
 The per-model functions take one model's W_in (n_d × n_s), W_out (n_s × n_d) and b (n_s), as
-numpy arrays, and never form more than they need; :func:`over_seeds` aggregates a table of models
-over independent seeds.
+numpy arrays, and never form more than they need (tms.persian_rug.rows); :func:`over_seeds`
+aggregates a table of models over independent seeds. They run downstream of training, on the
+weights it keeps (:func:`grid_statistics`, the pr_stats stage): a statistic added here reruns no
+training.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 import torch
 
-
-def diagonal(W_in: np.ndarray, W_out: np.ndarray) -> np.ndarray:
-    """diag(W) of W = W_out W_in, shape (n_s,), without forming W: W_ii = Σ_k W_out[i,k] W_in[k,i]."""
-    return np.einsum("ik,ki->i", W_out.astype(np.float64), W_in.astype(np.float64))
-
-
-def live_features(diag: np.ndarray) -> np.ndarray:
-    """The live features of a diagonal (n_s,): W_ii at least half the median diagonal, (n_s,)
-    bool (see :func:`summary`; the others are dead)."""
-    return diag >= 0.5 * np.median(diag)
-
-
-def summary(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray) -> dict[str, float]:
-    """Mean and standard deviation (ddof 0) over features of diag(W) and of b (fig. 3 caption),
-    and the same for diag(W) over live features only.
-
-    A feature is *dead* when its diagonal W_ii is below half the median diagonal: the model
-    has given it up (its output stays off). ``dead_fraction`` is their share of the n_s features.
-    """
-    d = diagonal(W_in, W_out)
-    b = b.astype(np.float64)
-    live = live_features(d)
-    return {"diag_mean": float(d.mean()), "diag_std": float(d.std()),
-            "bias_mean": float(b.mean()), "bias_std": float(b.std()),
-            "dead_fraction": float(1.0 - live.mean()),
-            "diag_live_mean": float(d[live].mean()), "diag_live_std": float(d[live].std())}
+from tms.persian_rug.rows import live_features, lyapunov, row_sums
 
 
 #: Cosine at or below which two features' embeddings (columns of W_in) form an antipodal pair.
@@ -52,8 +29,8 @@ def antipodal_share(W_in: np.ndarray, live: np.ndarray, block: int = 1024, devic
     direction with opposite signs, told apart by the output ReLU and a negative bias: a structure
     the symmetric theory does not have.
 
-    W_in: (n_d, n_s); live: (n_s,) bool (:func:`live_features`). Cosines are formed block by
-    block in float64 on ``device``. NaN with fewer than two live features; a zero column is
+    W_in: (n_d, n_s); live: (n_s,) bool (tms.persian_rug.rows.live_features). Cosines are formed
+    block by block in float64 on ``device``. NaN with fewer than two live features; a zero column is
     nobody's partner.
     """
     U = torch.as_tensor(W_in[:, live], dtype=torch.float64, device=device)
@@ -90,7 +67,7 @@ def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: flo
       with a non-zero diagonal (D⁻¹W has rank ≤ n_d and unit diagonal, so its squared Frobenius
       norm is ≥ n_s²/n_d by Schur), = 1 for the Persian rug. Nearly dead features (W_ii ≈ 0)
       make it large; ``bound_ratio_live`` averages over the live rows only (W_ii at least half
-      the median, as in :func:`summary`), which no theorem keeps ≥ 1.
+      the median, as in tms.persian_rug.rows.summary), which no theorem keeps ≥ 1.
     - ``antipodal``: :func:`antipodal_share` over the live features.
 
     W_in: (n_d, n_s); W_out: (n_s, n_d); b: (n_s,); p in (0, 1]. Raises ValueError on shape
@@ -106,35 +83,13 @@ def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: flo
             "antipodal": antipodal_share(W_in, live_features(rows[0]), block, device)}
 
 
-def row_sums(W_in: np.ndarray, W_out: np.ndarray, block: int = 1024, device: str = "cpu"
-             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """diag(W), Σ_{j≠i} W_ij² and Σ_{j≠i} |W_ij|³ per row i of W = W_out W_in, each (n_s,)
-    float64: W formed block of rows by block of rows in float64 on ``device``. The part of
-    :func:`weight_statistics` that does not depend on p (a model's rows for every p at once).
-    """
-    n_s = W_out.shape[0]
-    W_in64 = torch.as_tensor(W_in, dtype=torch.float64, device=device)
-    W_out64 = torch.as_tensor(W_out, dtype=torch.float64, device=device)
-    diag, off2, off3 = (torch.empty(n_s, dtype=torch.float64, device=device) for _ in range(3))
-    for lo in range(0, n_s, block):
-        rows = W_out64[lo:lo + block] @ W_in64                 # (rows, n_s)
-        idx = torch.arange(lo, lo + len(rows), device=device)
-        diag[idx] = rows[idx - lo, idx]
-        rows[idx - lo, idx] = 0.0
-        off2[idx] = rows.pow(2).sum(1)
-        off3[idx] = rows.abs().pow(3).sum(1)
-    return tuple(t.cpu().numpy() for t in (diag, off2, off3))
-
-
 def statistics_from_rows(diag: np.ndarray, off2: np.ndarray, off3: np.ndarray, b: np.ndarray,
                          p: float, n_d: int) -> dict[str, float]:
-    """:func:`weight_statistics` from the :func:`row_sums` of a model of hidden width n_d,
-    its b (n_s,) and p in (0, 1] (p is not checked here)."""
+    """:func:`weight_statistics` from the row sums (tms.persian_rug.rows.row_sums) of a model of
+    hidden width n_d, its b (n_s,) and p in (0, 1] (p is not checked here)."""
     n_s = len(diag)
     var_x = (4 * p - 3 * p * p) / 12                      # Var(x), tms.persian_rug.theory.var_x
     with np.errstate(divide="ignore", invalid="ignore"):
-        lyap = np.where(off2 > 0, off3 / off2 ** 1.5, np.nan)
-        lyap_authors = np.where(off2 > 0, off3 / off2, np.nan)
         normalised = var_x * off2 / diag ** 2
     nonzero, live = diag != 0, live_features(diag)
     var_nu_norm = float(np.mean(normalised[nonzero])) if nonzero.any() else np.nan
@@ -144,7 +99,7 @@ def statistics_from_rows(diag: np.ndarray, off2: np.ndarray, off3: np.ndarray, b
             "dvar_nu": float(np.var(var_x * off2)),
             "dvar_nu_authors": float(np.var(var_x * (off2 + diag ** 2))),
             "mean_var_nu": float(np.mean(var_x * off2)),
-            "lyapunov": float(np.nanmax(lyap)), "lyapunov_authors": float(np.nanmax(lyap_authors)),
+            **dict(zip(("lyapunov", "lyapunov_authors"), lyapunov(off2, off3))),
             "var_nu_normalised": var_nu_norm, "variance_bound": float(bound),
             "bound_ratio": var_nu_norm / bound if bound > 0 else np.nan,
             "bound_ratio_live": var_nu_live / bound if bound > 0 else np.nan}
@@ -219,3 +174,27 @@ def with_keys(trained: pd.DataFrame, rows: Sequence[dict]) -> pd.DataFrame:
         raise ValueError(f"{len(trained)} table rows but {len(rows)} rows of statistics")
     stats = pd.DataFrame(list(rows), columns=STAT_COLUMNS)
     return pd.concat([trained[KEY_COLUMNS].reset_index(drop=True), stats], axis=1)
+
+
+def grid_statistics(trained: pd.DataFrame, kept: Mapping[tuple[str, int], tuple],
+                    measured: Mapping[tuple[str, int], dict], device: str = "cpu"
+                    ) -> pd.DataFrame:
+    """The statistics table of a trained grid (data/persian_rug/stats/n{n_s}.parquet, the pr_stats
+    stage): :func:`weight_statistics` of every model of ``trained`` (a trained table,
+    tms.persian_rug.training.TRAIN_COLUMNS) from its weights in ``kept`` ({(model, instance):
+    (W_in (n_d, n_s), W_out (n_s, n_d), b (n_s,))}, tms.persian_rug.weights.read), one model
+    in memory at a time; a model whose weights were not kept takes the statistics measured where
+    it trained (``measured``, the same keys, tms.persian_rug.unkept.read). Returns
+    :data:`KEY_COLUMNS` + :data:`STAT_COLUMNS`, one row per row of ``trained``, in its order.
+    Raises KeyError naming a model in neither."""
+    rows = []
+    for model, instance, p in zip(trained.model, trained.instance, trained.p):
+        key = (str(model), int(instance))
+        if key in kept:
+            rows.append(weight_statistics(*kept[key], float(p), device=device))
+        elif key in measured:
+            rows.append(measured[key])
+        else:
+            raise KeyError(f"{model} model {instance}: neither its weights nor its statistics "
+                           "were kept")
+    return with_keys(trained, rows)

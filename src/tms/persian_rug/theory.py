@@ -51,7 +51,9 @@ __all__ = [
     "var_x",
     "sigma2",
     "symmetric_loss",
+    "symmetric_loss_parts",
     "optimal_symmetric",
+    "optimal_at_sigma",
     "optimal_linear_loss",
     "initial_loss",
     "theory_table",
@@ -118,15 +120,16 @@ def _u_nodes(u_bend, sigma):
     return nodes.reshape(shape), weights.reshape(shape)
 
 
-def symmetric_loss(a, b, p, sigma):
-    """Per-feature loss L(a, b) of the symmetric model ReLU(a(x + ν) + b) (section 4.1, eq. 4–5).
-
-    L = (1 − p)·E_ν[ReLU(aν + b)²] + p·E_{u,ν}[(u − ReLU(a(u + ν) + b))²], ν ~ N(0, σ²),
-    u ~ U[0, 1]: Gaussian expectations in closed form, the u-integral by Gauss–Legendre
-    quadrature split where the ReLU switches on. Per-feature MSE (averaged over features).
+def symmetric_loss_parts(a, b, p, sigma):
+    """The two parts of the per-feature loss L(a, b) of the symmetric model ReLU(a(x + ν) + b)
+    (section 4.1, eq. 4–5), (off, on): the loss while the feature is off,
+    (1 − p)·E_ν[ReLU(aν + b)²], and while it is on, p·E_{u,ν}[(u − ReLU(a(u + ν) + b))²],
+    ν ~ N(0, σ²), u ~ U[0, 1]: Gaussian expectations in closed form, the u-integral by
+    Gauss–Legendre quadrature split where the ReLU switches on. Their sum is
+    :func:`symmetric_loss`.
 
     a, b, p, sigma (the noise standard deviation σ, not σ²) broadcast against each other; the
-    result has the broadcast shape (a 0-d array for scalar inputs). Any real a and b are allowed;
+    results have the broadcast shape (0-d arrays for scalar inputs). Any real a and b are allowed;
     σ = 0 is exact (no noise). Raises ValueError if any p is outside (0, 1] or any sigma is
     negative or not finite.
     """
@@ -143,7 +146,18 @@ def symmetric_loss(a, b, p, sigma):
     m1, m2 = _relu_moments(a[..., None] * u + b[..., None], s[..., None])
     loss_on = np.sum(w * (u**2 - 2 * u * m1 + m2), axis=-1)
     loss_off = _relu_moments(b, s)[1]
-    return (1 - p) * loss_off + p * loss_on
+    return (1 - p) * loss_off, p * loss_on
+
+
+def symmetric_loss(a, b, p, sigma):
+    """Per-feature loss L(a, b) of the symmetric model ReLU(a(x + ν) + b) (section 4.1, eq. 4–5):
+
+    L = (1 − p)·E_ν[ReLU(aν + b)²] + p·E_{u,ν}[(u − ReLU(a(u + ν) + b))²], ν ~ N(0, σ²),
+    the sum of :func:`symmetric_loss_parts` (arguments, shapes and errors as there). Per-feature
+    MSE (averaged over features).
+    """
+    off, on = symmetric_loss_parts(a, b, p, sigma)
+    return off + on
 
 
 def _profile(c, p, sigma):
@@ -164,14 +178,8 @@ def _profile_loss(c, p, sigma):
 
 
 def optimal_symmetric(p, ratio):
-    """Optimal symmetric model at sparsity p and ratio = n_d/n_s (section 4.2; eq. 4–6).
-
-    Minimises symmetric_loss(a, b, p, σ) over (a, b) with σ² = sigma2(p, ratio) (eq. 6).
-    For ratio = 1 (σ = 0) the optimum is exact: loss 0 at a = 1, b = 0. Otherwise a is
-    profiled out analytically (best a = B(c)/A(c) for threshold c = b/a, see the module
-    docstring), c/σ is scanned on a fixed grid and the best cell refined with
-    scipy.optimize.minimize_scalar (bounded Brent); the reported loss is symmetric_loss at the
-    returned (a, b).
+    """Optimal symmetric model at sparsity p and ratio = n_d/n_s (section 4.2; eq. 4–6):
+    :func:`optimal_at_sigma` at σ² = sigma2(p, ratio) (eq. 6).
 
     p, ratio: scalars. Returns a dict of floats {"loss", "a", "b", "sigma2"}; loss is a
     per-feature MSE. Raises ValueError if p or ratio is not a scalar in (0, 1].
@@ -179,11 +187,29 @@ def optimal_symmetric(p, ratio):
     p_arr, r_arr = _check_unit_interval("p", p), _check_unit_interval("ratio", ratio)
     if p_arr.ndim or r_arr.ndim:
         raise ValueError(f"p and ratio must be scalars, got shapes {p_arr.shape}, {r_arr.shape}")
-    p, ratio = float(p_arr), float(r_arr)
-    s2 = float(sigma2(p, ratio))
-    if s2 == 0.0:
-        return {"loss": 0.0, "a": 1.0, "b": 0.0, "sigma2": 0.0}
-    sigma = np.sqrt(s2)
+    s2 = float(sigma2(float(p_arr), float(r_arr)))
+    return {**optimal_at_sigma(float(p_arr), np.sqrt(s2)), "sigma2": s2}
+
+
+def optimal_at_sigma(p, sigma):
+    """The symmetric model ReLU(a(x + ν) + b) with the best a and b for Gaussian interference
+    ν ~ N(0, σ²) of a given σ (section 4.2), whatever made σ.
+
+    For σ = 0 the optimum is exact: loss 0 at a = 1, b = 0. Otherwise a is profiled out
+    analytically (best a = B(c)/A(c) for threshold c = b/a, see the module docstring), c/σ is
+    scanned on a fixed grid and the best cell refined with scipy.optimize.minimize_scalar
+    (bounded Brent); the reported loss is symmetric_loss at the returned (a, b).
+
+    p in (0, 1] and sigma ≥ 0 (the standard deviation), scalars. Returns a dict of floats
+    {"loss", "a", "b"}; loss is a per-feature MSE, below Var(x) for every finite σ and tending
+    to it as σ → ∞. Raises ValueError for p outside (0, 1] or a negative, infinite or NaN σ.
+    """
+    p = float(_check_unit_interval("p", p))
+    sigma = float(sigma)
+    if not (np.isfinite(sigma) and sigma >= 0):
+        raise ValueError(f"sigma must be finite and >= 0, got sigma={sigma!r}")
+    if sigma == 0.0:
+        return {"loss": 0.0, "a": 1.0, "b": 0.0}
     grid_loss = _profile_loss(sigma * _T_GRID, p, sigma)
     k = int(np.argmin(grid_loss))
     lo, hi = _T_GRID[max(k - 1, 0)], _T_GRID[min(k + 1, len(_T_GRID) - 1)]
@@ -194,7 +220,7 @@ def optimal_symmetric(p, ratio):
     big_a, big_b = _profile(np.array([c]), p, sigma)
     a = float(big_b[0] / big_a[0])
     b = a * c
-    return {"loss": float(symmetric_loss(a, b, p, sigma)), "a": a, "b": float(b), "sigma2": s2}
+    return {"loss": float(symmetric_loss(a, b, p, sigma)), "a": a, "b": float(b)}
 
 
 def optimal_linear_loss(p, ratio):

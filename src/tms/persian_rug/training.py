@@ -26,7 +26,7 @@ from tms.engine.checkpoint import Checkpoints
 from tms.engine.grid import Instance, Schedule, StackSpec, chunk_bytes, grid_flops, plan_chunks
 from tms.engine.precision import gpu_path
 from tms.engine.train import Result, heldout_loss, stack_of, train_chunks, window_drop
-from tms.persian_rug import stats, weights
+from tms.persian_rug import rows, unkept, weights
 from tms.persian_rug.params import n_d_of
 
 #: Columns of the trained-model tables (data/persian_rug/train/n{n_s}.parquet), one row per model.
@@ -107,25 +107,30 @@ class GridSpec:
     label: str = ""
 
 
+#: The statistics of one model whose weights are not kept, measured where it trained:
+#: ``measure_unkept(W_in, W_out, b, p, device)`` → a dict of numbers (tms.persian_rug.unkept.measure).
+MeasureUnkept = Callable[[np.ndarray, np.ndarray, np.ndarray, float, str], dict]
+
+
 @dataclass(frozen=True)
 class Measured:
     """What leaves the process that trained one model (:func:`measure`): its row of the trained
-    table (from ``steps`` on), its statistics (:data:`tms.persian_rug.stats.STAT_COLUMNS`, when
-    asked for), and its weights (W_in, W_out, b) when they are kept, else None."""
+    table (from ``steps`` on), its weights (W_in, W_out, b) when they are kept, else None, and
+    otherwise, when asked for, its statistics (a :data:`MeasureUnkept`'s dict), else None."""
 
     row: dict
     statistics: dict | None
     weights: tuple[np.ndarray, np.ndarray, np.ndarray] | None
 
 
-def measure(spec: GridSpec, relu: bool, statistics: bool, kept: frozenset[int],
-            insts: Sequence[Instance], results: list[Result]) -> list[Measured]:
+def measure(spec: GridSpec, relu: bool, measure_unkept: MeasureUnkept | None,
+            kept: frozenset[int], insts: Sequence[Instance], results: list[Result]) -> list[Measured]:
     """Score and measure one trained chunk of the grid ``spec`` where it trained (a
     tms.engine.train.Reduce, bound with functools.partial): the held-out loss of every model on
-    spec's held-out sample (one padded stack, so a chunk is scored as it trained),
-    :func:`tms.persian_rug.stats.summary` and, with ``statistics``,
-    :func:`tms.persian_rug.stats.weight_statistics` on ``spec.device``; the weights of the
-    instances whose seed is in ``kept`` go along, the others are dropped here."""
+    spec's held-out sample (one padded stack, so a chunk is scored as it trained) and
+    :func:`tms.persian_rug.rows.summary`; the weights of the instances whose seed is in ``kept``
+    go along, the others are dropped here, measured first by ``measure_unkept`` (on
+    ``spec.device``) when it is given."""
     n_s, sched, device = results[0].W_in.shape[1], spec.sched, spec.device
     losses = heldout_loss(stack_of(results, n_s, relu, device),
                           torch.tensor([i.p for i in insts], device=device), spec.eval_seed,
@@ -136,11 +141,13 @@ def measure(spec: GridSpec, relu: bool, statistics: bool, kept: frozenset[int],
                "end_drop": window_drop(res.train_losses, sched.window), "diverged": res.diverged,
                "loss": float(loss),
                "loss_train": float(np.mean(res.train_losses[-sched.window:])),
-               **stats.summary(res.W_in, res.W_out, res.b)}
-        measured = (stats.weight_statistics(res.W_in, res.W_out, res.b, inst.p, device=device)
-                    if statistics else None)
-        out.append(Measured(row, measured, (res.W_in, res.W_out, res.b)
-                            if inst.seed in kept else None))
+               **rows.summary(res.W_in, res.W_out, res.b)}
+        weights_ = (res.W_in, res.W_out, res.b)
+        if inst.seed in kept:
+            out.append(Measured(row, None, weights_))
+        else:
+            statistics = measure_unkept(*weights_, inst.p, device) if measure_unkept else None
+            out.append(Measured(row, statistics, None))
     return out
 
 
@@ -214,27 +221,28 @@ def plan_grid(spec: GridSpec, points: Sequence[Point], ckpt: Checkpoints | None 
 
 
 def train_and_score(spec: GridSpec, points: Sequence[Point], relu: bool,
-                    ckpt: Checkpoints | None = None, statistics: bool = False,
-                    sink: Sink | None = None, plan: Plan | None = None
-                    ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+                    ckpt: Checkpoints | None = None,
+                    measure_unkept: MeasureUnkept | None = None, sink: Sink | None = None,
+                    plan: Plan | None = None
+                    ) -> tuple[pd.DataFrame, dict[tuple[str, int], dict]]:
     """Train every point as ``spec`` says (batched, chunked, placed and computed in the precision
     that ``spec.compute`` says, checkpointed to ``ckpt`` when given: tms.engine.train), ReLU or
     linear models (``relu``), and score and measure each chunk where it trained
     (:func:`measure`) as it finishes.
 
     Returns the table (columns :data:`TRAIN_COLUMNS`, in point order) and, with
-    ``statistics``, the statistics of figs. 4–7 and eq. 6 of every model
-    (tms.persian_rug.stats.KEY_COLUMNS + STAT_COLUMNS, else None). The weights of the points
-    the plan keeps go to ``sink`` chunk by chunk; no more than one chunk's weights are held at
-    a time, and a chunk's final checkpoint holds only its kept weights. ``plan``: this grid's
-    :func:`plan_grid` made beforehand; without it, one keeping every point is made here, with
-    its checks and errors, before any training.
+    ``measure_unkept``, the statistics it measured of the points the plan does not keep,
+    {(model, instance): dict} (else {}). The weights of the points the plan keeps go to ``sink`` chunk by chunk; no more
+    than one chunk's weights are held at a time, and a chunk's final checkpoint holds only its
+    kept weights. ``plan``: this grid's :func:`plan_grid` made beforehand; without it, one
+    keeping every point is made here, with its checks and errors, before any training.
     """
     n_s, device, compute = spec.n_s, spec.device, spec.compute
+    model = "relu" if relu else "linear"
     plan = plan or plan_grid(spec, points, ckpt)
-    reduce = functools.partial(measure, spec, relu, statistics, plan.kept)
-    rows: list[dict] = [{}] * len(points)
-    measured: list[dict | None] = [None] * len(points)
+    reduce = functools.partial(measure, spec, relu, measure_unkept, plan.kept)
+    table_rows: list[dict] = [{}] * len(points)
+    measured: dict[tuple[str, int], dict] = {}
     stack = StackSpec(n_s, spec.sched, relu=relu, device=device, precision=compute.precision,
                       bucketed=plan.bucketed, label=spec.label)
     for chunk, items in train_chunks(
@@ -242,42 +250,43 @@ def train_and_score(spec: GridSpec, points: Sequence[Point], relu: bool,
             executor.named(compute.executor, device, compute.ray_address), ckpt, reduce):
         for k, item in zip(chunk, items):
             pt, inst = points[k], plan.insts[k]
-            rows[k] = {"instance": pt.instance, "model": "relu" if relu else "linear",
-                       "n_s": n_s, "n_d": pt.n_d, "ratio": pt.n_d / n_s,
-                       "ratio_target": pt.ratio_target, "p": pt.p, "seed_index": pt.seed_index,
-                       "seed": inst.seed, "data_seed": inst.data_seed, "lr": spec.lr, **item.row}
-            measured[k] = item.statistics
+            table_rows[k] = {"instance": pt.instance, "model": model, "n_s": n_s, "n_d": pt.n_d,
+                             "ratio": pt.n_d / n_s, "ratio_target": pt.ratio_target, "p": pt.p,
+                             "seed_index": pt.seed_index, "seed": inst.seed,
+                             "data_seed": inst.data_seed, "lr": spec.lr, **item.row}
+            if item.statistics is not None:
+                measured[(model, pt.instance)] = item.statistics
             if item.weights is not None and sink is not None:
                 sink(pt, *item.weights)
-    table = pd.DataFrame(rows, columns=list(TRAIN_COLUMNS))
-    return table, stats.with_keys(table, measured) if statistics else None
+    return pd.DataFrame(table_rows, columns=list(TRAIN_COLUMNS)), dict(sorted(measured.items()))
 
 
 def train_models(spec: GridSpec, points: Sequence[Point], models: Sequence[str],
                  weights_dir: str | Path, ckpt: Checkpoints | None = None,
-                 keep: Callable[[Point], bool] | None = None, statistics: bool = False
-                 ) -> tuple[pd.DataFrame, pd.DataFrame | None]:
+                 keep: Callable[[Point], bool] | None = None,
+                 measure_unkept: MeasureUnkept | None = None) -> pd.DataFrame:
     """A trained grid of one n_s as its stage writes it (pr_train, pr_fig3): every point
     trained once per model of ``models`` ('relu', 'linear'; :func:`train_and_score`), planned
     and checked once for all of them before any training (:func:`plan_grid`), the weights of
     the points ``keep`` accepts (None: all) written to ``weights_dir`` chunk by chunk
-    (tms.persian_rug.weights, atomically: the folder appears whole or not at all). Returns the
-    tables of every model concatenated (the trained table, and with ``statistics`` the
-    statistics, else None). Raises ParamsError as :func:`plan_grid`."""
+    (tms.persian_rug.weights, atomically: the folder appears whole or not at all), with the
+    statistics ``measure_unkept`` measured of the others (tms.persian_rug.unkept.write; none
+    without it). Returns the trained tables of every model concatenated. Raises ParamsError as
+    :func:`plan_grid`."""
     plan = plan_grid(spec, points, ckpt, keep, len(models))
     index = [(model, pt.instance, pt.n_d) for model in models for pt in points
              if spec.base_seed + pt.instance in plan.kept]
-    tables, measured = [], []
-    with io.atomic_path(weights_dir, directory=True) as tmp, \
-            weights.Writer(tmp, spec.n_s, index) as kept:
-        for model in models:
-            table, statistics_ = train_and_score(
-                spec, points, model == "relu", ckpt, statistics,
-                lambda pt, *w, model=model: kept.put(model, pt.instance, *w), plan)
-            tables.append(table)
-            measured.append(statistics_)
-    return (pd.concat(tables, ignore_index=True),
-            pd.concat(measured, ignore_index=True) if statistics else None)
+    tables, measured = [], {}
+    with io.atomic_path(weights_dir, directory=True) as tmp:
+        with weights.Writer(tmp, spec.n_s, index) as kept:
+            for model in models:
+                table, measured_ = train_and_score(
+                    spec, points, model == "relu", ckpt, measure_unkept,
+                    lambda pt, *w, model=model: kept.put(model, pt.instance, *w), plan)
+                tables.append(table)
+                measured.update(measured_)
+        unkept.write(measured, tmp)
+    return pd.concat(tables, ignore_index=True)
 
 
 def ckpt_bytes(n_s: int, insts: Sequence[Instance], chunks: Sequence[Sequence[int]],
