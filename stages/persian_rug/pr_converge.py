@@ -16,7 +16,7 @@ from tms.core.device import resolve_device
 from tms.core.schema import ParamsError
 from tms.engine import checkpoint
 from tms.engine.grid import Schedule
-from tms.persian_rug import artefacts, converge, params, training
+from tms.persian_rug import converge, params, trained_artefacts, training
 from tms.pipeline import stage
 
 OF = ("--of", {"required": True, "metavar": "N_S|fig3", "dest": "of",
@@ -25,10 +25,11 @@ OF = ("--of", {"required": True, "metavar": "N_S|fig3", "dest": "of",
 
 def main(pr, of):
     if of == "fig3":
-        n_s, source, table, out = pr.fig3.n_s, "fig3", artefacts.FIG3, artefacts.CONVERGE_FIG3
+        n_s, source = pr.fig3.n_s, "fig3"
+        table, out = trained_artefacts.FIG3, trained_artefacts.CONVERGE_FIG3
     elif of.isdigit() and int(of) in pr.grid.n_s:
         n_s, source = int(of), "grid"
-        table, out = artefacts.trained(n_s), artefacts.converge(n_s)
+        table, out = trained_artefacts.trained(n_s), trained_artefacts.converge(n_s)
     else:
         raise ParamsError(f"--of {of}: one of persian_rug.grid.n_s = {pr.grid.n_s}, or fig3")
     device = resolve_device(pr.device)

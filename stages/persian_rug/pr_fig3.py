@@ -10,7 +10,7 @@ from tms.core.device import resolve_device
 from tms.core.schema import schedule_warnings
 from tms.engine import checkpoint
 from tms.engine.grid import Schedule
-from tms.persian_rug import artefacts, params, training
+from tms.persian_rug import params, trained_artefacts, training
 from tms.pipeline import stage
 
 
@@ -25,8 +25,8 @@ def main(pr):
     spec = training.GridSpec(f3.n_s, pr.train.seed, lr, sched, pr.eval.seed, pr.eval.n_vectors,
                              device, pr.compute, label="fig. 3 ")
     points = [training.Point(k, f3.p, f3.n_d / f3.n_s, f3.n_d, k) for k in range(f3.seeds)]
-    table = training.train_models(spec, points, ["relu"], artefacts.FIG3_WEIGHTS, ckpt)
-    io.write_parquet(table, artefacts.FIG3)
+    table = training.train_models(spec, points, ["relu"], trained_artefacts.FIG3_WEIGHTS, ckpt)
+    io.write_parquet(table, trained_artefacts.FIG3)
     if ckpt:
         ckpt.clear()
 

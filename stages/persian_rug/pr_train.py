@@ -13,7 +13,7 @@ from tms.core.device import resolve_device
 from tms.core.schema import schedule_warnings
 from tms.engine import checkpoint
 from tms.engine.grid import Schedule
-from tms.persian_rug import artefacts, params, training, unkept
+from tms.persian_rug import params, trained_artefacts, training, unkept
 from tms.pipeline import stage
 
 
@@ -28,9 +28,9 @@ def main(pr, n_s):
                              pr.eval.seed, pr.eval.n_vectors, device, pr.compute)
     table = training.train_models(
         spec, training.expand(n_s, grid.p, grid.ratio, grid.seeds), grid.models,
-        artefacts.trained_weights(n_s), ckpt, lambda pt: grid.keeps(pt.p, pt.ratio_target),
-        unkept.measure)
-    io.write_parquet(table, artefacts.trained(n_s))
+        trained_artefacts.trained_weights(n_s), ckpt,
+        lambda pt: grid.keeps(pt.p, pt.ratio_target), unkept.measure)
+    io.write_parquet(table, trained_artefacts.trained(n_s))
     if ckpt:
         ckpt.clear()
 

@@ -143,3 +143,14 @@ def test_a_statistic_edited_reruns_the_statistics_and_no_training(smoke_repo, tm
     assert {f"pr_stats@{n}" for n in (16, 32)} <= changed
     trains = ("pr_train", "pr_fig3", "pr_converge", "ip_", "notes_")
     assert not {name for name in changed if name.startswith(trains)}, changed
+
+
+def test_naming_a_new_output_reruns_no_training(smoke_repo, tmp_path):
+    repo, env = smoke_repo
+    work = tmp_path / "repo"
+    shutil.copytree(repo, work, symlinks=True)
+    with (work / "src/tms/persian_rug/artefacts.py").open("a") as f:
+        f.write('NEW = f"{DATA}/new.parquet"   # the output of a new analysis stage\n')
+    changed = _changed_deps(work, env)
+    assert {f"pr_stats@{n}" for n in (16, 32)} <= changed
+    assert not {n for n in changed if n.startswith(("pr_train", "pr_fig3", "pr_converge"))}

@@ -9,6 +9,7 @@ import pytest
 from matplotlib.colors import LogNorm, Normalize
 
 from tms.persian_rug import (
+    anatomy_claims,
     bounds,
     claims,
     compare,
@@ -285,10 +286,13 @@ def test_every_claim_is_present_and_its_verdict_can_flip():
     assert {c for c, r in base.items() if r["central"]} == {        # those of parts included
         "fig2.rug_theory", "fig2.trained_theory", "fig2.trained_trend", "sym.diag_var",
         "sym.bias_var", "sym.lyapunov"}
-    assert list(base) == list(PERTURB) == list(claims.CLAIMS)     # in the report's order
+    # in the report's order; the anatomy's findings: tests/persian_rug/test_anatomy_claims.py
+    assert list(base) == list(PERTURB) + list(anatomy_claims.PART) == list(claims.CLAIMS)
     assert base["fig3.diagonal"]["verdict"] == "reproduced"
     assert base["sym.variance_bound"]["verdict"] == "sanity check"
     assert base["fig1.hadamard_xor"]["verdict"] == "erratum"
+    for cid in anatomy_claims.PART:                # no anatomy here: no weights kept
+        assert base[cid]["verdict"] == "not computed"
     for cid, perturb in PERTURB.items():
         changed = _rows(perturb(_inputs()))[cid]["verdict"]
         assert changed != base[cid]["verdict"], (cid, changed)

@@ -90,9 +90,11 @@ def test_snapshot_holds_site_run_files_and_readme(tmp_path):
     files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert files == ["README.md", "claim_values.json", "claims.json", "claims/p.json",
                      "data/persian_rug/fig3_weights/W.npy", "data/persian_rug/theory.parquet",
-                     "data/persian_rug/train/n64.parquet", "dvc.lock", "params.yaml",
-                     "site/figures/a.png", "site/index.html"]          # no grid weights
+                     "data/persian_rug/train/n64.parquet",
+                     "data/persian_rug/train/n64_weights/W.npy", "dvc.lock", "params.yaml",
+                     "site/figures/a.png", "site/index.html"]          # the grid's weights too
     text = (out / "README.md").read_text()
+    assert "Weights: all kept, 0.0 MiB in 2 folders" in text
     assert "`gpu` profile" in text and "`abc123`" in text and "a test machine" in text
     assert "| s1 | 4.0 |" in text and "| s2 | 2.5 |" in text and "| total | 6.5 |" in text
     assert "gone" not in text and text.index("| s2 |") < text.index("| s1 |")   # dvc's order
@@ -272,3 +274,18 @@ def test_the_machine_names_the_cpu_model_and_torch_kernels_that_decide_the_bytes
     where = host.machine()
     assert host.cpu_model() and host.cpu_model() in where
     assert f"torch CPU kernels: {torch.backends.cpu.get_cpu_capability()}" in where
+
+
+def test_weights_over_the_cap_stay_out_of_a_snapshot_but_fig3s_and_the_readme_says_so(
+        tmp_path, monkeypatch):
+    for rel in ("data/persian_rug/train/n64_weights/W.npy", "data/persian_rug/fig3_weights/W.npy",
+                "data/persian_rug/train/n64.parquet"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_bytes(b"x" * 1000)
+    monkeypatch.setattr(snapshot, "MAX_WEIGHTS", 1999)
+    files, said = snapshot.evidence_files(tmp_path)
+    assert [f.as_posix() for f in files] == ["data/persian_rug/fig3_weights/W.npy",
+                                             "data/persian_rug/train/n64.parquet"]
+    assert "over the 0 MiB a snapshot keeps" in said and "fig3_weights" in said
+    monkeypatch.setattr(snapshot, "MAX_WEIGHTS", 2000)
+    assert len(snapshot.evidence_files(tmp_path)[0]) == 3

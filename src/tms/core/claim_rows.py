@@ -41,7 +41,7 @@ import math
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +159,45 @@ class Claim:
                 "stages": list(self.stages)}
 
 
+@dataclass(frozen=True)
+class Result:
+    """What the check of a record claim returns (:meth:`Claims.record`): numbers, never prose.
+
+    ok: what the test gave; value and uncertainty: the claim's number and its uncertainty (None
+    where there is none); numbers: what the claim's wording templates read, {name: value};
+    scale: what we ran (sizes, seeds, steps); inconclusive: why this scale cannot decide it (a
+    reproduction's only); not_computed: why it could not be checked (the rest is then unused).
+    """
+
+    ok: bool = False
+    value: float | None = None
+    uncertainty: float | None = None
+    numbers: Mapping[str, Any] = field(default_factory=dict)
+    scale: str = "—"
+    inconclusive: str | None = None
+    not_computed: str | None = None
+
+
+@dataclass(frozen=True)
+class Record:
+    """A claim declared by keywords (:meth:`Claims.record`): the fields of :class:`Claim`
+    (``paper``: the paper's value or words; ``basis`` None for the registry's rule) and the two
+    templates its row is rendered from, ``ours`` (what we found) and ``tolerance`` (the test and
+    its justification), filled by str.format from its check's :attr:`Result.numbers`."""
+
+    id: str
+    statement: str
+    source: str
+    paper: str
+    paper_scale: str
+    stages: tuple[str, ...]
+    ours: str
+    tolerance: str
+    figure: str | None = None
+    kind: str = "reproduction"
+    basis: str | None = None
+
+
 #: A claim's check: ``check(claim, outputs)`` → its row (:meth:`Claim.row`, or
 #: :meth:`Claim.not_computed` when the outputs cannot decide it).
 Check = Callable[[Claim, Any], dict]
@@ -177,6 +216,7 @@ class Claims(Mapping):
         self.central = tuple(central)
         self._claims: dict[str, Claim] = {}
         self._checks: dict[str, Check] = {}
+        self._results: dict[str, Callable[[Any], Result]] = {}
 
     def claim(self, id: str, statement: str, source: str, paper_value: str, paper_scale: str,
               figure: str | None, stages: Sequence[str], kind: str = "reproduction",
@@ -199,6 +239,32 @@ class Claims(Mapping):
             return check
         return register
 
+    def record(self, spec: Record) -> Callable[[Callable[[Any], Result]],
+                                               Callable[[Any], Result]]:
+        """Declare the claim ``spec`` (a :class:`Record`: declared by keywords) and register the
+        decorated function, ``check(outputs) -> Result``, as its test: it returns numbers
+        (:class:`Result`), and its row is rendered here, the record's ``ours`` and ``tolerance``
+        filled from the result's ``numbers``. :meth:`result` gives a test the numbers. Raises
+        ValueError as :meth:`claim`; KeyError when a template names a number the result lacks."""
+        def register(check: Callable[[Any], Result]) -> Callable[[Any], Result]:
+            def row(claim: Claim, outputs: Any) -> dict:
+                r = check(outputs)
+                if r.not_computed is not None:
+                    return claim.not_computed(r.not_computed, r.scale)
+                return claim.row(r.ok, spec.ours.format(**r.numbers),
+                                 spec.tolerance.format(**r.numbers), r.scale, value=r.value,
+                                 uncertainty=r.uncertainty, inconclusive=r.inconclusive)
+            self.claim(spec.id, spec.statement, spec.source, spec.paper, spec.paper_scale,
+                       spec.figure, spec.stages, spec.kind, spec.basis)(row)
+            self._results[spec.id] = check
+            return check
+        return register
+
+    def result(self, id: str, outputs: Any) -> Result:
+        """The :class:`Result` of the record claim ``id`` (:meth:`record`) on ``outputs``: the
+        numbers its tests assert. Raises KeyError for a claim not declared as a record."""
+        return self._results[id](outputs)
+
     def include(self, part: "Claims") -> None:
         """Declare here, after those declared so far and in their order, the claims of ``part``
         (a share of this paper's claims kept in a module of its own), with their checks and
@@ -212,6 +278,7 @@ class Claims(Mapping):
             raise ValueError(f"claims declared twice: {twice}")
         self._claims.update(part._claims)
         self._checks.update(part._checks)
+        self._results.update(part._results)
         self.central += part.central
 
     def __getitem__(self, id: str) -> Claim:

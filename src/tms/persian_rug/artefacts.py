@@ -1,32 +1,31 @@
 """Where the Persian Rug paper's stages write, named once: every stage script, the claims stage and
 the DVC plots stage take their paths from here, and :func:`outs` is checked against dvc.yaml
-(tests/core/test_artefacts.py). Paths are relative to the repository root.
+(tests/core/test_artefacts.py). Paths are relative to the repository root. The training stages'
+own outputs are named in tms.persian_rug.trained_artefacts (imported here), the one module of paths
+those stages run, so that naming a new output here reruns no training.
 """
 
 from __future__ import annotations
 
-DATA = "data/persian_rug"
+from tms.persian_rug.trained_artefacts import (  # noqa: F401 (named there, used from here)
+    CONVERGE_FIG3,
+    DATA,
+    FIG3,
+    FIG3_WEIGHTS,
+    converge,
+    trained,
+    trained_weights,
+)
+
 THEORY = f"{DATA}/theory.parquet"
 RUG = f"{DATA}/rug.parquet"
-FIG3 = f"{DATA}/fig3.parquet"
-FIG3_WEIGHTS = f"{DATA}/fig3_weights"
 SCALING_THEORY = f"{DATA}/scaling_theory.parquet"
 SCALING_FITS = f"{DATA}/scaling_fits.parquet"
-#: The convergence check of the fig. 3 models (tms.persian_rug.converge).
-CONVERGE_FIG3 = f"{DATA}/converge/fig3.parquet"
+#: The antipodal construction on the theory's points (tms.persian_rug.paired).
+PAIRED = f"{DATA}/paired.parquet"
 #: The report's figures; the claims stage links each claim to its figure there.
 FIGURES = "reports/figures/persian_rug"
 CLAIMS = "reports/claims/persian_rug.json"
-
-
-def trained(n_s: int) -> str:
-    """The training table of the grid of n_s (tms.persian_rug.training.TRAIN_COLUMNS)."""
-    return f"{DATA}/train/n{n_s}.parquet"
-
-
-def trained_weights(n_s: int) -> str:
-    """The folder of the kept weights of the grid of n_s (tms.persian_rug.weights)."""
-    return f"{DATA}/train/n{n_s}_weights"
 
 
 def statistics(n_s: int) -> str:
@@ -39,20 +38,21 @@ def baseline(n_s: int) -> str:
     return f"{DATA}/stats/n{n_s}_random.parquet"
 
 
-def converge(n_s: int) -> str:
-    """The convergence check of the grid of n_s (tms.persian_rug.converge.COLUMNS)."""
-    return f"{DATA}/converge/n{n_s}.parquet"
+def anatomy(n_s: int) -> str:
+    """The anatomy of the loss of the grid of n_s against the theory (tms.persian_rug.anatomy)."""
+    return f"{DATA}/anatomy/n{n_s}.parquet"
 
 
 def outs(grid_n_s: list[int]) -> dict[str, list[str]]:
     """Every data stage's outputs (DVC stage name → paths), for the grids ``grid_n_s``
     (persian_rug.grid.n_s)."""
-    out = {"pr_theory": [THEORY], "pr_rug": [RUG], "pr_fig3": [FIG3, FIG3_WEIGHTS],
+    out = {"pr_theory": [THEORY], "pr_paired": [PAIRED], "pr_rug": [RUG], "pr_fig3": [FIG3, FIG3_WEIGHTS],
            "pr_scaling": [SCALING_THEORY, SCALING_FITS], "pr_converge_fig3": [CONVERGE_FIG3],
            "pr_claims": [CLAIMS]}
     for n_s in grid_n_s:
         out[f"pr_train@{n_s}"] = [trained(n_s), trained_weights(n_s)]
         out[f"pr_stats@{n_s}"] = [statistics(n_s)]
+        out[f"pr_anatomy@{n_s}"] = [anatomy(n_s)]
         out[f"pr_baseline@{n_s}"] = [baseline(n_s)]
         out[f"pr_converge@{n_s}"] = [converge(n_s)]
     return out

@@ -24,7 +24,7 @@ import pandas as pd
 import scipy.stats
 
 from tms.core.claim_rows import Claim, Claims, span
-from tms.persian_rug import compare, scaling_claims, symmetry_claims
+from tms.persian_rug import anatomy_claims, compare, scaling_claims, symmetry_claims
 from tms.persian_rug.evidence import (
     DIVERGED,
     PAPER_GRID,
@@ -371,3 +371,6 @@ def _antipodal_fails(there: float, rest: float, random: float, held: list[int]) 
             if there <= 2 * rest else []) + (
         [f"{there:.2f} is not over twice untrained weights' {random:.2f}"]
         if there <= 2 * random else [])
+
+
+CLAIMS.include(anatomy_claims.PART)         # why trained models beat the theory

@@ -10,8 +10,9 @@ tms.persian_rug.ladder's.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -56,7 +57,9 @@ class Outputs:
     linear formula's n_s), ``max_p_over_r`` and ``small_r`` (the fits' regime: p/r ≤
     max_p_over_r, the paper's form also r ≤ small_r); the convergence checks of every grid and
     of fig. 3 (``converge``, tms.persian_rug.converge.COLUMNS) and their ``tolerance``
-    (persian_rug.converge.tolerance)."""
+    (persian_rug.converge.tolerance); the grids' ``anatomy`` (tms.persian_rug.anatomy, empty where
+    no grid's weights were kept, or a snapshot predates it) and the antipodal construction on the
+    theory's points (``paired``, tms.persian_rug.paired; empty likewise)."""
 
     fig3: pd.DataFrame
     fig3_W: np.ndarray | None
@@ -73,6 +76,8 @@ class Outputs:
     small_r: float
     converge: pd.DataFrame
     tolerance: float
+    anatomy: pd.DataFrame = field(default_factory=pd.DataFrame)
+    paired: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @classmethod
     def load(cls, pr: PersianRug) -> Outputs:
@@ -92,7 +97,8 @@ class Outputs:
                    pr.scaling.max_p_over_r, pr.scaling.small_r,
                    pd.concat([grids(artefacts.converge),
                               pd.read_parquet(artefacts.CONVERGE_FIG3)], ignore_index=True),
-                   pr.converge.tolerance)
+                   pr.converge.tolerance, _optional([artefacts.anatomy(n) for n in pr.grid.n_s]),
+                   _optional([artefacts.PAIRED]))
 
     def too_small(self, n_s: Sequence[int] | None = None, cells: pd.DataFrame | None = None,
                   kind: str = "converged") -> str | None:
@@ -330,6 +336,13 @@ class Outputs:
         g, p_r, r = self.theory_grid, f", p/r ≤ {self.max_p_over_r:g}", f", r ≤ {self.small_r:g}"
         return f"theory on {g.p.nunique()} p × {g.ratio.nunique()} ratios" + (
             p_r if fits else "") + (r if small_r else "")
+
+
+def _optional(paths: Sequence[str]) -> pd.DataFrame:
+    """The tables at ``paths`` that exist, concatenated (an empty frame without any): outputs a
+    snapshot taken before their stage existed lacks."""
+    found = [pd.read_parquet(p) for p in paths if Path(p).is_file()]
+    return pd.concat(found, ignore_index=True) if found else pd.DataFrame()
 
 
 def _slowness(steps: pd.Series, capped: pd.Series) -> pd.Series:

@@ -45,13 +45,14 @@ def nearest(values: Sequence[float], target: float) -> float:
 
 
 def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataFrame,
-              p_targets: Sequence[float]) -> plt.Figure:
+              p_targets: Sequence[float], paired: pd.DataFrame | None = None) -> plt.Figure:
     """Fig. 2: per-feature loss against the ratio n_d/n_s, one colour per p.
 
     trained: columns model, n_s, p, ratio, loss, seed_index (mean ± standard error over seeds
     is drawn; relu models only, the grid p nearest each target); rug: n_s, p, ratio, loss;
-    theory_table: p, ratio, loss, loss_linear. Left: per-feature loss (log scale); right: the
-    same divided by p/3, the loss of the all-zero output.
+    theory_table: p, ratio, loss, loss_linear; paired: the antipodal construction (ours,
+    tms.persian_rug.paired: p, ratio, loss), dash-dot, when given. Left: per-feature loss (log
+    scale); right: the same divided by p/3, the loss of the all-zero output.
     """
     relu = trained[trained.model == "relu"]
     colors = plt.cm.viridis(np.linspace(0, 0.9, len(p_targets)))
@@ -70,6 +71,10 @@ def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataFra
                     label=f"p = {p:g}: optimal linear")
             ax.plot(rg.ratio, rg.loss * scale, "s--", color=c, ms=4, lw=0.8, mfc="none",
                     label=f"p = {p:g}: Persian rug")
+            if paired is not None:
+                pa = paired[np.isclose(paired.p, p) & (paired.loss > 0)].sort_values("ratio")
+                ax.plot(pa.ratio, pa.loss * scale, "-.", color=c, lw=1.0,
+                        label=f"p = {p:g}: antipodal construction (ours)")
             if len(tr):
                 err = tr["sem"].fillna(0.0) * scale
                 ax.errorbar(tr.ratio, tr["mean"] * scale, yerr=err, fmt="o", color=c, ms=5,
@@ -351,3 +356,64 @@ def fig2_curves(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataF
     out = pd.concat(parts, ignore_index=True).sort_values(["series", "ratio"], kind="stable")
     out["relative_loss"] = out.loss / (out.p / 3)
     return out.reset_index(drop=True)
+
+
+def anatomy_panels(cells: pd.DataFrame) -> plt.Figure:
+    """Where the gap to the theory sits, per cell (seeds averaged; tms.persian_rug.anatomy):
+    left, trained/theory against Gaussianised/theory (the gain survives Gaussianising above the
+    line y = 1 only); middle, each of the loss's two parts (feature off, feature on) over the
+    theory's same part; right, trained against the antipodal construction (both over the
+    theory). One colour per p. cells: columns p, loss, loss_off, loss_on, gauss_loss,
+    theory_loss, theory_off, theory_on, paired_loss."""
+    ps = sorted(cells.p.unique())
+    colors = dict(zip(ps, plt.cm.viridis(np.linspace(0, 0.9, max(len(ps), 1)))))
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4.6))
+    for p in ps:
+        c, col = cells[cells.p == p], colors[p]
+        trained = c.loss / c.theory_loss
+        axes[0].plot(trained, c.gauss_loss / c.theory_loss, "o", color=col, label=f"p = {p:g}")
+        axes[1].plot(trained, c.loss_off / c.theory_off, "v", color=col, mfc="none",
+                     label=f"p = {p:g}: feature off")
+        axes[1].plot(trained, c.loss_on / c.theory_on, "^", color=col,
+                     label=f"p = {p:g}: feature on")
+        axes[2].plot(c.paired_loss / c.theory_loss, trained, "s", color=col, label=f"p = {p:g}")
+    lo = min([0.3, *(cells.loss / cells.theory_loss)]) if len(cells) else 0.3
+    axes[0].axhline(1.0, color="0.5", lw=0.8)
+    axes[1].axhline(1.0, color="0.5", lw=0.8)
+    axes[2].plot([lo, 1.5], [lo, 1.5], color="0.5", lw=0.8)
+    for ax in axes[:2]:
+        ax.axvline(1.0, color="0.5", lw=0.8, ls=":")
+        ax.set_xlabel("trained loss / theory loss")
+    axes[0].set_ylabel("Gaussianised loss / theory loss")
+    axes[0].set_title("the interference made Gaussian", fontsize=10)
+    axes[1].set_ylabel("trained part / theory's part")
+    axes[1].set_yscale("log")
+    axes[1].set_title("the loss while a feature is off and on", fontsize=10)
+    axes[2].set_xlabel("antipodal construction / theory loss")
+    axes[2].set_ylabel("trained loss / theory loss")
+    axes[2].set_title("trained against the construction", fontsize=10)
+    axes[2].legend(fontsize=7)
+    axes[1].legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def row_histograms(rows: Sequence[tuple[str, np.ndarray, float]]) -> plt.Figure:
+    """One row's off-diagonal entries W_ij / W_ii (j ≠ i) per panel, beside the Gaussian of the
+    same mean and variance: rows, (title, entries, the −1/4 line's x) for each panel. An entry
+    below −1/4 alone silences the feature when its feature j is on: a few of them make the
+    interference Σ_j W_ij x_j over the few active features far from Gaussian."""
+    fig, axes = plt.subplots(1, max(len(rows), 1), figsize=(5.5 * max(len(rows), 1), 4))
+    for ax, (title, entries, cut) in zip(np.atleast_1d(axes), rows):
+        ax.hist(entries, bins=60, density=True, color="0.6", label="trained row")
+        x = np.linspace(entries.min(), entries.max(), 400)
+        m, s = entries.mean(), entries.std()
+        ax.plot(x, np.exp(-0.5 * ((x - m) / s) ** 2) / (s * np.sqrt(2 * np.pi)), "C3-",
+                label="Gaussian, same mean and variance")
+        ax.axvline(cut, color="C0", ls=":", label="−1/4 of the diagonal")
+        ax.set_yscale("log")
+        ax.set_xlabel("off-diagonal W_ij / W_ii")
+        ax.set_title(title, fontsize=10)
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig

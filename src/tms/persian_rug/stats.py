@@ -22,10 +22,10 @@ from tms.persian_rug.rows import live_features, lyapunov, row_sums
 ANTIPODAL_COS = -0.9
 
 
-def antipodal_share(W_in: np.ndarray, live: np.ndarray, block: int = 1024, device: str = "cpu"
-                    ) -> float:
+def antipodal_share(W_in: np.ndarray, live: np.ndarray, block: int = 1024, device: str = "cpu",
+                    cos: float = ANTIPODAL_COS) -> float:
     """Share of the live features whose embedding u_i = W_in[:, i] has an antipodal partner:
-    another live feature j with cos(u_i, u_j) ≤ :data:`ANTIPODAL_COS`. Two features on one
+    another live feature j with cos(u_i, u_j) ≤ ``cos`` (default :data:`ANTIPODAL_COS`). Two features on one
     direction with opposite signs, told apart by the output ReLU and a negative bias: a structure
     the symmetric theory does not have.
 
@@ -39,9 +39,21 @@ def antipodal_share(W_in: np.ndarray, live: np.ndarray, block: int = 1024, devic
     U = U / U.norm(dim=0).clamp_min(1e-300)
     paired = torch.zeros(U.shape[1], dtype=torch.bool, device=device)
     for lo in range(0, U.shape[1], block):
-        cos = U[:, lo:lo + block].T @ U                       # (block, live); cos(u, u) = 1
-        paired[lo:lo + block] = (cos <= ANTIPODAL_COS).any(1)
+        cosine = U[:, lo:lo + block].T @ U                    # (block, live); cos(u, u) = 1
+        paired[lo:lo + block] = (cosine <= cos).any(1)
     return float(paired.double().mean())
+
+
+def check_model(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: float
+                ) -> tuple[int, int]:
+    """(n_d, n_s) of one model, W_in (n_d, n_s), W_out (n_s, n_d), b (n_s,), at p. Raises
+    ValueError on shape mismatch or p outside (0, 1]."""
+    n_d, n_s = W_in.shape
+    if W_out.shape != (n_s, n_d) or b.shape != (n_s,):
+        raise ValueError(f"shapes do not match: W_in {W_in.shape}, W_out {W_out.shape}, b {b.shape}")
+    if not 0.0 < p <= 1.0:
+        raise ValueError(f"p must be in (0, 1], got {p}")
+    return n_d, n_s
 
 
 def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: float,
@@ -73,11 +85,7 @@ def weight_statistics(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: flo
     W_in: (n_d, n_s); W_out: (n_s, n_d); b: (n_s,); p in (0, 1]. Raises ValueError on shape
     mismatch or p outside (0, 1].
     """
-    n_d, n_s = W_in.shape
-    if W_out.shape != (n_s, n_d) or b.shape != (n_s,):
-        raise ValueError(f"shapes do not match: W_in {W_in.shape}, W_out {W_out.shape}, b {b.shape}")
-    if not 0.0 < p <= 1.0:
-        raise ValueError(f"p must be in (0, 1], got {p}")
+    n_d, _ = check_model(W_in, W_out, b, p)
     rows = row_sums(W_in, W_out, block, device)
     return {**statistics_from_rows(*rows, b, p, n_d),
             "antipodal": antipodal_share(W_in, live_features(rows[0]), block, device)}

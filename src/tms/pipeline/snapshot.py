@@ -13,9 +13,12 @@ it. The folder holds:
   files ``dvc metrics show`` reads; ``claims/``: every claims row of the run, as each paper's
   claims stage wrote it (reports/claims/), from which ``results/README.md`` shows every
   snapshot's verdicts side by side (tms.pipeline.verdicts, rewritten by ``make snapshot``);
-- ``data/``: the tables and arrays the claims are judged on (every file of ``data/`` but the
-  trained grids' weights; the fig. 3 models' weights are kept, the off-diagonal claim reads them),
-  so that the tests can perturb a real run's evidence (:func:`evidence_files`);
+- ``data/``: the tables and arrays the claims are judged on, so that the tests can perturb a real
+  run's evidence, and the trained grids' weights, so that a statistic or an analysis added later
+  runs on this snapshot without retraining (git stores them compressed); all of them unless the
+  weights exceed :data:`MAX_WEIGHTS` (the authors' scale), when only the fig. 3 models' weights
+  (the off-diagonal claim reads them) are kept, and the README says which
+  (:func:`evidence_files`);
 - ``README.md``: the profile, the git revision, the machine it was taken on, and each stage's
   last logged time.
 
@@ -85,21 +88,37 @@ def check_clean(repo: str | Path = ".") -> str:
     return _run(["git", "rev-parse", "HEAD"], repo).stdout.strip()
 
 
-#: The weights folder a claim reads (fig. 3 of the Persian Rug paper); the others stay out.
+#: The weights folder a claim reads (fig. 3 of the Persian Rug paper): kept in every snapshot.
 KEPT_WEIGHTS = ("data/persian_rug/fig3_weights",)
+#: The most bytes of weights (every ``*_weights`` folder of ``data/``) a snapshot keeps in git: the
+#: CPU profiles' grids (about 5 MB for the default, 50 for the ladders) fit; the authors' scale
+#: (GiB) keeps only :data:`KEPT_WEIGHTS`.
+MAX_WEIGHTS = 128 * 2**20
 
 
-def evidence_files(repo: str | Path = ".") -> list[Path]:
-    """The files of ``repo``'s ``data/`` a snapshot keeps (repository-relative): all but those in
-    a weights folder (``*_weights``) other than :data:`KEPT_WEIGHTS`."""
+def _weights_folder(rel: Path) -> str | None:
+    """The ``*_weights`` folder ``rel`` (repository-relative) lies in, or None."""
+    return next((p.as_posix() for p in rel.parents if p.name.endswith("_weights")), None)
+
+
+def evidence_files(repo: str | Path = ".") -> tuple[list[Path], str]:
+    """The files of ``repo``'s ``data/`` a snapshot keeps (repository-relative), and what it keeps
+    of the weights, in words for its README: every file when the weights (``*_weights``
+    folders) take at most :data:`MAX_WEIGHTS`, else every file but those of a weights folder other
+    than :data:`KEPT_WEIGHTS`."""
     repo = Path(repo)
-    keep = []
-    for path in sorted((repo / "data").rglob("*")):
-        rel = path.relative_to(repo)
-        weights = [p for p in rel.parents if p.name.endswith("_weights")]
-        if path.is_file() and all(w.as_posix() in KEPT_WEIGHTS for w in weights):
-            keep.append(rel)
-    return keep
+    files = [p.relative_to(repo) for p in sorted((repo / "data").rglob("*")) if p.is_file()]
+    weights = [f for f in files if _weights_folder(f)]
+    total = sum((repo / f).stat().st_size for f in weights)
+    folders = sorted({_weights_folder(f) for f in weights})
+    if total <= MAX_WEIGHTS:
+        return files, (f"Weights: all kept, {total / 2**20:.1f} MiB in {len(folders)} folders "
+                       f"({', '.join(f'`{f}`' for f in folders) or 'none'}): a statistic or an "
+                       "analysis added later runs on them without retraining.")
+    kept = [f for f in files if _weights_folder(f) in (None, *KEPT_WEIGHTS)]
+    return kept, (f"Weights: {total / 2**20:.0f} MiB, over the {MAX_WEIGHTS / 2**20:.0f} MiB a "
+                  f"snapshot keeps in git: only {', '.join(f'`{k}`' for k in KEPT_WEIGHTS)} kept; "
+                  "an analysis of the trained grids needs the run's DVC cache.")
 
 
 def stage_deps(repo: str | Path = ".") -> set[str]:
@@ -238,14 +257,15 @@ def snapshot(out: str | Path, repo: str | Path = ".", index: str = "reports/inde
     stages = pipeline_stages(repo) if stages is None else stages
     times = [last[name] for name in stages if name in last]
     forecast = _forecast(repo)
+    files, kept = evidence_files(repo)
     text = readme(profile_name(repo / PARAMS_FILE), revision, where or host.machine(), times,
-                  forecast, stage_devices(records))
+                  forecast, stage_devices(records)) + "\n" + kept + "\n"
     with atomic_path(out, directory=True) as tmp:
         copy_site(repo / index, tmp / "site")
         for name in RUN_FILES:
             shutil.copyfile(repo / name, tmp / Path(name).name)
         shutil.copytree(repo / CLAIMS_DIR, tmp / "claims")
-        for rel in evidence_files(repo):
+        for rel in files:
             (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(repo / rel, tmp / rel)
         (tmp / "README.md").write_text(text, encoding="utf-8")

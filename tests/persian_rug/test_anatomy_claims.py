@@ -1,0 +1,90 @@
+"""The anatomy's findings (tms.persian_rug.anatomy_claims): each on cells made to satisfy it, and
+broken by the smallest change its test names."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from tms.persian_rug import anatomy_claims, claims, theory
+
+P = (0.02, 0.05, 0.08, 0.11, 0.14, 0.2, 0.4, 0.6)
+
+
+def _cells(**change):
+    """Cells of one n_s that beat the theory by 13%, the gain in their off part, Gaussianised at
+    the theory, at p ≥ 0.17 on the construction, at small p more negative energy where they
+    beat it more."""
+    rows = []
+    for p in P:
+        for r in (0.25, 0.5):
+            th = theory.optimal_symmetric(p, r)
+            gain = 0.13 + 0.2 * p * (r - 0.25)
+            off, on = (float(x) for x in theory.symmetric_loss_parts(
+                th["a"], th["b"], p, np.sqrt(th["sigma2"])))
+            loss = (1 - gain) * th["loss"]
+            rows.append({"n_s": 1024, "ratio_target": r, "p": p, "loss": loss,
+                         "loss_off": off - 0.7 * gain * th["loss"],
+                         "loss_on": on - 0.3 * gain * th["loss"],
+                         "gauss_loss": th["loss"] * 1.001, "theory_loss": th["loss"],
+                         "theory_off": off, "theory_on": on, "paired_loss": loss * 1.03,
+                         "negative_energy": 0.3 + gain, "skew": -2.0, "variance_ratio": 1.0,
+                         "paired": 0.9, "dead_fraction": 0.3})
+    cells = pd.DataFrame(rows)
+    for column, value in change.items():
+        cells[column] = value(cells) if callable(value) else value
+    return cells
+
+
+@pytest.fixture
+def judge(monkeypatch):
+    """judge(cells) → {id: Result} of the anatomy's findings on ``cells``."""
+    def run(cells):
+        monkeypatch.setattr(anatomy_claims, "cells", lambda o: (cells, "n_s 1024"))
+        o = SimpleNamespace(anatomy=pd.DataFrame({"n_s": [1024]}), cells=cells)
+        return {cid: claims.CLAIMS.result(cid, o) for cid in anatomy_claims.PART}
+    return run
+
+
+def test_each_finding_holds_on_cells_that_show_it(judge):
+    got = judge(_cells())
+    assert all(r.ok and r.not_computed is None for r in got.values())
+    assert got["finding.gaussian_gap"].value == pytest.approx(1.001)
+    assert got["finding.gain_off"].value == pytest.approx(0.7)
+    assert got["finding.paired_large_p"].value == pytest.approx(1 - 1 / 1.03)
+    assert got["finding.negative_skew"].value > 0.9                    # ties at ratio 0.25
+    assert got["finding.negative_skew"].numbers["cells"] == 10        # p < 0.17
+
+
+@pytest.mark.parametrize("cid, change", [
+    # a Gaussianised loss that keeps 3% of the gain
+    ("finding.gaussian_gap", {"gauss_loss": lambda c: 0.97 * c.theory_loss}),
+    # 60% of the gain while the feature is on
+    ("finding.gain_off", {"loss_off": lambda c: c.theory_off - 0.4 * (c.theory_loss - c.loss),
+                          "loss_on": lambda c: c.theory_on - 0.6 * (c.theory_loss - c.loss)}),
+    # 15% off the construction
+    ("finding.paired_large_p", {"paired_loss": lambda c: c.loss * 1.15}),
+    # the negative energy falling where the gain grows
+    ("finding.negative_skew", {"negative_energy": lambda c: 1 - c.negative_energy}),
+])
+def test_each_finding_fails_by_the_smallest_change_its_test_names(judge, cid, change):
+    assert not judge(_cells(**change))[cid].ok
+
+
+def test_a_finding_without_enough_cells_is_not_computed_and_says_why(judge):
+    few = _cells()[lambda c: c.p >= 0.3]                    # 4 cells, all at p ≥ 0.17
+    got = judge(few)
+    assert got["finding.negative_skew"].not_computed.startswith("0 converged cells")
+    assert got["finding.paired_large_p"].ok
+    none = judge(_cells()[lambda c: c.p > 0.5])             # 2 cells
+    assert "fewer than 3" in none["finding.gaussian_gap"].not_computed
+
+
+def test_the_rows_say_the_numbers_their_results_hold(judge, monkeypatch):
+    cells = _cells()
+    judge(cells)
+    o = SimpleNamespace(anatomy=pd.DataFrame({"n_s": [1024]}), cells=cells)
+    row = claims.CLAIMS.row("finding.gaussian_gap", o)
+    assert row["verdict"] == "finding" and row["value"] == pytest.approx(1.001)
+    assert "median 1.001" in row["ours"] and "a median of 0.97 breaks it" in row["tolerance"]
