@@ -1,4 +1,5 @@
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.stats
 
@@ -72,3 +73,16 @@ def test_gaussianised_interference_gives_the_rug_the_theory_and_the_construction
     assert built["gauss_loss"] > 2 * built["paired_loss"]
     assert built["paired"] == 1.0 and built["dead_fraction"] == 0.0
     assert built["negative_count"] == 1.0 and built["negative_energy"] == 1.0
+
+
+def test_a_grid_whose_models_all_diverged_has_an_empty_anatomy_with_its_columns():
+    trained = pd.DataFrame({"instance": [0, 1], "model": "relu", "n_s": 20, "n_d": 6,
+                            "ratio": 0.3, "ratio_target": 0.3, "p": 0.1, "seed_index": 0,
+                            "diverged": True, "loss": np.nan, "diag_mean": 1.0,
+                            "bias_mean": 0.0})
+    kept = {("relu", 0): _model(0), ("relu", 1): _model(1)}
+    empty = anatomy.grid_anatomy(trained, kept, 3, 256)
+    assert len(empty) == 0 and list(anatomy.COLUMNS) == list(empty.columns[-len(anatomy.COLUMNS):])
+    one = anatomy.grid_anatomy(trained.assign(diverged=[False, True]), kept, 3, 256)
+    assert one.instance.tolist() == [0] and np.isfinite(one.loss_off[0])
+    assert anatomy.example_rows(trained, kept) == []

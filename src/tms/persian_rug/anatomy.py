@@ -215,8 +215,10 @@ def grid_anatomy(trained: pd.DataFrame, kept: dict, seed: int, n_vectors: int,
     tms.persian_rug.weights.read), one model in memory at a time. Returns the trained table's
     KEY_COLUMNS (tms.persian_rug.stats) and :data:`COLUMNS`, in its order."""
     chosen = trained[trained.model.isin(models) & ~trained.diverged.astype(bool)]
-    chosen = chosen[[(str(m), int(i)) in kept for m, i in zip(chosen.model, chosen.instance)]]
-    rows = [model_anatomy(*kept[(str(m), int(i))], float(p), seed, n_vectors, device)
+    chosen = chosen[np.array([(str(m), int(i)) in kept
+                              for m, i in zip(chosen.model, chosen.instance)], dtype=bool)]
+    rows = [model_anatomy(*(np.array(a) for a in kept[(str(m), int(i))]), float(p), seed,
+                          n_vectors, device)         # a copy: the folder's arrays are read-only
             for m, i, p in zip(chosen.model, chosen.instance, chosen.p)]
     values = pd.DataFrame(rows, columns=list(COLUMNS))
     return pd.concat([chosen[KEY_COLUMNS].reset_index(drop=True), values], axis=1)
@@ -229,7 +231,7 @@ def example_rows(trained: pd.DataFrame, kept: dict, ratio: float = 0.25
     ratio_target nearest ``ratio``, its live row of median skewness: (title, W_ij / W_ii for
     j ≠ i (n_s − 1,), −:data:`NEGATIVE`), [] without such a model."""
     relu = trained[(trained.model == "relu") & ~trained.diverged.astype(bool)]
-    relu = relu[[("relu", int(i)) in kept for i in relu.instance]]
+    relu = relu[np.array([("relu", int(i)) in kept for i in relu.instance], dtype=bool)]
     out = []
     for p in sorted({relu.p.min(), relu.p.max()}) if len(relu) else []:
         at = relu[relu.p == p]

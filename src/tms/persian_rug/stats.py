@@ -199,7 +199,8 @@ def grid_statistics(trained: pd.DataFrame, kept: Mapping[tuple[str, int], tuple]
     for model, instance, p in zip(trained.model, trained.instance, trained.p):
         key = (str(model), int(instance))
         if key in kept:
-            rows.append(weight_statistics(*kept[key], float(p), device=device))
+            weights = (np.array(a) for a in kept[key])   # a copy: the folder's are read-only
+            rows.append(weight_statistics(*weights, float(p), device=device))
         elif key in measured:
             rows.append(measured[key])
         else:
