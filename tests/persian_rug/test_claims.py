@@ -241,6 +241,8 @@ PERTURB = {
     "sym.identical_variances": lambda i: _set(i, "stats", n_s=lambda t: t.n_s * 4),   # 8192
     "sym.variance_bound": lambda i: _set(i, "stats", bound_ratio=0.9),
     "sym.rug_attains_bound": lambda i: _set(i, "rug", bound_ratio=1.01),
+    "finding.faster_than_untrained": lambda i: replace(        # untrained falling 3×: −1.58
+        i, baseline=_stats({1024: 0.3, 2048: 0.1})),
     "scaling.initial_loss": lambda i: _set(i, "theory_grid", L0=lambda t: t.p),
     "scaling.bounds_ordered": lambda i: _set(i, "theory_grid", lower=lambda t: t.loss * 2),
     "scaling.constant_factor": lambda i: _set(                     # grows as log(1/p)^2.7
@@ -252,36 +254,42 @@ PERTURB = {
     "scaling.rug": lambda i: _fit(i, "Persian rug (n_s = 1024)", "n_s/n_d − 1", 1.5),
     "scaling.trained": lambda i: _fit(i, "trained (n_s = 2048)", "n_s/n_d − 1", 1.5),
     "finding.beats_theory": _beats,
-    "finding.antipodal": lambda i: _antipodal_at_p(_beats(i)),   # base: no cell beats it
+    "finding.antipodal": lambda i: _antipodal_at_p(_beats_at(i, 0.5), p=0.5),   # base: none
 }
 
 
-def test_antipodal_finding_needs_more_pairs_where_trained_beats_the_theory():
-    i = _beats(_inputs())
-    assert _rows(i)["finding.beats_theory"]["verdict"] == "caveat"
-    assert _rows(_antipodal_at_p(i))["finding.antipodal"]["verdict"] == "finding"
-    for fails in (_antipodal_at_p(i, p=0.1),                     # pairs where it does not beat
-                  _set(i, "stats", antipodal=0.8),               # pairs everywhere
-                  _set(_antipodal_at_p(i), "baseline", antipodal=0.6),   # chance pairs as many
-                  _antipodal_at_p(i, share=0.2)):                # too few
+def _beats_at(i, p):
+    """i with the cells of ``p`` at half the theory's loss: trained models beat it there."""
+    return _set(i, "stats", loss=lambda t: t.loss * np.where(t.p == p, 0.5, 1.0))
+
+
+def test_antipodal_finding_needs_most_live_features_paired_where_large_p_beats_the_theory(
+        monkeypatch):
+    monkeypatch.setattr(anatomy_claims, "MIN_CELLS", 2)     # the fixture has 2 ratios per p
+    i = _beats_at(_inputs(), 0.5)
+    found = _antipodal_at_p(i, p=0.5, share=0.8)
+    r = claims.CLAIMS.result("finding.antipodal", found)
+    assert (r.ok, r.value, r.numbers["top"], r.numbers["cells"]) == (True, 0.8, 2048, 2)
+    assert _rows(found)["finding.antipodal"]["verdict"] == "finding"
+    for fails in (_antipodal_at_p(i, p=0.5, share=0.49),             # not most
+                  _set(found, "baseline", antipodal=0.5)):           # half pair by chance
         assert _rows(fails)["finding.antipodal"]["verdict"] == "not found"
-    assert _rows(_antipodal_at_p(i, share=0.2))["finding.antipodal"]["ours"].endswith(
-        ". Not found: the median share where trained beats the theory is 0.20 < 0.25")
-    # as many pairs where it sits at the theory: the row says that, not "too few"
-    assert _rows(_set(i, "stats", antipodal=0.8))["finding.antipodal"]["ours"].endswith(
-        ". Not found: 0.80 is not over twice the 0.80 of the cells at the theory")
-    assert "Not found" not in _rows(_antipodal_at_p(i))["finding.antipodal"]["ours"]
-    # pairs in one of the two beating cells at n_s 1024 only: found there, not over the run
-    one = _set(i, "stats", antipodal=lambda t: np.where(
-        (t.p == 0.01) & (t.n_s == 1024) & (t.ratio == 0.5), 0.8, 0.0))
-    row = _rows(one)["finding.antipodal"]
-    assert row["verdict"] == "not found" and row["inconclusive"] is None
-    assert row["ours"].endswith("Not found: the median share where trained beats the theory "
-                                "is 0.00 < 0.25 (0.25 or more only at n_s 1024)"), row["ours"]
-    assert "0.40 (2 cells, n_s 1024), 0.00 (2 cells, n_s 2048)" in row["ours"], row["ours"]
+    # pairs where small p beats the theory are not the large-p mechanism; said beside it
+    small = _antipodal_at_p(_beats_at(i, 0.01), p=0.01, share=0.8)
+    r = claims.CLAIMS.result("finding.antipodal", small)
+    assert not r.ok and r.numbers["small"] == "0.80 (n_s 1024), 0.80 (n_s 2048)"
+    # judged at the largest n_s: pairs at n_s 1024 alone are not found
+    early = _set(i, "stats", antipodal=lambda t: np.where((t.p == 0.5) & (t.n_s == 1024),
+                                                          0.8, 0.0))
+    r = claims.CLAIMS.result("finding.antipodal", early)
+    assert not r.ok and r.numbers["per"] == "0.80 (n_s 1024), 0.00 (n_s 2048)"
+    # only small p beats it: nothing to judge
+    assert _rows(_antipodal_at_p(_beats(_inputs())))["finding.antipodal"]["verdict"] == (
+        "not computed")
 
 
-def test_every_claim_is_present_and_its_verdict_can_flip():
+def test_every_claim_is_present_and_its_verdict_can_flip(monkeypatch):
+    monkeypatch.setattr(anatomy_claims, "MIN_CELLS", 2)     # the fixture has 2 ratios per p
     base = _rows(_inputs())
     assert {c for c, r in base.items() if r["central"]} == {        # those of parts included
         "fig2.rug_theory", "fig2.trained_theory", "fig2.trained_trend", "sym.diag_var",
@@ -315,9 +323,12 @@ def test_trained_claims_below_the_paper_scale_or_unconverged_are_inconclusive():
     # and which way each points: the fig. 3 model (n_s 512, 3% above) is the largest n_s
     assert [rows[c]["direction"] for c in ("sym.diag_var", "fig2.trained_trend",
                                            "fig2.trained_theory")] == ["holds", "holds", "fails"]
-    # falling, but more slowly than untrained weights do: not the symmetry training makes
+    # falling, but more slowly than untrained weights do: the paper's "falls" holds; our
+    # control, a row of its own, is not found
     slower = _rows(replace(i, baseline=_stats({1024: 0.3, 2048: 0.1})))
-    assert slower["sym.diag_var"]["verdict"] == "not reproduced"
+    assert slower["sym.diag_var"]["verdict"] == "reproduced"
+    assert slower["finding.faster_than_untrained"]["verdict"] == "not found"
+    assert slower["finding.faster_than_untrained"]["value"] == pytest.approx(np.log2(3) - 1)
     assert "log-log slope: median -1.00 [-1.00, -1.00] over 5 cells" in good["sym.diag_var"][
         "ours"]                                                         # halves over 2×
     assert "slope -0.42" in good["sym.diag_var"]["ours"]                  # 0.2 → 0.15
@@ -631,18 +642,26 @@ def test_the_rug_against_the_theory_is_decided_from_n_s_1024():
     assert row["inconclusive"] == "rug n_s 512 < 1024"
 
 
-def test_a_slope_whose_interval_spans_the_untrained_weights_is_undecided():
+def test_a_slope_whose_interval_spans_0_is_undecided_and_one_spanning_untrained_finds_nothing():
     assert (ladder.side(-2, -1, 0), ladder.side(1, 2, 0), ladder.side(-1, 1, 0)) == (
         True, False, None)
     i = _inputs()
     spread = {0.01: 0.4, 0.1: 0.5, 0.5: 0.6}                # slopes −1.32, −1.00, −0.74
     i = _set(i, "stats", diag_var=lambda t: t.diag_var * np.where(
         t.n_s == 2048, t.p.map(spread) / 0.5, 1.0))
-    row = _rows(replace(i, baseline=_stats({1024: 0.2, 2048: 0.1})))["sym.diag_var"]   # −1
+    rows = _rows(replace(i, baseline=_stats({1024: 0.2, 2048: 0.1})))   # untrained −1
+    assert rows["sym.diag_var"]["verdict"] == "reproduced"             # all below 0
+    assert rows["finding.faster_than_untrained"]["verdict"] == "not found"
+    assert "Var diag(W) -1.00 [-1.32, -0.74] against -1.00" in rows[
+        "finding.faster_than_untrained"]["ours"]
+    faster = _rows(replace(i, baseline=_stats({1024: 0.2, 2048: 0.18})))   # untrained −0.15
+    assert faster["finding.faster_than_untrained"]["verdict"] == "finding"
+    across = {0.01: 0.8, 0.1: 1.0, 0.5: 1.2}                # slopes −0.32, 0, +0.26
+    row = _rows(_set(_inputs(), "stats", diag_var=lambda t: t.diag_var * np.where(
+        t.n_s == 2048, t.p.map(across) / 0.5, 1.0)))["sym.diag_var"]
     assert (row["verdict"], row["direction"]) == ("inconclusive at this scale", "fails")
-    assert "contains the untrained weights' -1.00" in row["inconclusive"]
-    faster = _rows(replace(i, baseline=_stats({1024: 0.2, 2048: 0.18})))["sym.diag_var"]
-    assert faster["verdict"] == "reproduced"                 # untrained −0.15: all below it
+    assert row["inconclusive"].startswith("the 95% interval [-0.32, 0.26] of the slope "
+                                          "contains 0"), row["inconclusive"]
 
 
 def _lyapunov_at(i, factor, where=lambda t: t.n_s == 2048):
@@ -766,17 +785,17 @@ def test_a_trend_whose_verdict_turns_when_trained_longer_is_inconclusive(monkeyp
     assert ("As if every model moved as its (n_s, p)'s convergence check's model did when "
             "trained longer (×1.1–1.1 at n_s 2048 from 3 checks): slope -0.86 [-0.86, -0.86]"
             ) in steady["ours"], steady["ours"]
-    # raised 1.9× there (−0.07, slower than untrained weights): the verdict may turn
-    turns = _rows(_checked_diag(i, 1.9))["sym.diag_var"]
+    # raised 2.1× there (+0.07: rising): the verdict may turn
+    turns = _rows(_checked_diag(i, 2.1))["sym.diag_var"]
     assert (turns["verdict"], turns["direction"]) == ("inconclusive at this scale", "holds")
     assert turns["inconclusive"].endswith(
-        "the slope's interval would be [-0.07, -0.07] against the untrained weights' -0.42: "
-        "the verdict may turn with where training stops"), turns["inconclusive"]
-    # slower than untrained weights at the stop (−0.15: not reproduced), but scaled per p the
-    # cells spread from −1.15 to −0.15 around −0.42: undecided there, so inconclusive (fails)
-    slow = _set(i, "stats", diag_var=lambda t: t.diag_var * np.where(t.n_s == 2048, 1.8, 1.0))
-    assert _rows(slow)["sym.diag_var"]["verdict"] == "not reproduced"
-    spread = _rows(_checked_diag(slow, {0.01: 0.5, 0.1: 1.0, 0.5: 0.7}))["sym.diag_var"]
+        "the slope's interval would be [0.07, 0.07]: the verdict may turn with where training "
+        "stops"), turns["inconclusive"]
+    # rising at the stop (+0.17: not reproduced), but scaled per p the cells spread from −0.83
+    # to +0.17 around 0: undecided there, so inconclusive (fails)
+    rising = _set(i, "stats", diag_var=lambda t: t.diag_var * np.where(t.n_s == 2048, 2.25, 1.0))
+    assert _rows(rising)["sym.diag_var"]["verdict"] == "not reproduced"
+    spread = _rows(_checked_diag(rising, {0.01: 0.5, 0.1: 1.0, 0.5: 0.7}))["sym.diag_var"]
     assert (spread["verdict"], spread["direction"]) == ("inconclusive at this scale", "fails")
     assert "×0.5–1 at n_s 2048 from 3 checks" in spread["inconclusive"]
     # a check that fails its tolerance (its cells not converged) lends no factor

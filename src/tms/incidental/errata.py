@@ -6,8 +6,10 @@ from tms.core.errata import Erratum
 from tms.incidental.params import KEY
 
 ERRATA: tuple[Erratum, ...] = (
-    Erratum(KEY, "figs. 4–5", "a random unit vector has ‖w‖₄⁴ = 3/m",
-            "3/m is the limit; the expectation is exactly 3/(m + 2)", ("figs45.random_fourth",)),
+    Erratum(KEY, "fig. 6", "σ = 0.01 (bipolar)",
+            "likely σ = 0.1: the paper ties fig. 6 to fig. 4 (σ 0.07–0.15); under fig. 4's "
+            "optimiser nothing sparsifies at σ 0.01, and at σ 0.1 the picture is fig. 6's",
+            ("fig6.stuck", "fig6.larger_sigma")),
     Erratum(KEY, "app. B", "E[X²] − E[X]² = Var[X]²",
             "E[X²] − E[X]² = Var[X], as the lines after it use", (),
             "a typo: nothing downstream uses the square"),

@@ -62,17 +62,20 @@ def _zero_probability(claim: Claim, out: Outputs) -> dict:
                      value=dev)
 
 
-@CLAIMS.claim("sec1.distinct_eigenvalues", "assumption (b): Σ has distinct eigenvalues",
+@CLAIMS.claim("sec1.distinct_eigenvalues", "assumption (b): Σ has distinct eigenvalues (the "
+              "population Σ of the notes' own data, in expectation)",
               "sec. 1", "assumed", "—", "spectra", (), "caveat")
 def _distinct_eigenvalues(claim: Claim, out: Outputs) -> dict:
     spectrum = out.spectrum
     gaps = np.abs(np.diff(np.sort(spectrum)))
     repeated = int((gaps <= 1e-9 * np.abs(spectrum).max()).sum())
     return claim.row(
-        repeated > 0, f"fails for the notes' own data: {repeated + 1} of the {len(spectrum)} "
-        "eigenvalues of Σ = Var(x)·I + (1 − S)²/4·11ᵀ are equal (λ_2 = … = λ_D = Var(x)). "
-        "Critical points then form continuous families; the propositions hold as stated for the "
-        "scaled data (distinct s_i)", "a repeated eigenvalue (relative gap ≤ 1e-9) breaks (b)",
+        repeated > 0, f"fails in expectation for the notes' own data: {repeated + 1} of the "
+        f"{len(spectrum)} eigenvalues of the population Σ = Var(x)·I + (1 − S)²/4·11ᵀ are equal "
+        "(λ_2 = … = λ_D = Var(x)). The finite-sample Σ the notes define has distinct "
+        "eigenvalues almost surely, but nearly equal ones, so its critical points lie close to "
+        "the population's continuous families; the propositions hold as stated for the scaled "
+        "data (distinct s_i)", "a repeated eigenvalue (relative gap ≤ 1e-9) breaks (b)",
         f"D {len(spectrum)}", value=repeated + 1)
 
 
@@ -269,10 +272,11 @@ def _energy_printed(claim: Claim, out: Outputs) -> dict:
         value=printed_rise)
 
 
-@CLAIMS.claim("sec31.skeleton_mass", r"$\mu(Q_l) = C(D, l)(1 - S)^l S^{D-l}$; "
+@CLAIMS.claim("sec31.skeleton_mass", r"the masses of sec. 3.1's skeletons (ours: the notes "
+              r"define $Q_l$ and leave its mass open): $\mu(Q_l) = C(D, l)(1 - S)^l S^{D-l}$; "
               r"$\mu(\bigcup_{l \ge 2} Q_l) = "
-              r"1 - S^D - D(1 - S) S^{D-1}$", "sec. 3.1", "binomial", "—", "skeletons", _DATA,
-              "sanity check")
+              r"1 - S^D - D(1 - S) S^{D-1}$", "sec. 3.1 ($Q_l$ defined; the masses ours)",
+              "— (left open)", "—", "skeletons", _DATA, "sanity check")
 def _skeleton_mass(claim: Claim, out: Outputs) -> dict:
     sk = out.skeletons
     z = max_z(sk.mass_ge2_mc, sk.mass_ge2, sk.mass_ge2_se)
