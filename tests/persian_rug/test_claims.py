@@ -104,10 +104,13 @@ def _inputs():
                            source=["grid"] * (len(checks) - 1) + ["fig3"]
                            ).reindex(columns=list(converge.COLUMNS))   # the rest not measured
     # p/r ≤ 0.4: 4 cells of each trained grid in the fits' regime, enough for a fit
+    # the fig. 3 model's loss what Gaussian interference of its variances gives, within 1%
+    fig3_anatomy = fig3.assign(gauss_loss=fig3.loss * 1.01, theory_loss=fig3.loss / 1.03,
+                               negative_energy=0.05)
     o = evidence.Outputs(fig3=fig3, fig3_W=W, theory=theory_t, rug=rug, stats=stats,
                          trained=trained, baseline=baseline, fits=fits, theory_grid=th_grid,
                          fig1_n_s=8, fig2_n_s=128, max_p_over_r=0.4, small_r=0.05,
-                         converge=checks, tolerance=0.02)
+                         converge=checks, tolerance=0.02, fig3_anatomy=fig3_anatomy)
     # each fit counts the points it was fitted to, as stage pr_scaling writes it
     return replace(o, fits=fits.assign(points=[len(o.fit_points(s, law))
                                                for s, law in zip(fits.source, fits.law)]))
@@ -234,8 +237,8 @@ PERTURB = {
     "fig3.diagonal": lambda i: _set(i, "fig3", diag_std=0.25),
     "fig3.diagonal_live": lambda i: _set(i, "fig3", diag_live_mean=1.4),
     "fig3.bias": lambda i: _set(i, "fig3", bias_mean=0.05),
-    "fig3.off_diagonal": lambda i: replace(                                      # one-sided
-        i, fig3_W=i.fig3_W - 0.1 * (i.fig3_W > 0.05)),
+    "fig3.off_diagonal": lambda i: _set(                   # Gaussianised 3% above: a caveat
+        i, "fig3_anatomy", gauss_loss=lambda t: t.loss * 1.03),
     **{f"sym.{col}": (lambda c: lambda i: _set(i, "stats", **{c: _falls_for(c, True)}))(col)
        for col in compare.SYMMETRY},
     "sym.identical_variances": lambda i: _set(i, "stats", n_s=lambda t: t.n_s * 4),   # 8192
@@ -516,8 +519,6 @@ def test_a_fig3_model_still_learning_decides_only_where_the_retrained_model_agre
     assert turned["fig3.bias"]["direction"] == "holds"
     steady = _rows(_fig3_longer(i, 0.02, long_bias_mean=-0.25, long_bias_std=0.01))
     assert steady["fig3.bias"]["verdict"] == "reproduced"              # at the tolerance: passes
-    off = _rows(_fig3_longer(i, 0.05, long_off_mean=0.02, long_off_std=0.05))
-    assert off["fig3.off_diagonal"]["verdict"] == "inconclusive at this scale"
 
 
 def test_medians_by_n_s_take_seed_means_then_the_median_over_the_grid():
@@ -818,3 +819,10 @@ def test_the_off_diagonal_row_sums_its_mean_over_a_features_inputs():
     # 63 inputs, each active with p at mean 1/2: 63·p/2·(−0.01)
     assert f"moves its pre-activation by {-0.01 * 63 * p / 2:+.3f} on average, against its " \
            f"bias {b:.3f}" in row["ours"], row["ours"]
+    # the caveat reads the Gaussianised loss: 1% above the trained loss stands as written,
+    # 3% above is the caveat; without an anatomy it is not computed
+    assert row["verdict"] == "reproduced" and row["value"] == pytest.approx(0.01)
+    assert _rows(_set(i, "fig3_anatomy", gauss_loss=lambda t: t.loss * 1.03))[
+        "fig3.off_diagonal"]["verdict"] == "caveat"
+    gone = _rows(replace(i, fig3_anatomy=pd.DataFrame()))["fig3.off_diagonal"]
+    assert gone["ours"] == "not computed: no anatomy of the fig. 3 model: run pr_anatomy_fig3"

@@ -23,6 +23,8 @@ SCALING_THEORY = f"{DATA}/scaling_theory.parquet"
 SCALING_FITS = f"{DATA}/scaling_fits.parquet"
 #: The antipodal construction on the theory's points (tms.persian_rug.paired).
 PAIRED = f"{DATA}/paired.parquet"
+#: The anatomy of the fig. 3 model(s) against the theory (tms.persian_rug.anatomy).
+ANATOMY_FIG3 = f"{DATA}/anatomy/fig3.parquet"
 #: The report's figures; the claims stage links each claim to its figure there.
 FIGURES = "reports/figures/persian_rug"
 CLAIMS = "reports/claims/persian_rug.json"
@@ -48,6 +50,7 @@ def outs(grid_n_s: list[int]) -> dict[str, list[str]]:
     (persian_rug.grid.n_s)."""
     out = {"pr_theory": [THEORY], "pr_paired": [PAIRED], "pr_rug": [RUG], "pr_fig3": [FIG3, FIG3_WEIGHTS],
            "pr_scaling": [SCALING_THEORY, SCALING_FITS], "pr_converge_fig3": [CONVERGE_FIG3],
+           "pr_anatomy_fig3": [ANATOMY_FIG3],
            "pr_claims": [CLAIMS]}
     for n_s in grid_n_s:
         out[f"pr_train@{n_s}"] = [trained(n_s), trained_weights(n_s)]

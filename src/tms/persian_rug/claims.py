@@ -269,29 +269,43 @@ def _bias(claim: Claim, o: Outputs) -> dict:
     return _spread(claim, o, "bias", -0.18)
 
 
-@CLAIMS.claim("fig3.off_diagonal", "the off-diagonal of W is approximately mean-zero, like noise",
-              "fig. 3", "mean ≈ 0, noise-like", *_FIG3)
+@CLAIMS.claim("fig3.off_diagonal", "the off-diagonal of W is approximately mean-zero, "
+              "'appearing like noise': but not Gaussian noise, which the theory takes it for "
+              "(sec. 4.1, the Lyapunov step), a qualification the paper leaves out", "fig. 3",
+              "mean ≈ 0, noise-like", _FIG3[0], _FIG3[1], ("pr_fig3", "pr_anatomy_fig3"),
+              "caveat")
 def _off_diagonal(claim: Claim, o: Outputs) -> dict:
+    """Fig. 3's caption describes the off-diagonal by eye; what the theory needs of it is
+    Gaussian interference. The caveat holds where the fig. 3 models' Gaussianised loss
+    (tms.persian_rug.anatomy: each feature's interference variance kept, made Gaussian, its a
+    and b optimised again) exceeds their loss by more than anatomy_claims.GAIN (median over
+    seeds): the shape, not only the variance, sets the loss. The mean and skewness are said."""
     if o.fig3_model is None:
         return claim.not_computed(_FIG3_DIVERGED)
+    if not len(o.fig3_anatomy):
+        return claim.not_computed("no anatomy of the fig. 3 model: run pr_anatomy_fig3",
+                                  o.fig3_model[1])
     off = o.fig3_W[~np.eye(len(o.fig3_W), dtype=bool)]
     mean, sd, skew = float(off.mean()), float(off.std()), float(scipy.stats.skew(off))
-    longer, still = _longer(
-        o, abs(mean) <= 0.1 * sd,
-        lambda c: (c.long_off_mean.abs() <= 0.1 * c.long_off_std).all(),
-        lambda c: f"mean {c.long_off_mean.iloc[0]:.4f}, spread {c.long_off_std.iloc[0]:.4f}")
+    a = o.fig3_anatomy
+    excess = float(np.median(a.gauss_loss / a.loss - 1))
     r = o.fig3_model[0].iloc[0]
     shift = (len(o.fig3_W) - 1) * r.p / 2 * mean      # E x_j = p/2: uniform [0, 1] with prob. p
     return claim.row(
-        abs(mean) <= 0.1 * sd,
-        f"mean {mean:.4f}, spread {sd:.4f} (|mean|/spread {abs(mean) / sd:.2f}); summed over a "
-        f"feature's n_s − 1 inputs, the mean moves its pre-activation by {shift:+.3f} on "
-        f"average, against its bias {r.bias_mean:.3f}; not stated by the paper: skewness "
-        f"{skew:.2f}, 1st and 99th percentiles {np.percentile(off, 1):.3f}, "
-        f"{np.percentile(off, 99):.3f}" + longer,
-        "|mean| ≤ 0.1 × spread: 'approximately mean-zero'; a mean of 0.15 × the spread breaks "
-        "it", o.fig3_model[1], value=mean, uncertainty=sd,
-        inconclusive=o.fig3_model[2] or still)
+        excess > anatomy_claims.GAIN,
+        f"made Gaussian (each feature's variance kept, its a and b optimised again) the "
+        f"interference costs {excess:+.1%} over the trained loss (median over {len(a)} "
+        f"model(s); the theory's loss {float(a.theory_loss.median()) / float(a.loss.median()):.3f}"
+        f"× it); the off-diagonal: mean {mean:.4f} ({abs(mean) / float(np.diag(o.fig3_W).mean()):.1%} "
+        f"of the diagonal), spread {sd:.4f}, skewness {skew:.2f}, 1st and 99th percentiles "
+        f"{np.percentile(off, 1):.3f}, {np.percentile(off, 99):.3f}; its share of a row's energy "
+        f"below −W_ii/4: {float(a.negative_energy.median()):.0%}; summed over a feature's n_s − 1 "
+        f"inputs the mean moves its pre-activation by {shift:+.3f} on average, against its bias "
+        f"{r.bias_mean:.3f}" + (f"; {o.fig3_model[2]}" if o.fig3_model[2] else ""),
+        f"Gaussianised loss more than {anatomy_claims.GAIN:.0%} above the trained loss: the "
+        "interference is not noise as the theory takes it; within it (the fig. 3 model's loss "
+        "what Gaussian noise of its variance gives) the caption stands as written",
+        o.fig3_model[1], value=excess)
 
 
 CLAIMS.include(symmetry_claims.CLAIMS)       # figs. 4–7 and eq. 6

@@ -59,7 +59,8 @@ class Outputs:
     of fig. 3 (``converge``, tms.persian_rug.converge.COLUMNS) and their ``tolerance``
     (persian_rug.converge.tolerance); the grids' ``anatomy`` (tms.persian_rug.anatomy, empty where
     no grid's weights were kept, or a snapshot predates it) and the antipodal construction on the
-    theory's points (``paired``, tms.persian_rug.paired; empty likewise)."""
+    theory's points (``paired``, tms.persian_rug.paired; empty likewise); the fig. 3 model's anatomy
+    (``fig3_anatomy``, stage pr_anatomy_fig3; empty likewise)."""
 
     fig3: pd.DataFrame
     fig3_W: np.ndarray | None
@@ -78,6 +79,7 @@ class Outputs:
     tolerance: float
     anatomy: pd.DataFrame = field(default_factory=pd.DataFrame)
     paired: pd.DataFrame = field(default_factory=pd.DataFrame)
+    fig3_anatomy: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     @classmethod
     def load(cls, pr: PersianRug) -> Outputs:
@@ -98,7 +100,7 @@ class Outputs:
                    pd.concat([grids(artefacts.converge),
                               pd.read_parquet(artefacts.CONVERGE_FIG3)], ignore_index=True),
                    pr.converge.tolerance, _optional([artefacts.anatomy(n) for n in pr.grid.n_s]),
-                   _optional([artefacts.PAIRED]))
+                   _optional([artefacts.PAIRED]), _optional([artefacts.ANATOMY_FIG3]))
 
     def too_small(self, n_s: Sequence[int] | None = None, cells: pd.DataFrame | None = None,
                   kind: str = "converged") -> str | None:
