@@ -240,6 +240,21 @@ def test_fig_6_needs_one_stuck_encoding_among_sparse_ones_whichever_row_it_is():
     assert rows["fig6.stuck"]["ours"].startswith("1 of 3 low, spread encodings (in 1 of 4")
 
 
+def test_a_toy_run_below_the_papers_model_or_steps_is_inconclusive():
+    """Figs. 4 and 5 at the smoke profile's n 4, m 8, 500 steps decide nothing: each row reads
+    inconclusive with the shortfall, in the direction its test gave."""
+    i = _inputs()
+    toy = _ip(_ip(i, "noise", n=4, m=8, steps=500), "sweep", n=4, m=8, steps=500)
+    rows = _rows(**toy)
+    for cid in ("fig4.contrast", "fig4.sigma_speed", "fig4.normal_flat", "fig5.small_l1",
+                "fig5.large_l1", "fig5.shrink_noise", "fig5.sigma_stronger"):
+        assert rows[cid]["verdict"] == "inconclusive at this scale", cid
+        assert rows[cid]["inconclusive"] == "n 4 < the paper's 8; m 8 < the paper's 16; 500 "\
+            "steps, not the paper's 1e+05", rows[cid]["inconclusive"]
+    assert rows["fig5.shrink_noise"]["direction"] == "fails"       # spread, not shrunk
+    assert _rows(**i)["fig4.contrast"]["verdict"] == "reproduced"   # at the paper's scale
+
+
 def test_claims_of_experiments_whose_models_all_diverged_read_not_computed():
     i = _inputs()
     gone = _rows(**{**i, "collisions": i["collisions"].iloc[:0], "fit": None, "fit_init": None,

@@ -102,6 +102,18 @@ def test_claims_of_trained_models_that_all_diverged_read_not_computed(inputs):
                     "cor2.unique", "sec31.ignore_ge2"}
 
 
+def test_a_toy_run_too_short_to_reach_the_minimum_checks_nothing(inputs):
+    """Caps of 10 and 30 steps (the smoke profile's): the Prop. 1 rows are not computed, not
+    failed sanity checks; the fixture's 100 steps (claims.MIN_CAP) are checked."""
+    short = inputs["linear"].assign(steps_cap=inputs["linear"].steps_cap.map({10: 10, 100: 30}))
+    rows = _rows({**inputs, "linear": short})
+    for cid in ("prop1.trained_minimum", "prop1.top_eigenspace", "prop1.u1_commutes",
+                "cor2.unique"):
+        assert rows[cid]["verdict"] == "not computed", cid
+        assert "the longest step cap, 30, is below 100" in rows[cid]["ours"]
+    assert _rows(inputs)["prop1.trained_minimum"]["verdict"] == "sanity check"
+
+
 def test_the_outputs_are_read_from_the_stage_files_without_the_diverged_models(
         inputs, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

@@ -3,8 +3,9 @@ bipolar against normal noise (fig. 4), the final fourth norms under l1 and noise
 the stuck encoding (fig. 6), checked on tms.incidental.evidence.Outputs. The paper's claims
 module takes them in after its own (tms.incidental.claims, Claims.include).
 
-Fig. 6 run away from the paper's σ = 0.01 or 1M steps, or where the paper's unstated settings
-(ours are fig. 4's) never meet the claim's precondition, reads 'inconclusive at this scale'.
+A run below the paper's model (n 8, m 16) or steps (100k; fig. 6: 1M), fig. 6 away from its
+printed σ = 0.01, or where the paper's unstated settings (ours are fig. 4's) never meet fig. 6's
+precondition, reads 'inconclusive at this scale'.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ _FIG5 = "n 8, m 16, SGD lr 0.02, 100k steps"
 _SWEEP = ("ip_sweep",)
 #: Fig. 6's σ and steps.
 PAPER_SIGMA6, PAPER_STEPS6 = 0.01, 1_000_000
+#: The paper's model of figs. 4–6 (n features, m neurons) and the steps of figs. 4 and 5: a run
+#: below them reads inconclusive (a toy run decides nothing).
+PAPER_N, PAPER_M, PAPER_STEPS45 = 8, 16, 100_000
 #: Fig. 6's stuck encoding sits among sparse ones: the other encodings' median fourth norm must
 #: reach this (one-hot: 1; a dense unit vector of R^16: 3/(m + 2) ≈ 0.17, what an encoding that
 #: has not sparsified yet looks like).
@@ -28,6 +32,20 @@ MIN_OTHERS_FOURTH = 0.5
 
 PART = Claims(empirical=("ip_collisions", "ip_noise", "ip_sweep", "ip_single"),
               central=("fig4.contrast", "fig6.stuck"))
+
+
+def _short(cfg, steps: int = PAPER_STEPS45) -> list[str]:
+    """Where a run of figs. 4–6 (its params section: n, m, steps) falls short of the paper's
+    model and of ``steps``, in words; [] where it does not."""
+    return [words for words, short in (
+        (f"n {cfg.n} < the paper's {PAPER_N}", cfg.n < PAPER_N),
+        (f"m {cfg.m} < the paper's {PAPER_M}", cfg.m < PAPER_M),
+        (f"{cfg.steps} steps, not the paper's {steps:.0e}", cfg.steps < steps)) if short]
+
+
+def _below(cfg) -> str | None:
+    """:func:`_short` of a fig. 4 or 5 run as a row's ``inconclusive``."""
+    return "; ".join(_short(cfg)) or None
 
 
 def _fig4_lacks(o: Outputs, kind: str | None = None) -> str | None:
@@ -52,7 +70,7 @@ def _contrast(claim: Claim, o: Outputs) -> dict:
     return claim.row(
         b >= 2 * g, f"final mean ‖W_i‖₄⁴ {b:.3f} (bipolar) vs {g:.3f} (normal) at σ = {top:g}",
         "bipolar ≥ 2 × normal: the figure's curves end apart by more than 2×", o.scales["noise"],
-        value=b / g)
+        value=b / g, inconclusive=_below(o.ip.noise))
 
 
 @PART.claim("fig4.sigma_speed", "the larger σ, the faster bipolar noise sparsifies",
@@ -64,7 +82,7 @@ def _sigma_speed(claim: Claim, o: Outputs) -> dict:
     return claim.row(bool(np.all(np.diff(avg.to_numpy()) > 0)), "time-averaged mean ‖W_i‖₄⁴: "
                      + ", ".join(f"{v:.3f} (σ {k:g})" for k, v in avg.items()),
                      "increasing in σ (a faster rise gives a larger time average)",
-                     o.scales["noise"])
+                     o.scales["noise"], inconclusive=_below(o.ip.noise))
 
 
 @PART.claim("fig4.normal_flat", "normal noise: no effect on sparsity (fourth norm stays at a "
@@ -76,7 +94,8 @@ def _normal_flat(claim: Claim, o: Outputs) -> dict:
     return claim.row(bool(rel.between(0.75, 1.25).all()), "final / (3/(m + 2)): "
                      + ", ".join(f"{v:.2f} (σ {k:g})" for k, v in rel.items()),
                      "each within [0.75, 1.25]: the spread of 5 random vectors' mean",
-                     o.scales["noise"], value=float(rel.max()))
+                     o.scales["noise"], value=float(rel.max()),
+                     inconclusive=_below(o.ip.noise))
 
 
 def _fig5_lacks(o: Outputs, kind: str) -> str | None:
@@ -96,7 +115,8 @@ for _kind, (_, _sym) in SWEPT.items():
         return claim.row(abs(tab.fourth.iloc[0] - base) <= 0.1, f"{tab.fourth.iloc[0]:.3f} at "
                          f"{sym} = {tab.index[0]:g}; baseline {base:.3f}",
                          "|difference| ≤ 0.1: a tenth of the fourth norm's range",
-                         o.scales["sweep"], value=tab.fourth.iloc[0] - base)
+                         o.scales["sweep"], value=tab.fourth.iloc[0] - base,
+                         inconclusive=_below(o.ip.sweep))
 
     @PART.record(Record(
         id=f"fig5.large_{_kind}", statement=f"very large {_sym}: the fourth norm drops",
@@ -110,7 +130,7 @@ for _kind, (_, _sym) in SWEPT.items():
             return Result(not_computed=why, scale=o.scales["sweep"])
         d = _drop(o.sweep_curves[kind])
         return Result(ok=d["peak"] - d["large"] >= 0.1, value=d["peak"] - d["large"], numbers=d,
-                      scale=o.scales["sweep"])
+                      scale=o.scales["sweep"], inconclusive=_below(o.ip.sweep))
 
     @PART.record(Record(
         id=f"fig5.shrink_{_kind}", statement=f"very large {_sym}: the fourth norm drops 'due to "
@@ -133,6 +153,7 @@ for _kind, (_, _sym) in SWEPT.items():
                           scale=o.scales["sweep"])
         share = _shrink_share(d)
         return Result(ok=share >= 0.5, value=share, scale=o.scales["sweep"],
+                      inconclusive=_below(o.ip.sweep),
                       numbers={**d, "value": share,
                                "random": theory.random_unit_fourth_norm(o.ip.sweep.m)})
 
@@ -166,11 +187,18 @@ def _sigma_stronger(claim: Claim, o: Outputs) -> dict:
         return claim.not_computed("every fig. 5 model of a kind diverged", o.scales["sweep"])
     width = {k: rise_width(c.index.to_numpy(), c.fourth.to_numpy(), float(o.sweep_base.mean()))
              for k, c in o.sweep_curves.items()}
+    if not np.isfinite(list(width.values())).all():
+        return claim.row(False, "no rise from 10% to 90% of the peak over the "
+                         + " and the ".join(f"{SWEPT[k][1]} swept" for k, w in width.items()
+                                            if not np.isfinite(w)),
+                         "a rise of each, σ's at most half as wide (in decades) as λ's",
+                         o.scales["sweep"], inconclusive=_below(o.ip.sweep))
     return claim.row(
         width["noise"] < width["l1"] / 2, f"the fourth norm rises from 10% to 90% of its peak "
         f"over {width['noise']:.2f} decades of σ and {width['l1']:.2f} decades of λ",
         "σ's rise at most half as wide (in decades) as λ's: a fourth power is 4× steeper on a "
-        "log scale", o.scales["sweep"], value=width["noise"] / width["l1"])
+        "log scale", o.scales["sweep"], value=width["noise"] / width["l1"],
+        inconclusive=_below(o.ip.sweep))
 
 
 def _stuck_row(claim: Claim, o: Outputs, run: str) -> dict:
@@ -187,9 +215,8 @@ def _stuck_row(claim: Claim, o: Outputs, run: str) -> dict:
     if candidates == 0:
         return claim.not_computed("every fig. 6 candidate diverged", scale)
     differ = ([f"σ {cfg.sigma:g}, not the paper's {PAPER_SIGMA6:g}"]
-              if run == "single_printed" and cfg.sigma != PAPER_SIGMA6 else []) + (
-        [f"{cfg.steps} steps, not the paper's {PAPER_STEPS6:.0e}"]
-        if cfg.steps < PAPER_STEPS6 else [])
+              if run == "single_printed" and cfg.sigma != PAPER_SIGMA6 else []) + _short(
+        cfg, PAPER_STEPS6)
     tol = (f"found, ‖W_i‖₄⁴ < 0.2, every shared neuron of opposite sign, the other encodings "
            f"sparse (median ‖W_j‖₄⁴ ≥ {MIN_OTHERS_FOURTH:g})")
     like = stuck[(stuck.fourth < 0.2) & (stuck.opposite_sign == stuck.owned_by_others)

@@ -79,13 +79,24 @@ def _distinct_eigenvalues(claim: Claim, out: Outputs) -> dict:
         f"D {len(spectrum)}", value=repeated + 1)
 
 
+#: The least step cap at which trained linear autoencoders check a statement about the minimum
+#: (Proposition 1, Corollary 2): the default profile's shortest cap. A toy run (the smoke
+#: profile's 30 Adam steps) is too short to reach the minimum, so it checks nothing.
+MIN_CAP = 100
+
+
 def _trained(check: Check) -> Check:
     """``check`` of a claim on the linear autoencoders (Proposition 1, Corollary 2), or the
-    claim not computed when every one of them diverged."""
+    claim not computed when every one of them diverged, or when their longest step cap is below
+    :data:`MIN_CAP`."""
     @functools.wraps(check)
     def guarded(claim: Claim, out: Outputs) -> dict:
         if not len(out.linear_final):
             return claim.not_computed("every linear autoencoder diverged")
+        if (cap := int(out.linear_final.steps_cap.max())) < MIN_CAP:
+            return claim.not_computed(f"the longest step cap, {cap}, is below {MIN_CAP} (the "
+                                      "default's shortest): too short to reach the minimum the "
+                                      "statement is about", out.linear_scale)
         return check(claim, out)
     return guarded
 
