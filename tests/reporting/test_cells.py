@@ -1,5 +1,7 @@
 """The report cells' figure helper: image, data and caption, with the anchor the site links to."""
 
+import struct
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -31,7 +33,11 @@ def test_figure_writes_image_and_data_byte_stable(tmp_path, monkeypatch):
     assert sorted(written[0]) == ["fig9.csv", "fig9.png", "fig9.svg"]
     assert written[0]["fig9.csv"] == b"p,loss\n0.1,1e-09\n0.3333333333,2\n"
     caption, image = shown[:2]                                 # the caption, then the image
-    assert "(figures/p/fig9.csv)" in caption.data and image.filename.endswith("fig9.png")
+    assert "(figures/p/fig9.csv)" in caption.data and "n_s = 8." in caption.data
+    # the page shows the caption once: the image as drawn before the stamp, which the files
+    # carry (a caption line more: taller)
+    heights = [struct.unpack(">I", png[20:24])[0] for png in (image.data, written[0]["fig9.png"])]
+    assert image.data != written[0]["fig9.png"] and heights[0] < heights[1]
     assert not plt.get_fignums()                               # the figure is closed
 
 

@@ -7,6 +7,7 @@ equal bytes on any machine. The figure modules of the papers import ``plt`` from
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -30,11 +31,20 @@ for _font in sorted(FONTS.glob("*.ttf")):
     font_manager.fontManager.addfont(_font)
 
 
+_META = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None}}
+
+
+def png_bytes(fig: plt.Figure) -> bytes:
+    """``fig`` as the PNG :func:`save` writes (150 dpi, byte-stable), in memory."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=150, metadata=_META["png"], bbox_inches="tight")
+    return buffer.getvalue()
+
+
 def save(fig: plt.Figure, stem: str | os.PathLike) -> list[Path]:
     """Write ``stem``.png (150 dpi) and ``stem``.svg, atomically and byte-stable; returns paths."""
     out = []
-    for ext, meta in (("png", {"Software": None}),
-                      ("svg", {"Date": None, "Creator": None})):
+    for ext, meta in _META.items():
         path = Path(f"{stem}.{ext}")
         with atomic_path(path) as tmp:
             fig.savefig(tmp, format=ext, dpi=150, metadata=meta, bbox_inches="tight")

@@ -80,9 +80,13 @@ def _linear_optimum(claim: Claim, o: Outputs) -> dict:
 def _rug_theory(claim: Claim, o: Outputs) -> dict:
     gap = compare.rug_vs_theory(o.rug)
     reg = gap[gap.in_regime]
-    worst = float(reg.gap.abs().max()) if len(reg) else float("nan")
     rug_n_s = int(gap.n_s.max()) if len(gap) else 0
-    ok = len(reg) > 0 and worst <= 0.05
+    if not len(reg):
+        return claim.not_computed(f"none of the {len(gap)} rug points is in the theory's regime "
+                                  f"(ratio ≥ {compare.MIN_RATIO}, p·n_s ≥ {compare.MIN_ACTIVE})",
+                                  f"rug n_s {rug_n_s}; {len(gap)} points")
+    worst = float(reg.gap.abs().max())
+    ok = worst <= 0.05
     return claim.row(
         ok, f"max |rug/theory − 1| = {worst:.1%} over {len(reg)} points (ratio ≥ "
         f"{compare.MIN_RATIO}, p·n_s ≥ {compare.MIN_ACTIVE})", "≤ 5%: the theory is the n_s → ∞ "

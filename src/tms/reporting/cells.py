@@ -51,19 +51,21 @@ def figure(fig: plt.Figure, figures_dir: str | os.PathLike, name: str, title: st
     """Write ``fig``, :func:`stamp`-ed with its title and caption text, as
     ``figures_dir/name``.png and .svg (tms.core.savefig) and ``data``, the numbers it draws,
     as ``name``.csv beside them (byte-stable: no index, floats to 10 significant digits), then
-    show the :func:`caption` and the image in the report.
+    show the :func:`caption` and the image in the report: the image as drawn before the stamp,
+    so that the page shows the caption once (the files carry it away from the report).
 
     figures_dir: ``reports/figures/<paper>`` (the data link is made relative to ``reports/``,
     where the report page is). ``fig`` is closed.
     """
     stem = Path(figures_dir) / name
+    shown = savefig.png_bytes(fig)
     stamp(fig, title, text)
-    png, _ = savefig.save(fig, stem)
+    savefig.save(fig, stem)
     plt.close(fig)
     io.write_csv(data, stem.with_suffix(".csv"))
     href = stem.with_suffix(".csv").relative_to(Path(figures_dir).parent.parent).as_posix()
     display(Markdown(caption(name, title, text, href)))
-    display(Image(filename=str(png)))
+    display(Image(data=shown, format="png"))
 
 
 _HEAD = ("claim", "source", "paper's value", "paper's scale", "ours", "our scale", "tolerance",
