@@ -8,6 +8,8 @@ valid: a valid edit reruns only the stages whose params it touches. The output i
 DVC keeps it while a refused file is fixed.
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import io
 from tms.pipeline import params, stage
 

@@ -4,6 +4,8 @@ incidental_polysemanticity.checks). Writes data/incidental_polysemanticity/check
 (columns tms.incidental.theory.CHECK_COLUMNS).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import io
 from tms.incidental import artefacts, params, theory
 from tms.pipeline import stage

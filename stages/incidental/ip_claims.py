@@ -9,6 +9,8 @@ Writes reports/claims/incidental_polysemanticity.json (tms.core.claim_rows.expor
 report shows and the site gathers.
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import claim_rows, papers
 from tms.incidental import artefacts, claims, evidence, params
 from tms.pipeline import stage

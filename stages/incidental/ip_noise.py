@@ -6,6 +6,8 @@ data/incidental_polysemanticity/noise_fourth/ (steps.npy (T,), fourth.npy (I, T)
 features of ‖W_i‖₄⁴ at the recorded steps, rows in table order).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import io
 from tms.core.device import resolve_device
 from tms.incidental import artefacts, params, training

@@ -7,6 +7,8 @@ tms.incidental.stats.STUCK_COLUMNS) and data/incidental_polysemanticity/<run>/ (
 fourth.npy (C, T, n) per-encoding ‖W_i‖₄⁴, W.npy (C, n, m) final weights, diverged.npy (C,)).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import io
 from tms.core.device import resolve_device
 from tms.incidental import artefacts, params, training

@@ -8,6 +8,8 @@ data/incidental_polysemanticity/sparsification.parquet
 (tms.incidental.sparsification.euler_comparison).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 import pandas as pd
 
 from tms.core import io

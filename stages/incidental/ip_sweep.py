@@ -5,6 +5,8 @@ step budget for all. Writes data/incidental_polysemanticity/sweep.parquet
 (tms.incidental.training.SWEEP_COLUMNS, one row per model).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import io
 from tms.core.device import resolve_device
 from tms.incidental import artefacts, params, training

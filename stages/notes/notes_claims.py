@@ -8,6 +8,8 @@ Writes reports/claims/autoencoding_notes.json (tms.core.claim_rows.export), whic
 shows and the site gathers.
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import claim_rows, papers
 from tms.notes import artefacts, claims, evidence, params
 from tms.pipeline import stage

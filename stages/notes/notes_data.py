@@ -5,6 +5,8 @@ S × D, tms.notes.data.moments_table) and data/autoencoding_notes/skeletons.parq
 of ∪_{l≥2} Q_l exactly and by Monte Carlo, tms.notes.data.skeletons_table).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import io, machine
 from tms.notes import artefacts, data, params
 from tms.pipeline import stage

@@ -7,6 +7,8 @@ tms.notes.flows.flows_table) and energy.parquet (eq. 28's energy along the flow 
 tms.notes.flows.energy_along_flow).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import io
 from tms.notes import artefacts, flows, params
 from tms.pipeline import stage

@@ -5,6 +5,8 @@ by distinct factors, once per step cap. Writes data/autoencoding_notes/linear.pa
 (columns tms.notes.training.LINEAR_COLUMNS).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import io
 from tms.core.device import resolve_device
 from tms.engine.grid import Schedule

@@ -5,6 +5,8 @@ Writes data/autoencoding_notes/relu.parquet (columns tms.notes.training.RELU_COL
 data/autoencoding_notes/relu_strata.parquet (the loss on each skeleton Q_l).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import io
 from tms.core.device import resolve_device
 from tms.core.schema import schedule_warnings

@@ -6,6 +6,8 @@ tms.notes.theory.critical_points_table), saddle.parquet (the proof's perturbatio
 saddle.json (its summary; tms.notes.theory.saddle_table).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import io
 from tms.notes import artefacts, params, theory
 from tms.pipeline import stage

@@ -9,6 +9,8 @@ data/persian_rug/anatomy/n{n_s}.parquet (columns tms.persian_rug.stats.KEY_COLUM
 tms.persian_rug.anatomy.COLUMNS, one row per model).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 import pandas as pd
 
 from tms.core import io

@@ -7,6 +7,8 @@ data/persian_rug/anatomy/fig3.parquet (columns tms.persian_rug.stats.KEY_COLUMNS
 tms.persian_rug.anatomy.COLUMNS, one row per seed not diverged).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 import pandas as pd
 
 from tms.core import io

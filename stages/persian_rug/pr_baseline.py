@@ -5,6 +5,8 @@ Reads data/persian_rug/train/n{n_s}.parquet; writes data/persian_rug/stats/n{n_s
 (columns tms.persian_rug.stats.KEY_COLUMNS + STAT_COLUMNS, one row per ReLU model).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 import pandas as pd
 
 from tms.core import io

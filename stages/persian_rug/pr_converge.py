@@ -9,6 +9,8 @@ Writes data/persian_rug/converge/n{N_S}.parquet or data/persian_rug/converge/fig
 (columns tms.persian_rug.converge.COLUMNS).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 import pandas as pd
 
 from tms.core import io

@@ -5,6 +5,8 @@ tms.persian_rug.training.TRAIN_COLUMNS) and data/persian_rug/fig3_weights/
 (tms.persian_rug.weights).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import io
 from tms.core.device import resolve_device
 from tms.core.schema import schedule_warnings

@@ -5,6 +5,8 @@ beside the theory in fig. 2.
 Writes data/persian_rug/paired.parquet (columns p, ratio, loss, a, b, loss_pair, paired).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import io
 from tms.persian_rug import artefacts, paired, params
 from tms.pipeline import stage

@@ -7,6 +7,8 @@ variance_bound, bound_ratio).
 Writes data/persian_rug/rug.parquet (columns n_s, n_d, ratio, p, a, b, loss and those three).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 import numpy as np
 
 from tms.core import io, machine

@@ -8,6 +8,8 @@ scaling.small_r; tms.persian_rug.scaling.FIT_COLUMNS). Diverged trained
 models are left out of the fits (tms.core.divergence.split; the report warns about them).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 import pandas as pd
 
 from tms.core import io

@@ -9,6 +9,8 @@ data/persian_rug/stats/n{n_s}.parquet (columns tms.persian_rug.stats.KEY_COLUMNS
 STAT_COLUMNS, one row per model, in the trained table's order).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 import pandas as pd
 
 from tms.core import io

@@ -8,6 +8,8 @@ pr_stats). A model whose weights are not kept is measured here instead, and its 
 into the folder (tms.persian_rug.unkept: the one exception).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from tms.core import io
 from tms.core.device import resolve_device
 from tms.core.schema import schedule_warnings

@@ -6,6 +6,8 @@ polysemantic, benign_init, n2_over_4m) and reports/plots/ip_fourth_norms.csv (fi
 step, fourth), each atomically. Diverged models are left out (tms.core.divergence).
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 import pandas as pd
 
 from tms.core import divergence, io

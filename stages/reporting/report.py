@@ -6,6 +6,8 @@ runs reports/templates/persian_rug.ipynb (figures land in reports/figures/persia
 writes the executed notebook reports/persian_rug.ipynb and reports/persian_rug.html.
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from pathlib import Path
 
 from tms.core import papers

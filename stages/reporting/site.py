@@ -8,6 +8,8 @@ reports/claim_values.json (every claim's numbers by id, tms.reporting.metrics.cl
 atomically.
 """
 
+if __name__ == "__main__":         # first: says what to do where the package is missing
+    import _guard  # noqa: F401
 from pathlib import Path
 
 from tms.core import errata, io

@@ -18,7 +18,7 @@ from tms.pipeline import params, repro, stage
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPTS = sorted(ROOT.glob("stages/*/*.py"))
+SCRIPTS = sorted(p for p in ROOT.glob("stages/*/*.py") if not p.name.startswith("_"))
 
 
 def test_every_stage_script_is_found():
@@ -35,6 +35,25 @@ def test_help_describes_the_stage_and_touches_nothing(tmp_path, script):
     first = script.read_text().split('"""')[1].strip().splitlines()[0]
     assert first in out.stdout
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_stage_run_bare_where_the_package_is_missing_says_what_to_do(tmp_path):
+    """`python3 stages/<paper>/<stage>.py` by the interpreter the environment was made from
+    (it lacks the package): one message naming stages/run.py and make repro, no traceback,
+    nothing written; every stage script imports the guard first (stages/_guard.py)."""
+    bare = Path(sys.base_prefix) / "bin" / "python3"
+    if subprocess.run([bare, "-c", "import tms"], capture_output=True).returncode == 0:
+        pytest.skip(f"{bare} imports the package")
+    out = subprocess.run([bare, str(ROOT / "stages/persian_rug/pr_theory.py")], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode == 1 and "cannot import the tms package" in out.stderr, out.stderr
+    assert "stages/run.py" in out.stderr and "make repro" in out.stderr
+    assert "Traceback" not in out.stderr and list(tmp_path.iterdir()) == []
+    for script in [*SCRIPTS, ROOT / "stages/validate.py"]:
+        code = script.read_text().split('"""', 2)[2].lstrip()
+        assert code.startswith('if __name__ == "__main__":'), script   # then the guard
+    assert all((script.parent / "_guard.py").resolve() == ROOT / "stages/_guard.py"
+               for script in SCRIPTS)
 
 
 @pytest.mark.parametrize("script, argv, message", [
