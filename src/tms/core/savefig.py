@@ -34,19 +34,23 @@ for _font in sorted(FONTS.glob("*.ttf")):
 _META = {"png": {"Software": None}, "svg": {"Date": None, "Creator": None}}
 
 
+def _draw(fig: plt.Figure, target, ext: str) -> None:
+    fig.savefig(target, format=ext, dpi=150, metadata=_META[ext], bbox_inches="tight")
+
+
 def png_bytes(fig: plt.Figure) -> bytes:
     """``fig`` as the PNG :func:`save` writes (150 dpi, byte-stable), in memory."""
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=150, metadata=_META["png"], bbox_inches="tight")
+    _draw(fig, buffer, "png")
     return buffer.getvalue()
 
 
 def save(fig: plt.Figure, stem: str | os.PathLike) -> list[Path]:
     """Write ``stem``.png (150 dpi) and ``stem``.svg, atomically and byte-stable; returns paths."""
     out = []
-    for ext, meta in _META.items():
+    for ext in _META:
         path = Path(f"{stem}.{ext}")
         with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=ext, dpi=150, metadata=meta, bbox_inches="tight")
+            _draw(fig, tmp, ext)
         out.append(path)
     return out

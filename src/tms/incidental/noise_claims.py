@@ -24,7 +24,7 @@ _SWEEP = ("ip_sweep",)
 PAPER_SIGMA6, PAPER_STEPS6 = 0.01, 1_000_000
 #: The paper's model of figs. 4–6 (n features, m neurons) and the steps of figs. 4 and 5: a run
 #: below them reads inconclusive (a toy run decides nothing).
-PAPER_N, PAPER_M, PAPER_STEPS45 = 8, 16, 100_000
+PAPER_N45, PAPER_M45, PAPER_STEPS45 = 8, 16, 100_000
 #: Fig. 6's stuck encoding sits among sparse ones: the other encodings' median fourth norm must
 #: reach this (one-hot: 1; a dense unit vector of R^16: 3/(m + 2) ≈ 0.17, what an encoding that
 #: has not sparsified yet looks like).
@@ -38,8 +38,8 @@ def _short(cfg, steps: int = PAPER_STEPS45) -> list[str]:
     """Where a run of figs. 4–6 (its params section: n, m, steps) falls short of the paper's
     model and of ``steps``, in words; [] where it does not."""
     return [words for words, short in (
-        (f"n {cfg.n} < the paper's {PAPER_N}", cfg.n < PAPER_N),
-        (f"m {cfg.m} < the paper's {PAPER_M}", cfg.m < PAPER_M),
+        (f"n {cfg.n} < the paper's {PAPER_N45}", cfg.n < PAPER_N45),
+        (f"m {cfg.m} < the paper's {PAPER_M45}", cfg.m < PAPER_M45),
         (f"{cfg.steps} steps, not the paper's {steps:.0e}", cfg.steps < steps)) if short]
 
 
@@ -58,7 +58,7 @@ def _fig4_lacks(o: Outputs, kind: str | None = None) -> str | None:
 
 
 @PART.claim("fig4.contrast", "bipolar noise sparsifies, normal does not (largest σ)",
-              "fig. 4, sec. 4", "bipolar ≫ normal", _FIG45, "fig4", ("ip_noise",))
+            "fig. 4, sec. 4", "bipolar ≫ normal", _FIG45, "fig4", ("ip_noise",))
 def _contrast(claim: Claim, o: Outputs) -> dict:
     if why := _fig4_lacks(o):
         return claim.not_computed(why, o.scales["noise"])
@@ -74,7 +74,7 @@ def _contrast(claim: Claim, o: Outputs) -> dict:
 
 
 @PART.claim("fig4.sigma_speed", "the larger σ, the faster bipolar noise sparsifies",
-              "fig. 4, sec. 4", "faster with σ", _FIG45, "fig4", ("ip_noise",))
+            "fig. 4, sec. 4", "faster with σ", _FIG45, "fig4", ("ip_noise",))
 def _sigma_speed(claim: Claim, o: Outputs) -> dict:
     if why := _fig4_lacks(o, "bipolar"):
         return claim.not_computed(why, o.scales["noise"])
@@ -86,7 +86,7 @@ def _sigma_speed(claim: Claim, o: Outputs) -> dict:
 
 
 @PART.claim("fig4.normal_flat", "normal noise: no effect on sparsity (fourth norm stays at a "
-              "random vector's)", "fig. 4, sec. 4", "≈ 3/m", _FIG45, "fig4", ("ip_noise",))
+            "random vector's)", "fig. 4, sec. 4", "≈ 3/m", _FIG45, "fig4", ("ip_noise",))
 def _normal_flat(claim: Claim, o: Outputs) -> dict:
     if why := _fig4_lacks(o, "normal"):
         return claim.not_computed(why, o.scales["noise"])
@@ -107,7 +107,7 @@ def _fig5_lacks(o: Outputs, kind: str) -> str | None:
 
 for _kind, (_, _sym) in SWEPT.items():
     @PART.claim(f"fig5.small_{_kind}", f"small {_sym}: almost no effect on sparsity",
-                  "fig. 5, sec. 4", "≈ unregularised", _FIG5, "fig5", _SWEEP)
+                "fig. 5, sec. 4", "≈ unregularised", _FIG5, "fig5", _SWEEP)
     def _small(claim: Claim, o: Outputs, kind: str = _kind, sym: str = _sym) -> dict:
         if why := _fig5_lacks(o, kind):
             return claim.not_computed(why, o.scales["sweep"])
@@ -180,8 +180,8 @@ def _shrink_share(d: dict[str, float]) -> float:
 
 
 @PART.claim("fig5.sigma_stronger", "σ acts much more strongly than λ: its effect appears as a "
-              "fourth power (σ⁴) where l1 is linear in λ", "fig. 5, sec. 4",
-              "σ's rise far steeper", _FIG5, "fig5", _SWEEP)
+            "fourth power (σ⁴) where l1 is linear in λ", "fig. 5, sec. 4",
+            "σ's rise far steeper", _FIG5, "fig5", _SWEEP)
 def _sigma_stronger(claim: Claim, o: Outputs) -> dict:
     if not len(o.sweep_base) or not all(len(c) for c in o.sweep_curves.values()):
         return claim.not_computed("every fig. 5 model of a kind diverged", o.scales["sweep"])
@@ -243,18 +243,18 @@ def _stuck_row(claim: Claim, o: Outputs, run: str) -> dict:
 
 
 @PART.claim("fig6.stuck", "an encoding stuck below ‖W_i‖₄⁴ = 0.2, spread over the other "
-              "encodings' neurons with opposite signs", "fig. 6, sec. 4",
-              "1 encoding, 7 neurons, opposite signs", "n 8, m 16, bipolar σ 0.01, 1M steps",
-              "fig6_printed", ("ip_single",))
+            "encodings' neurons with opposite signs", "fig. 6, sec. 4",
+            "1 encoding, 7 neurons, opposite signs", "n 8, m 16, bipolar σ 0.01, 1M steps",
+            "fig6_printed", ("ip_single",))
 def _stuck(claim: Claim, o: Outputs) -> dict:
     return _stuck_row(claim, o, "single_printed")
 
 
 @PART.claim("fig6.larger_sigma", "fig. 6's stuck encoding at a σ of fig. 4's range (10× the "
-              "printed 0.01 in both profiles): the paper ties fig. 6 to fig. 4 ('explains why "
-              "the fourth norms were not quite approaching 1 in Figure 4'), whose σ are "
-              "0.07–0.15, so the printed σ is likely a misprint", "fig. 6, sec. 4",
-              "1 encoding, 7 neurons, opposite signs", "n 8, m 16, bipolar σ 0.01 as printed, "
-              "1M steps", "fig6", ("ip_single",))
+            "printed 0.01 in both profiles): the paper ties fig. 6 to fig. 4 ('explains why "
+            "the fourth norms were not quite approaching 1 in Figure 4'), whose σ are "
+            "0.07–0.15, so the printed σ is likely a misprint", "fig. 6, sec. 4",
+            "1 encoding, 7 neurons, opposite signs", "n 8, m 16, bipolar σ 0.01 as printed, "
+            "1M steps", "fig6", ("ip_single",))
 def _larger_sigma(claim: Claim, o: Outputs) -> dict:
     return _stuck_row(claim, o, "single")

@@ -313,15 +313,16 @@ def _off_diagonal(claim: Claim, o: Outputs) -> dict:
     mean, sd, skew = float(off.mean()), float(off.std()), float(scipy.stats.skew(off))
     a = o.fig3_anatomy
     excess = float(np.median(a.gauss_loss / a.loss - 1))
+    theory_ratio = float(a.theory_loss.median()) / float(a.loss.median())
+    of_diagonal = abs(mean) / float(np.diag(o.fig3_W).mean())
     r = o.fig3_model[0].iloc[0]
     shift = (len(o.fig3_W) - 1) * r.p / 2 * mean      # E x_j = p/2: uniform [0, 1] with prob. p
     return claim.row(
         excess > anatomy_claims.GAIN,
         f"made Gaussian (each feature's variance kept, its a and b optimised again) the "
         f"interference costs {excess:+.1%} over the trained loss (median over {len(a)} "
-        f"model(s); the theory's loss {float(a.theory_loss.median()) / float(a.loss.median()):.3f}"
-        f"× it); the off-diagonal: mean {mean:.4f} ({abs(mean) / float(np.diag(o.fig3_W).mean()):.1%} "
-        f"of the diagonal), spread {sd:.4f}, skewness {skew:.2f}, 1st and 99th percentiles "
+        f"model(s); the theory's loss {theory_ratio:.3f}× it); the off-diagonal: mean {mean:.4f} "
+        f"({of_diagonal:.1%} of the diagonal), spread {sd:.4f}, skewness {skew:.2f}, 1st and 99th percentiles "
         f"{np.percentile(off, 1):.3f}, {np.percentile(off, 99):.3f}; its share of a row's energy "
         f"below −W_ii/4: {float(a.negative_energy.median()):.0%}; summed over a feature's n_s − 1 "
         f"inputs the mean moves its pre-activation by {shift:+.3f} on average, against its bias "
@@ -369,12 +370,12 @@ def _beats_theory(claim: Claim, o: Outputs) -> dict:
     source="fig. 2", paper="—", paper_scale="—", stages=TRAINED, figure="antipodal",
     kind="finding",
     ours="median share of live features in an antipodal pair, over the converged cells at p ≥ "
-         "{large:g} that beat the theory by more than {gain:.0%}: {value:.2f} at n_s {top} ({cells} "
-         "cells), {random:.2f} for their untrained weights; per n_s: {per}. At p < {large:g} "
-         "(same cells' rule): {small}",
-    tolerance="at the largest n_s with {least} such cells, a median share ≥ 0.5 ('most') and over twice the untrained "
-              "weights' (ratio ≥ {min_ratio:g}: below it random embeddings of n_d ≤ 6 pair by "
-              "chance); a median of 0.49 breaks it"))
+         "{large:g} that beat the theory by more than {gain:.0%}: {value:.2f} at n_s {top} "
+         "({cells} cells), {random:.2f} for their untrained weights; per n_s: {per}. At p < "
+         "{large:g} (same cells' rule): {small}",
+    tolerance="at the largest n_s with {least} such cells, a median share ≥ 0.5 ('most') and "
+              "over twice the untrained weights' (ratio ≥ {min_ratio:g}: below it random "
+              "embeddings of n_d ≤ 6 pair by chance); a median of 0.49 breaks it"))
 def _antipodal(o: Outputs) -> Result:
     """finding.antipodal on the converged cells with ratio ≥ compare.MIN_RATIO whose trained
     loss beats the theory's by more than anatomy_claims.GAIN (seeds averaged, every n_s of the

@@ -98,16 +98,24 @@ def _trained_longer(o: Outputs, col: str) -> tuple[pd.Series, str] | None:
     return (cells * applied).dropna(), moved
 
 
-def _not_judged(claim: Claim, o: Outputs, ladder: bool = True) -> dict | None:
-    """The row of a claim on the converged cells that they cannot judge (every model diverged,
-    none converged, or, for a trend along the n_s ``ladder``, all at one n_s), or None."""
+def _unjudged(o: Outputs, ladder: bool = True) -> str | None:
+    """Why the converged cells cannot judge a claim (every model diverged, none converged, or,
+    for a trend along the n_s ``ladder``, all at one n_s), or None."""
     if not len(o.stats):
-        return claim.not_computed(DIVERGED)
+        return DIVERGED
     if not len(o.means[0]):
-        return claim.not_computed(UNCONVERGED, o.grid_scale)
+        return UNCONVERGED
     if ladder and o.means[0].index.get_level_values("n_s").nunique() < 2:
-        return claim.not_computed("the converged cells are at one n_s: no ladder", o.grid_scale)
+        return "the converged cells are at one n_s: no ladder"
     return None
+
+
+def _not_judged(claim: Claim, o: Outputs, ladder: bool = True) -> dict | None:
+    """The row of a claim on the converged cells that they cannot judge (:func:`_unjudged`), or
+    None."""
+    if (why := _unjudged(o, ladder)) is None:
+        return None
+    return claim.not_computed(why) if why == DIVERGED else claim.not_computed(why, o.grid_scale)
 
 
 def _falls(claim: Claim, o: Outputs, col: str) -> dict:
@@ -407,9 +415,8 @@ def _faster_than_untrained(o: Outputs) -> Result:
     """Our control on figs. 4–6 (the paper does not compare with untrained weights): each
     statistic of :data:`_SYMMETRY` falls along the ladder faster than untrained weights'; the
     value is the largest trained − untrained median slope (below 0: faster)."""
-    if not len(o.stats) or not len(o.means[0]) or (
-            o.means[0].index.get_level_values("n_s").nunique() < 2):
-        return Result(not_computed="no converged cells at two n_s or more", scale=o.grid_scale)
+    if (why := _unjudged(o)) is not None:
+        return Result(not_computed=why, scale=o.grid_scale)
     fits = {col: (ladder_slope(o.means[0][col]), ladder_slope(o.means[1][col])[0])
             for col in _SYMMETRY}
     return Result(
