@@ -88,3 +88,24 @@ def test_a_heartbeat_off_a_terminal_says_the_work_goes_on(capsys, logged):
     with progress.heartbeat("report y", every=0.01, terminal=True):
         time.sleep(0.05)
     assert capsys.readouterr().err == ""
+
+
+def test_a_run_that_its_measured_speed_puts_past_an_hour_says_so_once(capsys, logged):
+    # min_steps 10^8 once ran "24h12m left" without a word: the estimate in FLOPs before the
+    # run undercounts small models; after 10 s of work the measured speed decides
+    now = [0.0]
+    with progress.Progress("pr_converge@64", 10**8, bound=True, clock=lambda: now[0],
+                           terminal=False) as p:
+        for step in range(1, 200):
+            now[0] = step * 0.1                     # ten steps a second
+            p.update(1)
+    warned = [(e, m) for e, m, _ in logged if e == progress.WARNING]
+    assert warned == [(progress.WARNING, "warning: pr_converge@64: up to 2777h46m left at the "
+                       "speed of its first 0m10s (100000000 steps at most); stop it (Ctrl-C) "
+                       "if that is not meant")]
+    assert warned[0][1] in capsys.readouterr().err
+    with progress.Progress("quick", 1000, clock=lambda: now[0], terminal=False) as p:
+        for step in range(1, 1000):
+            now[0] += 0.1                           # 100 s in all: no warning
+            p.update(1)
+    assert len([e for e, _, _ in logged if e == progress.WARNING]) == 1

@@ -52,3 +52,22 @@ def test_negative_seed_rejected():
     import pytest
     with pytest.raises(ValueError, match="seed"):
         sampler.generators([-1])
+
+
+def test_the_smallest_p_the_params_allow_is_drawn_within_one_percent():
+    # torch's float32 uniforms are multiples of 2^-24, each equally likely: fed every one of
+    # them once, the sampler's share of active features is the exact rate it draws
+    from tms.persian_rug.params import MIN_P
+
+    every = torch.arange(2**24, dtype=torch.float32).div_(2**24).reshape(1, -1)
+    g = torch.Generator().manual_seed(0)
+    assert (torch.rand(2**20, generator=g).double() * 2**24).frac().eq(0).all()  # the grid
+
+    def rate(p: float) -> float:
+        p32 = torch.tensor([p], dtype=torch.float32)
+        return sampler.sparse_from_uniform(every, p32).gt(0).sum().item() / 2**24
+
+    for p in [MIN_P, MIN_P * 1.005, MIN_P * 1.37, 1e-5, 1e-4, 1e-3]:   # nonzero: 0 < v < p
+        assert abs(rate(p) / p - 1) <= 0.01 + 1e-12, p
+    assert abs(rate(MIN_P / 2 * 1.015) / (MIN_P / 2 * 1.015) - 1) > 0.01     # below: not so
+    assert rate(1e-300) == 0                                  # what p 1e-300 once trained on

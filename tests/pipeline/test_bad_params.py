@@ -198,6 +198,20 @@ BAD = [
     (f"{IP}.checks.m", 65536, "65536", "samples · m = 1.311e+10; at most 1.074e+09"),
     (f"{PR}.grid.by_n_s", [{"n_s": 64, "p": [0.1]}] * 1001, "(1001 values)",
      "at most 1000 items"),
+    # a p the sampler cannot draw (float32 uniforms: multiples of 2^-24): once accepted, the
+    # models marked diverged with a NaN loss
+    (f"{PR}.grid.p", [1.0e-300, 0.5], "1e-300", "below 5.96e-06 = 100 · 2^-24"),
+    (f"{PR}.grid.p", [1.0e-7, 0.5], "1e-07", "below 5.96e-06"),
+    (f"{PR}.grid.p", {"start": 1e-9, "stop": 0.5, "num": 3}, "1e-09", "below 5.96e-06"),
+    (f"{PR}.grid.by_n_s", [{"n_s": 64, "p": [1e-8, 0.1]}], "1e-08", "below 5.96e-06"),
+    (f"{PR}.fig3.p", 1.0e-300, "1e-300", "below 5.96e-06"),
+    (f"{PR}.fig3.p", 5.0e-6, "5e-06", "below 5.96e-06"),
+    (f"{PR}.grid.keep_weights", [{"p": 1e-12, "ratio": 0.2}], "1e-12", "below 5.96e-06"),
+    # step counts that set the time: once blamed on memory_budget_mb, or run for a day
+    (f"{PR}.converge.min_steps", 10**12, "1000000000000", "less than or equal to 10000000"),
+    (f"{PR}.converge.min_steps", 10**8, "100000000", "less than or equal to 10000000"),
+    (f"{PR}.converge.factor", 1e6, "1000000.0", "less than or equal to 16"),
+    (f"{PR}.fig3.max_steps", 10**9, "1000000000", "less than or equal to 10000000"),
 ]
 
 # Products of sizes over more than one key: (the edits, the key reported, what the message says)
@@ -254,6 +268,10 @@ STAGE_BAD = [
      f"{IP}.checks.m = 65536: samples · m"),
     (["stages/incidental/ip_sparsification.py"], f"{IP}.sparsification.euler.dt", [0.5, 1e-6],
      f"{IP}.sparsification.euler.dt = [0.5, 1e-06]: the Euler steps"),
+    (["stages/incidental/ip_sparsification.py"], f"{IP}.sparsification.init_std", 1e300,
+     f"{IP}.sparsification.init_std = 1e+300"),
+    (["stages/notes/notes_flows.py"], f"{AN}.flows.init_std", 1e300,
+     f"{AN}.flows.init_std = 1e+300"),
 ]
 
 # The incidental polysemanticity section: (key within it, value, what the message says)
@@ -278,6 +296,10 @@ IP_BAD = [
     ("device", "tpu", "pattern"),
     ("noise.sigmas", [0.1], "unknown key"),
     ("sweep", None, "missing"),
+    # a start that once ran the exact solution's integration for ever
+    ("sparsification.init_std", 1.0e300, "less than or equal to 1000"),
+    ("sparsification.init_std", 1.0e4, "less than or equal to 1000"),
+    ("sparsification.init_std", 0.0, "greater than 0"),
 ]
 
 # The notes' section: (key, value, what the message says)
@@ -292,6 +314,10 @@ AN_BAD = [
     ("autoencoding_notes.flows.lr", 1e-6, "gradient steps"),
     ("autoencoding_notes.relu.n_per_stratum", 10, "greater than or equal to 100"),
     ("autoencoding_notes.relu.trian", {}, "unknown key"),
+    # a start that once ran the flows for ever
+    ("autoencoding_notes.flows.init_std", 1.0e300, "less than or equal to 1000"),
+    ("autoencoding_notes.flows.init_std", 1.0e5, "less than or equal to 1000"),
+    ("autoencoding_notes.flows.init_std", -0.1, "greater than 0"),
 ]
 
 # Params files YAML cannot hold safely: (text, what the message says, the case)
@@ -302,6 +328,20 @@ FILE_BAD = [
      "duplicated key"),
     ("persian_rug: [1, 2\n", "not a valid params file", "invalid YAML"),
     ("? [a, b]\n: 1\n", "a key must be a plain name", "unhashable key"),
+    ("a: " + "[" * 5000 + "]" * 5000 + "\n", "nested more than 32 deep",
+     "lists nested 5,000 deep (once a RecursionError)"),
+    ("a:\n" + "".join("  " * k + f"k{k}:\n" for k in range(1, 40)), "nested more than 32 deep",
+     "mappings nested 40 deep"),
+]
+
+# A profile overlay whose ``extends:`` names no profile of its folder (once: a traceback)
+EXTENDS_BAD = [None, ["smoke"], "", "no-such-profile", "../profiles/smoke", 3]
+
+# Things at the params file's path that are not a params file: (make it there, the message)
+NOT_A_FILE = [
+    (lambda path: path.mkdir(), "a folder, not a params file"),
+    (lambda path: os.mkfifo(path), "a named pipe, not a params file"),          # once: a hang
+    (lambda path: path.symlink_to("/dev/zero"), "a device, not a params file"),  # once: a hang
 ]
 
 
@@ -491,6 +531,27 @@ def test_a_file_yaml_cannot_hold_safely_is_refused_naming_the_line(tmp_path, tex
     assert str(err.value).startswith(f"{path}: ") and shown in str(err.value)
     assert "line" in str(err.value)
     assert "<unicode string>" not in str(err.value)      # the parser's place names the file
+
+
+@pytest.mark.parametrize("name", EXTENDS_BAD, ids=map(repr, EXTENDS_BAD))
+def test_an_overlay_extending_no_profile_is_named(tmp_path, load_profile, name):
+    from tms.pipeline import profiles
+
+    (tmp_path / "smoke.yaml").write_text("{}\n")
+    (tmp_path / "mine.yaml").write_text(yaml.safe_dump({"extends": name}))
+    with pytest.raises(ParamsError) as err:
+        profiles.profile(load_profile("default"), tmp_path / "mine.yaml")
+    assert str(err.value) == (f"{tmp_path / 'mine.yaml'}: extends = {name!r}: the name of a "
+                              f"profile in {tmp_path}/ (mine, smoke)")
+
+
+@pytest.mark.parametrize("make, says", NOT_A_FILE, ids=["folder", "fifo", "dev-zero"])
+def test_a_params_path_that_is_not_a_file_is_named_at_once(tmp_path, make, says):
+    path = tmp_path / "params.yaml"
+    make(path)
+    with pytest.raises(ParamsError) as err:
+        params.SECTION.load(path)
+    assert str(err.value).startswith(f"{path}: ") and says in str(err.value)
 
 
 def test_the_values_validated_are_those_dvc_reads():

@@ -88,3 +88,36 @@ def test_a_misspelt_key_under_a_plain_dvc_repro_is_named_and_removes_nothing(smo
     run = _run(repo, env, *DVC, "repro", STAGE)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Running stage 'validate'" in run.stdout and f"'{STAGE}' didn't change" in run.stdout
+
+
+def test_params_edited_while_a_stage_runs_are_never_recorded(tmp_path, pipeline_copy,
+                                                             load_profile, dvc_repro):
+    # DVC reads params.yaml when a stage ends: an edit made while the stage ran would be
+    # recorded in dvc.lock (and the run cache) for outputs made from the old values, and
+    # `make verify` would pass. The stage compares its section with what it read and fails.
+    import time
+
+    from tms.pipeline import repro
+
+    seed5 = load_profile("smoke")
+    seed5["persian_rug"]["train"]["seed"] = 5
+    env = {**pipeline_copy(tmp_path, seed5), "TMS_DEVICE": "auto"}   # a record once it has read
+    dvc_repro(tmp_path, env, "validate")
+    records = tmp_path / stage.RECORDS_FILE
+    with subprocess.Popen(DVC + ["repro", "--single-item", "pr_train@16"], cwd=tmp_path, env=env,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as run:
+        deadline = time.monotonic() + 120
+        while not [r for r in repro.read_records(records)
+                   if r["event"] == stage.DEVICE and r["stage"] == "pr_train@16"]:
+            assert run.poll() is None and time.monotonic() < deadline, run.stdout.read()
+            time.sleep(0.02)
+        seed0 = copy.deepcopy(seed5)
+        seed0["persian_rug"]["train"]["seed"] = 0
+        (tmp_path / "params.yaml").write_text(yaml.safe_dump(seed0, sort_keys=False))
+        said = run.communicate(timeout=300)[0]
+    assert run.returncode != 0, said
+    assert "params.yaml changed while this stage ran (persian_rug is not what it read" in said
+    assert "Traceback" not in said
+    lock = tmp_path / "dvc.lock"
+    assert not lock.exists() or "pr_train@16" not in lock.read_text()
+    assert not (tmp_path / ".dvc/cache/runs").exists()             # nor in the run cache

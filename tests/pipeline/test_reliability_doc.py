@@ -49,6 +49,13 @@ def rows() -> list[tuple[str, str, str]]:
     out += [(f"a params file with {case}", f"refused, naming the line: “{shown}”",
              "test_a_file_yaml_cannot_hold_safely_is_refused_naming_the_line")
             for _, shown, case in bad.FILE_BAD]
+    out += [(f"`params.yaml` {case}", f"refused at once: “{shown}”",
+             "test_a_params_path_that_is_not_a_file_is_named_at_once")
+            for case, (_, shown) in zip(["a folder", "a named pipe (FIFO)",
+                                         "a link to /dev/zero"], bad.NOT_A_FILE)]
+    out += [(f"a profile overlay with `extends: {_short(name)}`",
+             "refused, naming the overlay and its folder's profiles",
+             "test_an_overlay_extending_no_profile_is_named") for name in bad.EXTENDS_BAD]
     return out
 
 
@@ -65,7 +72,7 @@ def _written() -> str:
 
 def test_the_bad_input_table_is_the_tests_own():
     assert _written() == table(), "run `python tests/pipeline/test_reliability_doc.py`"
-    assert len(rows()) >= 120
+    assert len(rows()) >= 200
 
 
 def test_every_fault_names_a_test_that_exists():

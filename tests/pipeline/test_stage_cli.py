@@ -2,6 +2,7 @@
 each run's time in the console and the log."""
 
 import errno
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -152,22 +153,72 @@ def test_the_disk_check_counts_every_output_the_stage_last_wrote(tmp_path, monke
         stage.check_disk("big")
 
 
-def test_a_disk_that_fills_during_a_stage_ends_in_a_message(tmp_path, monkeypatch, capsys):
+@pytest.mark.parametrize("code, says", [
+    (errno.ENOSPC, "error: the disk filled while writing (data/x.parquet.tmp): free space"),
+    # `ulimit -f`: Python ignores SIGXFSZ, so the write fails with EFBIG (once a traceback)
+    (errno.EFBIG, "error: a file grew past this shell's limit on file size (`ulimit -f` is "
+                  "unlimited) while writing (data/x.parquet.tmp): raise the limit"),
+], ids=["disk full", "file size limit"])
+def test_a_disk_that_fills_during_a_stage_ends_in_a_message(tmp_path, monkeypatch, capsys, code,
+                                                            says):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "params.yaml").write_text((ROOT / "params.yaml").read_text())
 
     def main(section):
-        raise OSError(errno.ENOSPC, "No space left on device", "data/x.parquet.tmp")
+        raise OSError(code, os.strerror(code), "data/x.parquet.tmp")
 
     with pytest.raises(SystemExit) as exit_:
         stage.run(main, "doc", params=params.SECTION, argv=[])
     assert exit_.value.code == 2
     err = capsys.readouterr().err
-    assert "error: the disk filled while writing (data/x.parquet.tmp): free space" in err
-    assert "Traceback" not in err
+    assert says in err and "Traceback" not in err
 
     def other(section):                            # any other OSError is not disguised
         raise OSError(errno.EACCES, "Permission denied", "data")
 
     with pytest.raises(PermissionError):
         stage.run(other, "doc", params=params.SECTION, argv=[])
+
+
+def test_a_real_file_size_limit_stops_a_stage_in_one_line(tmp_path, load_profile):
+    import resource
+
+    (tmp_path / "params.yaml").write_text(yaml.safe_dump(load_profile("smoke")))
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.RLIM_INFINITY))
+
+    run = subprocess.run([sys.executable, str(ROOT / "stages/run.py"),
+                          "stages/persian_rug/pr_theory.py"], cwd=tmp_path, capture_output=True,
+                         text=True, preexec_fn=limit, timeout=300)
+    assert run.returncode == 2, run.stderr
+    assert "`ulimit -f` is 4 blocks of 1 KiB" in run.stderr and "Traceback" not in run.stderr
+    assert not [p for p in (tmp_path / "data").rglob("*") if p.is_file()]
+
+
+@pytest.mark.parametrize("edit, fails", [
+    (lambda raw: raw["persian_rug"]["train"].update(seed=5), True),   # its own section
+    (lambda raw: raw["persian_rug"].update(device="cpu"), False),     # the same value
+    (lambda raw: raw["autoencoding_notes"]["flows"].update(seed=7), False),   # another's
+], ids=["own section", "same values", "another section"])
+def test_params_edited_while_the_stage_runs_fail_it_when_they_are_its_own(
+        tmp_path, monkeypatch, capsys, load_profile, edit, fails):
+    path = tmp_path / "params.yaml"
+    path.write_text(yaml.safe_dump(load_profile("smoke")))
+    monkeypatch.chdir(tmp_path)
+
+    def main(pr, n_s):
+        raw = yaml.safe_load(path.read_text())
+        edit(raw)
+        path.write_text("# edited while the stage ran\n" + yaml.safe_dump(raw, width=60))
+
+    if not fails:
+        stage.run(main, "", stage.N_S, params=pr_params.SECTION, argv=["--n-s", "16"])
+        return
+    with pytest.raises(SystemExit) as exit_:
+        stage.run(main, "", stage.N_S, params=pr_params.SECTION, argv=["--n-s", "16"])
+    err = capsys.readouterr().err
+    assert exit_.value.code == 2 and "Traceback" not in err
+    assert ("error: params.yaml changed while this stage ran (persian_rug is not what it read at "
+            "its start): its outputs are from the old values, and DVC would record the new "
+            "ones, so it records nothing; run again") in err

@@ -12,6 +12,7 @@ import difflib
 import os
 import re
 import reprlib
+import stat
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -119,9 +120,15 @@ def _named(said: object, source: str) -> str:
     return str(said).replace('"<unicode string>"', f'"{source}"')
 
 
+#: The deepest nesting of lists and mappings a params file may hold (the schema nests 7 deep);
+#: thousands would exhaust the YAML reader's recursion.
+MAX_DEPTH = 32
+
+
 def _refuse_what_yaml_cannot_hold_safely(text: str, source: str) -> None:
     """Raise ParamsError, with the line, for an alias (``*name``: nothing needs one, and nested
-    ones can expand to billions of nodes) or a mapping key that is not a plain scalar."""
+    ones can expand to billions of nodes), a mapping key that is not a plain scalar, or lists or
+    mappings nested deeper than :data:`MAX_DEPTH`."""
     open_: list[list] = []                 # per open collection: [is a mapping, expecting a key]
 
     def done() -> None:                     # a whole node read: a mapping's key or value
@@ -141,6 +148,9 @@ def _refuse_what_yaml_cannot_hold_safely(text: str, source: str) -> None:
             done()
         elif isinstance(event, (events.SequenceStartEvent, events.MappingStartEvent)):
             open_.append([isinstance(event, events.MappingStartEvent), True])
+            if len(open_) > MAX_DEPTH:
+                raise ParamsError(f"{source}: not a valid params file: lists or mappings nested "
+                                  f"more than {MAX_DEPTH} deep{where}")
         elif isinstance(event, (events.SequenceEndEvent, events.MappingEndEvent)):
             open_.pop()
             done()
@@ -178,9 +188,16 @@ MAX_BYTES = 1_000_000
 
 def read_text(path: str | os.PathLike) -> str:
     """The text of a params file (or a profile overlay). Raises ParamsError naming the file for
-    one over :data:`MAX_BYTES` or bytes that are not UTF-8 text; FileNotFoundError if there is
-    none."""
+    one that is not a regular file (a folder, a pipe that would block, a device such as
+    /dev/zero, directly or through a link), one over :data:`MAX_BYTES` or bytes that are not
+    UTF-8 text; FileNotFoundError if there is none."""
     path = Path(path)
+    mode = path.stat().st_mode
+    if not stat.S_ISREG(mode):
+        kind = ("a folder" if stat.S_ISDIR(mode) else "a named pipe" if stat.S_ISFIFO(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file")
+        raise ParamsError(f"{path}: {kind}, not a params file (a YAML text file): remove it "
+                          "and put one there (`git checkout params.yaml` restores the default)")
     if (size := path.stat().st_size) > MAX_BYTES:
         raise ParamsError(f"{path}: {size:,} bytes, over the {MAX_BYTES:,} a params file may "
                           "hold; the default is about 10 kB: remove what was pasted into it")

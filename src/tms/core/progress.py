@@ -28,8 +28,13 @@ EVERY = 30.0
 #: The logger of progress records (nothing handles them unless a stage runner does).
 LOG = logging.getLogger("tms.progress")
 #: A record's ``event``: a count (``done`` of ``total``), a checkpoint taken up (``step``, the
-#: steps an earlier run did), any other line.
-PROGRESS, RESUMED, MESSAGE = "progress", "resumed", "message"
+#: steps an earlier run did), any other line, a run likely not meant (:data:`LONG`).
+PROGRESS, RESUMED, MESSAGE, WARNING = "progress", "resumed", "message", "warning"
+#: Seconds of work after which the time left is judged from the measured speed, and the time
+#: left (at that speed, to the total) that earns one ``warning:`` line: a run of more than an
+#: hour that a params edit made by mistake (a step cap 1000 times too large) says so early,
+#: whatever the estimate in FLOPs said before it began (tms.core.machine.warn_if_long).
+MEASURE, LONG = 10.0, 3600.0
 
 
 def _clock(seconds: float) -> str:
@@ -47,7 +52,7 @@ class Progress:
                  every: float = EVERY, clock: Callable[[], float] = time.monotonic,
                  terminal: bool | None = None) -> None:
         self.desc, self.total, self.unit, self.bound, self.every = desc, total, unit, bound, every
-        self.clock, self.done, self.resumed, self.info = clock, 0, 0, ""
+        self.clock, self.done, self.resumed, self.info, self.warned = clock, 0, 0, "", False
         self.start = self.last = clock()
         self.terminal = sys.stderr.isatty() if terminal is None else terminal
         self.bar = (tqdm(total=total, desc=desc, unit=unit, mininterval=2.0, leave=False)
@@ -80,12 +85,28 @@ class Progress:
             self.bar.update(n)
             if info:
                 self.bar.set_postfix(info, refresh=False)
+        if not self.warned:
+            self._warn_if_long()
         if self.clock() - self.last >= self.every:
             self.last = self.clock()
             if self.bar is None:
                 print(self.line(), file=sys.stderr, flush=True)
             LOG.info(self.line(), extra={"event": PROGRESS, "done": self.done,
                                          "total": self.total})
+
+    def _warn_if_long(self) -> None:
+        """After :data:`MEASURE` seconds of this run's work, once: a ``warning:`` line (a
+        :data:`WARNING` record) if the rest, at the speed so far, takes more than :data:`LONG`."""
+        elapsed, ran = self.clock() - self.start, self.done - self.resumed
+        if elapsed < MEASURE or not ran:
+            return
+        self.warned = True
+        left = elapsed / ran * (self.total - self.done)
+        if left > LONG:
+            self._say(f"warning: {self.desc}: {'up to ' if self.bound else ''}{_clock(left)} "
+                      f"left at the speed of its first {_clock(elapsed)} ({self.total} "
+                      f"{self.unit}s{' at most' if self.bound else ''}); stop it (Ctrl-C) if "
+                      f"that is not meant", {"event": WARNING}, logging.WARNING)
 
     def resume(self, n: int) -> None:
         """``n`` more done by an earlier run (a checkpoint taken up at step ``n``): counted as
@@ -104,12 +125,12 @@ class Progress:
         record on both."""
         self._say(message, {"event": MESSAGE})
 
-    def _say(self, message: str, record: dict) -> None:
+    def _say(self, message: str, record: dict, level: int = logging.INFO) -> None:
         if self.bar is not None:
             self.bar.write(message, file=sys.stderr)
         else:
             print(message, file=sys.stderr, flush=True)
-        LOG.info(message, extra=record)
+        LOG.log(level, message, extra=record)
 
     def close(self) -> None:
         if self.bar is not None:

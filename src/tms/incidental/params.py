@@ -85,13 +85,18 @@ class IpEuler(Strict):
         return v
 
 
+#: The scale of a random start: bounded, since a start of 1e300 makes the exact solution's
+#: integration run for ever (the paper's is 0.9).
+InitStd = Annotated[float, Field(gt=0.0, le=1e3)]
+
+
 class IpSparsification(Strict):
     """Figs. 2 and 7: one encoding of m weights, interference off (paper: m 1e5, λ 1e-5,
     W_ik(0) = |N(0, (0.9/√m)²)|)."""
 
     m: Annotated[list[Annotated[int, Field(ge=2, le=10**7)]], listed(), Unique]
     lam: PositiveFloat
-    init_std: PositiveFloat
+    init_std: InitStd
     seed: Seed
     n_times: Annotated[int, Field(ge=10, le=10**5)]
     euler: IpEuler

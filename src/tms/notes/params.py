@@ -127,7 +127,7 @@ class NotesFlows(Strict):
     d: PositiveInt
     S: Sparsity
     T: Annotated[int, Field(ge=2, le=10**7)]
-    init_std: Annotated[float, Field(gt=0.0)]
+    init_std: Annotated[float, Field(gt=0.0, le=1e3)]     # 1e300 runs for ever
     t_max: Annotated[float, Field(gt=0.0)]
     lr: Annotated[float, Field(gt=0.0)]
     n_t: Annotated[int, Field(ge=2, le=10**5)]

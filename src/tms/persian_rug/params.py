@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from tms.core import papers
 from tms.core.params_file import Section
@@ -61,11 +61,39 @@ class Train(Strict):
         return self.lr if self.lr is not None else self.lr_scale / math.sqrt(n_s)
 
 
+#: The smallest feature probability the sampler draws faithfully: it compares a float32 uniform,
+#: a multiple of 2^-24, with p (tms.engine.sampler), so the rate it draws is ceil(p · 2^24) / 2^24;
+#: at 100 · 2^-24 (6e-6) that is within 1% of p. The papers' smallest p is 0.001.
+MIN_P = 100 * 2**-24
+
+
+def _faithful(p: float) -> float:
+    """A params validator: ``p`` unchanged if the sampler draws it faithfully (at least
+    :data:`MIN_P`). Raises ValueError naming the value."""
+    if p < MIN_P:
+        raise ValueError(f"{p!r} is below {MIN_P:.3g} = 100 · 2^-24, the smallest p the sampler "
+                         f"draws within 1% (it compares float32 uniforms with p)")
+    return p
+
+
+#: A feature probability of the trained models (what the sampler draws).
+SampledP = Annotated[Probability, AfterValidator(_faithful)]
+
+
+def _sampled(grid: list[float] | Linspace) -> list[float] | Linspace:
+    """A params validator: a grid of p (tms.core.schema.check_unit_interval) whose values the
+    sampler draws faithfully (:func:`_faithful`). Raises ValueError naming the value."""
+    check_unit_interval("p", grid)
+    for p in expand(grid):
+        _faithful(p)
+    return grid
+
+
 class GridPoint(Strict):
     """One named (p, ratio) point of a trained grid: every seed and model trained there. The
     values match the grid's within 0.1% (so linspace points can be written rounded)."""
 
-    p: Probability
+    p: SampledP
     ratio: Ratio
 
 
@@ -128,7 +156,7 @@ class GridAt(Strict):
     seeds: Count | None = None
     keep_weights: KeepWeights | None = None
 
-    _p = field_validator("p")(lambda v: v if v is None else check_unit_interval("p", v))
+    _p = field_validator("p")(lambda v: v if v is None else _sampled(v))
     _r = field_validator("ratio")(lambda v: v if v is None else check_unit_interval("ratio", v))
 
 
@@ -148,7 +176,7 @@ class Grid(Strict):
     keep_weights: KeepWeights = "all"
     by_n_s: Annotated[list[GridAt], listed(0)] = []
 
-    _p = field_validator("p")(lambda v: check_unit_interval("p", v))
+    _p = field_validator("p")(_sampled)
     _r = field_validator("ratio")(lambda v: check_unit_interval("ratio", v))
 
     @model_validator(mode="after")
@@ -241,7 +269,7 @@ class Fig3(Strict):
 
     n_s: Annotated[int, Field(ge=2, le=2**16)]
     n_d: PositiveInt
-    p: Probability
+    p: SampledP
     seeds: Count
     block: PositiveInt
     lr: Annotated[float, Field(gt=0.0)] | None = None
@@ -330,7 +358,7 @@ class Converge(Strict):
 
     factor: Annotated[float, Field(gt=1.0, le=16.0)]
     tolerance: Annotated[float, Field(gt=0.0, lt=1.0)]
-    min_steps: Annotated[int, Field(ge=0)] = 0
+    min_steps: Annotated[int, Field(ge=0, le=10**7)] = 0
     capped: bool = False
 
 

@@ -4,7 +4,8 @@ instead of DVC's traceback.
 
 DVC records the outputs in use by running commands in ``.dvc/tmp/rwlock`` (JSON). A command
 killed while writing it, or a full disk, can leave it truncated: every later DVC command then
-fails until it is deleted.
+fails until it is deleted. ``dvc.lock`` (YAML), cut short by a kill or a full disk, stops them too;
+git holds the last committed one.
 """
 
 from __future__ import annotations
@@ -12,12 +13,46 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import yaml
+
 RWLOCK = Path(".dvc/tmp/rwlock")
+LOCK = Path("dvc.lock")
 
 
 def problem(repo: str | Path = ".") -> str | None:
     """What is wrong with DVC's state files in ``repo`` and what to do, or None."""
-    path = Path(repo) / RWLOCK
+    return _rwlock(Path(repo) / RWLOCK) or _lock(Path(repo) / LOCK)
+
+
+def _lock(path: Path) -> str | None:
+    if not path.is_file():
+        return None
+    try:
+        content = yaml.load(path.read_text(encoding="utf-8"),
+                            Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    except (yaml.YAMLError, UnicodeDecodeError) as err:
+        where = getattr(err, "problem_mark", None)
+        return (f"{LOCK} is damaged (not YAML{f', line {where.line + 1}' if where else ''}): "
+                f"`git checkout {LOCK}` restores the last committed one (then `make repro` "
+                f"reruns what it does not record), or delete it to run every stage again")
+    if content is not None and not well_formed(content):
+        return (f"{LOCK} is damaged (its stages cut short): `git checkout {LOCK}` restores "
+                f"the last committed one, or delete it to run every stage again")
+    return None
+
+
+def well_formed(content: object) -> bool:
+    """Whether a parsed dvc.lock is a mapping whose stages are mappings, their ``outs`` lists of
+    mappings with a ``path`` (a file cut short can parse and still not be one)."""
+    if not isinstance(content, dict) or not isinstance(stages := content.get("stages") or {},
+                                                       dict):
+        return False
+    return all(isinstance(entry, dict) and isinstance(outs := entry.get("outs") or [], list)
+               and all(isinstance(o, dict) and isinstance(o.get("path"), str) for o in outs)
+               for entry in stages.values())
+
+
+def _rwlock(path: Path) -> str | None:
     if not path.is_file():
         return None
     try:

@@ -57,12 +57,18 @@ def profile(default: dict, overlay_path: str | Path, _chain: tuple[Path, ...] = 
     """The params of the profile ``overlay_path`` on top of ``default``, validated by the schema
     (tms.pipeline.params). An overlay whose top level says ``extends: NAME`` goes on top of the
     profile NAME of its folder (itself on the default) instead. Raises ParamsError naming the
-    overlay file and the dotted key, or a profile that extends itself."""
+    overlay file and the dotted key, a profile that extends itself, or an ``extends`` that names
+    no profile of the folder."""
     overlay_path = Path(overlay_path)
     overlay = read_yaml(overlay_path) or {}
     if isinstance(overlay, dict) and "extends" in overlay:
         overlay = dict(overlay)
-        base = overlay_path.parent / f"{overlay.pop('extends')}.yaml"
+        name = overlay.pop("extends")
+        base = overlay_path.parent / f"{name}.yaml"
+        if not isinstance(name, str) or not name or "/" in name or not base.is_file():
+            known = ", ".join(sorted(p.stem for p in overlay_path.parent.glob("*.yaml")))
+            raise ParamsError(f"{overlay_path}: extends = {name!r}: the name of a profile in "
+                              f"{overlay_path.parent}/ ({known})")
         if base.resolve() in _chain + (overlay_path.resolve(),):
             raise ParamsError(f"{overlay_path}: extends {base}, which extends it again")
         default = profile(default, base, _chain + (overlay_path.resolve(),))

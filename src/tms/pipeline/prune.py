@@ -37,7 +37,7 @@ def stale(repo: str | Path = ".") -> dict[str, list[str]]:
         return {}
     lock = yaml.safe_load(lock_path.read_text(encoding="utf-8")) or {}
     stages = set(pipeline_stages(repo))
-    return {name: [o["path"] for o in entry.get("outs", [])]
+    return {name: [o["path"] for o in (entry.get("outs") or [])]
             for name, entry in (lock.get("stages") or {}).items() if name not in stages}
 
 
@@ -52,7 +52,7 @@ def prune(repo: str | Path = ".") -> list[str]:
         return []
     with modify_yaml(repo / "dvc.lock") as lock:
         kept = {o["path"] for name, entry in lock["stages"].items() if name not in gone
-                for o in entry.get("outs", [])}
+                for o in (entry.get("outs") or [])}
         for name in gone:
             del lock["stages"][name]
     for path in (p for outs in gone.values() for p in outs if p not in kept):

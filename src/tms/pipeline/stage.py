@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import errno
+import hashlib
 import json
 import logging
 import os
@@ -22,9 +23,10 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
 
-from tms.core import machine
-from tms.core.params_file import Section
+from tms.core import machine, progress
+from tms.core.params_file import Section, read_yaml
 from tms.core.schema import ParamsError
+from tms.pipeline import dvc_state
 
 PARAMS_FILE = "params.yaml"
 
@@ -38,7 +40,8 @@ RECORDS_FILE = Path("logs/stages.jsonl")
 #: The runner's own events: a run began; it ended (``seconds``, ``status``: the exit status); a
 #: warning; an error; the device a params ``device: auto`` chose (``key``, ``device``, ``why``).
 #: The progress of its work comes as tms.core.progress's records.
-STARTED, ENDED, WARNING, ERROR, DEVICE = "started", "ended", "warning", "error", "device"
+STARTED, ENDED, ERROR, DEVICE = "started", "ended", "error", "device"
+WARNING = progress.WARNING
 #: The logger of the stages' records: tms.core.progress's are its children's.
 LOG = logging.getLogger("tms")
 
@@ -59,12 +62,12 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
     An invalid params file, a ``device`` this machine lacks, or a disk without room for the
     stage's outputs (:func:`check_disk`) stops the stage with exit status 2 and the message of
     :class:`ParamsError` (key, value, what is allowed; or both numbers) before anything is
-    written; a disk that fills during the stage (ENOSPC, EDQUOT) ends it with exit status 2 and
-    one line. SIGTERM ends the stage like an exception (exit status 143), and SIGINT
-    as KeyboardInterrupt even if the stage was started with it ignored, so
-    temporary files of unfinished outputs (tms.core.io.atomic_path) are removed on the way out;
-    training checkpoints (tms.engine.checkpoint) stay for the next run to resume from. The
-    stage's wall time and exit status go to stderr and, with everything it logs (its progress,
+    written; a disk that fills during the stage (ENOSPC, EDQUOT, or EFBIG past ``ulimit -f``),
+    or its params section edited while it ran (:func:`check_unchanged`: DVC would record the new
+    values), ends it with exit status 2 and one line. SIGTERM ends the stage like an exception
+    (exit status 143), and SIGINT as KeyboardInterrupt even if it was ignored, so temporary
+    files of unfinished outputs (tms.core.io.atomic_path) are removed on the way out; training
+    checkpoints (tms.engine.checkpoint) stay for the next run to resume from. The stage's wall time and exit status go to stderr and, with everything it logs (its progress,
     tms.core.progress), to the stages' logs :data:`LOG_FILE` and :data:`RECORDS_FILE`.
     """
     parser = argparse.ArgumentParser(description=doc,
@@ -74,22 +77,21 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
     args = vars(parser.parse_args(argv))
     name = (os.environ.get("DVC_STAGE")
             or " ".join([Path(sys.argv[0]).stem, *map(str, args.values())]))
-    signal.signal(signal.SIGTERM, _terminate)
-    # Ctrl-C stops a stage even when it was started with SIGINT ignored (a background job of a
-    # shell ignores it, and Python then leaves it ignored).
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    _handle_signals()
     log_to_files(name)
     start, status = time.perf_counter(), 1
     LOG.info("started", extra={"event": STARTED})
     try:
-        section = _load(params)
+        section, read = _load(params)
         for choice in params.check_devices(section):
             LOG.info(str(choice), extra={"event": DEVICE, **choice._asdict()})
         check_disk(os.environ.get("DVC_STAGE"))
         main(section, **args)
+        check_unchanged(params, read)
         status = 0
     except (ParamsError, OSError) as err:
-        if isinstance(err, OSError) and err.errno not in (errno.ENOSPC, errno.EDQUOT):
+        if isinstance(err, OSError) and err.errno not in (errno.ENOSPC, errno.EDQUOT,
+                                                          errno.EFBIG):
             raise
         _say(f"error: {_failure(err)}", logging.ERROR, event=ERROR)
         status = 2
@@ -108,20 +110,58 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
         log_to_files(None)
 
 
-def _load(params: Section):
-    """The stage's params section of :data:`PARAMS_FILE`. Raises ParamsError."""
-    if not Path(PARAMS_FILE).is_file():
+def _load(params: Section) -> tuple[object, str]:
+    """The stage's params section of :data:`PARAMS_FILE`, validated, and the digest of what was
+    read (:func:`section_digest`). Raises ParamsError."""
+    if not Path(PARAMS_FILE).exists():
         raise ParamsError(f"{PARAMS_FILE} is missing: `git checkout {PARAMS_FILE}` restores "
                           "the default, `make profile PROFILE=…` writes a profile")
-    return params.load(PARAMS_FILE)
+    raw = read_yaml(PARAMS_FILE)
+    return params.parse(raw, PARAMS_FILE), _digest(raw, params)
+
+
+def section_digest(params: Section, path: str | Path = PARAMS_FILE) -> str:
+    """A hash of the values of ``params``'s section of the params file ``path`` as YAML parses
+    them (comments and layout do not count); "unreadable" for a file that cannot be read or
+    parsed."""
+    try:
+        return _digest(read_yaml(path), params)
+    except (ParamsError, OSError):
+        return "unreadable"
+
+
+def _digest(raw: object, params: Section) -> str:
+    value = raw.get(params.key) if params.key is not None and isinstance(raw, dict) else raw
+    return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def check_unchanged(params: Section, read: str, path: str | Path = PARAMS_FILE) -> None:
+    """Raise ParamsError if ``params``'s section of ``path`` no longer has the digest ``read``
+    (:func:`section_digest`, taken when the stage read it): an edit while the stage ran."""
+    if section_digest(params, path) != read:
+        section = params.key or "the params"
+        raise ParamsError(f"{path} changed while this stage ran ({section} is not what it read "
+                          f"at its start): its outputs are from the old values, and DVC would "
+                          f"record the new ones, so it records nothing; run again")
 
 
 def _failure(err: ParamsError | OSError) -> str:
-    """What stops the stage: the params' message, or the disk's (ENOSPC, EDQUOT)."""
-    return str(err) if isinstance(err, ParamsError) else (
-        f"the disk filled while writing ({err.filename or 'an output'}): free space and "
-        f"run again; no output was left half-written (each is written under a temporary "
-        f"name, removed on the way out), and checkpoints resume the training")
+    """What stops the stage: the params' message, or the disk's (ENOSPC, EDQUOT, EFBIG)."""
+    if isinstance(err, ParamsError):
+        return str(err)
+    what = (f"a file grew past this shell's limit on file size (`ulimit -f` is "
+            f"{_file_limit()})" if err.errno == errno.EFBIG else "the disk filled")
+    fix = "raise the limit" if err.errno == errno.EFBIG else "free space"
+    return (f"{what} while writing ({err.filename or 'an output'}): {fix} and run again; no "
+            f"output was left half-written (each is written under a temporary name, removed on "
+            f"the way out), and checkpoints resume the training")
+
+
+def _file_limit() -> str:
+    import resource
+
+    soft = resource.getrlimit(resource.RLIMIT_FSIZE)[0]
+    return "unlimited" if soft == resource.RLIM_INFINITY else f"{soft // 1024} blocks of 1 KiB"
 
 
 #: Free disk a stage keeps beyond its outputs' last sizes (their sizes can grow with the params,
@@ -144,8 +184,10 @@ def check_disk(stage_name: str | None, lock: str | Path = "dvc.lock") -> None:
                                  Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
         except yaml.YAMLError:
             recorded = {}                  # DVC itself names a damaged lock file
-        entry = recorded.get("stages", {}).get(stage_name, {})
-        need = sum(out.get("size", 0) for out in entry.get("outs", []))
+        if not dvc_state.well_formed(recorded):
+            recorded = {}
+        entry = recorded.get("stages", {}).get(stage_name) or {}
+        need = sum(out.get("size", 0) for out in (entry.get("outs") or []))
     machine.check_disk(need, f"stage {stage_name or 'outputs'} (its outputs as last written)",
                        "free disk space (the outputs' sizes are those of the stage's last run, "
                        "as dvc.lock records them, whatever profile it ran)", scratch=DISK_MARGIN,
@@ -238,6 +280,13 @@ def log_to_files(stage: str | None) -> None:
         _STAMP.stage = stage
         LOG.addHandler(_Append(LOG_FILE, _text))
         LOG.addHandler(_Append(RECORDS_FILE, _json))
+
+
+def _handle_signals() -> None:
+    """SIGTERM ends the stage like an exception; Ctrl-C stops it even when it was started with
+    SIGINT ignored (a background job of a shell ignores it, and Python then leaves it ignored)."""
+    signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _terminate(signum, frame) -> None:
