@@ -9,6 +9,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 TORCH_SPEC := $(VENV)/.torch
+CHECKOUT   := $(VENV)/.checkout
 TORCH  ?= $(or $(shell cat $(TORCH_SPEC) 2>/dev/null),torch==2.13.0)
 # npm's record of what `npm ci` installed, and the page template of DVC plots (below)
 PLOTS_JS   := node_modules/.package-lock.json
@@ -29,10 +30,18 @@ $(TORCH_SPEC): FORCE
 	  if [ -x $(BIN)/python ]; then $(BIN)/python -m pip uninstall --quiet -y torch; fi; \
 	  echo '$(TORCH)' > $@; fi
 
+# The folder .venv was made in: its scripts and the package's editable install name it, so a
+# checkout moved or copied elsewhere (with its .venv) gets a .venv of its own, made again.
+$(CHECKOUT): FORCE
+	@if [ -f $@ ] && [ "$$(cat $@)" != '$(CURDIR)' ]; then \
+	  echo ".venv was made in $$(cat $@), not here: making it again (a few minutes)"; \
+	  rm -rf $(VENV); fi; \
+	mkdir -p $(VENV); if [ "$$(cat $@ 2>/dev/null)" != '$(CURDIR)' ]; then echo '$(CURDIR)' > $@; fi
+
 FORCE:
 
 # torch first and pinned, so pip never resolves an unpinned (CUDA) build; then the package.
-$(STAMP): pyproject.toml $(TORCH_SPEC)
+$(STAMP): pyproject.toml $(CHECKOUT) $(TORCH_SPEC)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet $(TORCH)

@@ -130,3 +130,19 @@ def test_checkpoints_of_other_code_are_not_resumed(tmp_path, monkeypatch):
     monkeypatch.setattr(checkpoint, "code_digest", lambda: "edited code")
     b = checkpoint.for_stage("s", 10, "params", root=tmp_path)
     assert b.directory != a.directory and not a.directory.exists()
+
+
+def test_a_file_where_the_checkpoints_folder_goes_is_named_before_training(tmp_path):
+    from tms.core.schema import ParamsError
+
+    root = tmp_path / ".checkpoints"
+    root.write_text("not a folder")                         # once: FileExistsError's traceback
+    with pytest.raises(ParamsError, match=r"\.checkpoints is a file where the checkpoints' "
+                                          r"folder goes: remove it \(`rm .*\.checkpoints`"):
+        checkpoint.for_stage("pr_train@16", 10, "params", root=root)
+    root.unlink()
+    root.mkdir()
+    (root / "pr_train@16").write_text("")                    # one level down, the same
+    with pytest.raises(ParamsError, match="pr_train@16 is a file"):
+        checkpoint.for_stage("pr_train@16", 10, "params", root=root)
+    assert checkpoint.for_stage("other", 10, "params", root=root).directory.is_dir()

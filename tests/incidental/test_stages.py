@@ -112,8 +112,12 @@ def test_bad_params_stop_an_ip_stage_before_any_output(tmp_path, monkeypatch, ca
     assert not (tmp_path / "data").exists()
 
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL],
+                         ids=["SIGTERM", "SIGINT", "SIGKILL"])
 def test_a_report_stopped_mid_run_leaves_no_file_and_no_kernel(ip_repo, tmp_path, sig):
+    # SIGTERM and SIGINT: nothing left. SIGKILL, where nothing runs on the way out: the kernel
+    # still goes with its stage, and what the stage left (its private temporary folder, the
+    # hidden notebook beside the report) goes with the next run of a report
     repo = tmp_path / "repo"
     shutil.copytree(ip_repo, repo)
     for old in (repo / "reports").glob("incidental_polysemanticity.*"):
@@ -125,6 +129,7 @@ def test_a_report_stopped_mid_run_leaves_no_file_and_no_kernel(ip_repo, tmp_path
     nb = nbformat.read(template, as_version=4)
     nb.cells.insert(0, nbformat.v4.new_code_cell(
         f"import pathlib, time\npathlib.Path({str(marker)!r}).touch()\ntime.sleep(600)"))
+    original = template.read_bytes()
     nbformat.write(nb, template)
     temp = tmp_path / "temp"                  # the stage's temporary folder: kernel files go here
     temp.mkdir()
@@ -144,6 +149,14 @@ def test_a_report_stopped_mid_run_leaves_no_file_and_no_kernel(ip_repo, tmp_path
     while any(_alive(pid) for pid in kernel):  # the kernel goes with its stage
         assert time.monotonic() < deadline, "the kernel outlived its stage"
         time.sleep(0.1)
+    if sig == signal.SIGKILL:
+        assert list(temp.iterdir()) and [p for p in (repo / "reports").iterdir()
+                                         if p.name.startswith(".")]     # the litter
+        template.write_bytes(original)
+        subprocess.run([sys.executable, "stages/reporting/report.py", "incidental_polysemanticity"],
+                       cwd=repo, env={**os.environ, "TMPDIR": str(temp)}, check=True,
+                       capture_output=True, timeout=600)
+        (repo / "reports/incidental_polysemanticity.html").unlink()
     assert list(temp.iterdir()) == []          # no connection file, nor its folder
     assert [p.name for p in (repo / "reports").iterdir() if p.name.startswith(".")] == []
     assert not (repo / "reports/incidental_polysemanticity.html").exists()

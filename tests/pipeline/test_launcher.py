@@ -1,8 +1,10 @@
 """stages/run.py, the command of every stage: a `python` that cannot import the package (DVC
 started as `.venv/bin/dvc repro` without activating .venv) restarts under .venv's python, or
-says what to do with exit status 2."""
+says what to do with exit status 2; a copied checkout runs its own code; a stage out of memory
+says so in one line."""
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -72,3 +74,59 @@ def test_a_script_that_is_not_there_gets_the_usage(argv):
     run = subprocess.run([sys.executable, LAUNCHER, *argv], cwd=ROOT, capture_output=True,
                          text=True)
     assert run.returncode == 2 and run.stderr.startswith("usage: python stages/run.py")
+
+
+def test_a_copied_checkout_runs_its_own_code_and_says_how_to_install_it(tmp_path):
+    # a copy (cp -al, or a checkout moved) whose environment's editable install names the first
+    # checkout: the stage once ran the first checkout's code without a word
+    shutil.copytree(ROOT / "src", tmp_path / "src", ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "stages").mkdir()
+    shutil.copy2(ROOT / LAUNCHER, tmp_path / LAUNCHER)
+    (tmp_path / "stages/probe.py").write_text("import tms\nprint(tms.__file__)\n")
+    run = subprocess.run([sys.executable, LAUNCHER, "stages/probe.py"], cwd=tmp_path,
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == str(tmp_path / "src/tms/__init__.py")
+    assert run.stderr.strip() == (
+        f"warning: this environment's tms package is installed from {ROOT / 'src/tms'}, not "
+        f"from this checkout (it was moved or copied): running {tmp_path / 'src/tms'}; "
+        f"`make env` installs this checkout's")
+    here = subprocess.run([sys.executable, LAUNCHER, "stages/persian_rug/pr_train.py", "--help"],
+                          cwd=ROOT, capture_output=True, text=True)
+    assert here.returncode == 0 and "warning" not in here.stderr          # its own checkout
+
+
+def test_a_stage_out_of_memory_says_so_in_one_line(tmp_path):
+    # `ulimit -v` too low to load torch and scipy: once an ImportError's or a MemoryError's
+    # traceback ("failed to map segment from shared object")
+    import resource
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_AS, (250 * 2**20, resource.RLIM_INFINITY))
+
+    run = subprocess.run([sys.executable, str(ROOT / LAUNCHER), "stages/persian_rug/pr_theory.py"],
+                         cwd=tmp_path, capture_output=True, text=True, preexec_fn=limit,
+                         timeout=120)
+    assert run.returncode == 2, run.stderr
+    assert "stages/persian_rug/pr_theory.py ran out of memory" in run.stderr
+    assert f"to {250 * 1024} KiB (`ulimit -v`): raise the limit" in run.stderr
+    assert "Traceback" not in run.stderr and list(tmp_path.iterdir()) == []
+
+
+def test_a_checkout_moved_or_copied_gets_a_venv_of_its_own_from_make(tmp_path):
+    # .venv's scripts and the editable install name the folder it was made in: make rebuilds it
+    shutil.copy2(ROOT / "Makefile", tmp_path / "Makefile")
+    venv = tmp_path / ".venv"
+    venv.mkdir()
+    (venv / "made-elsewhere").write_text("")
+    (venv / ".checkout").write_text("/somewhere/else\n")
+    run = subprocess.run(["make", "-s", ".venv/.checkout"], cwd=tmp_path, capture_output=True,
+                         text=True)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.strip() == (".venv was made in /somewhere/else, not here: making it again "
+                                  "(a few minutes)")
+    assert sorted(p.name for p in venv.iterdir()) == [".checkout"]
+    assert (venv / ".checkout").read_text().strip() == str(tmp_path)
+    again = subprocess.run(["make", "-s", ".venv/.checkout"], cwd=tmp_path, capture_output=True,
+                           text=True)
+    assert again.stdout == "" and (venv / ".checkout").read_text().strip() == str(tmp_path)

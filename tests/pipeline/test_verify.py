@@ -21,7 +21,8 @@ def _dvc(repo, *args, check=True):
 
 @pytest.fixture
 def repo(tmp_path):
-    """A DVC repository with the project's linked cache and two stages: a file and a folder."""
+    """A DVC repository with the project's linked cache and three stages: a file, a folder, and
+    a count of the file's lines (downstream of it)."""
     subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
     _dvc(tmp_path, "init", "-q")
     _dvc(tmp_path, "config", "cache.type", "hardlink,symlink")
@@ -30,7 +31,9 @@ def repo(tmp_path):
         "stages:\n"
         "  file:\n    cmd: cp code.txt out.txt\n    deps: [code.txt]\n    outs: [out.txt]\n"
         "  folder:\n    cmd: mkdir -p dir && echo a > dir/a.txt && echo b > dir/b.txt\n"
-        "    deps: [code.txt]\n    outs: [dir]\n")
+        "    deps: [code.txt]\n    outs: [dir]\n"
+        "  count:\n    cmd: grep -c right out.txt > count.txt || true\n    deps: [out.txt]\n"
+        "    outs: [count.txt]\n")
     _dvc(tmp_path, "repro", "-q")
     return tmp_path
 
@@ -61,8 +64,32 @@ def test_a_replaced_output_with_a_whole_cache_comes_back_from_the_cache(repo):
     out.unlink()
     out.write_text("another file, not the cache's\n")      # a new inode: the cache is whole
     assert verify.damaged_objects(repo, "out.txt") == []
-    assert verify.repair(str(repo)) == ["out.txt: cache whole", "file: restored from the cache"]
+    assert verify.repair(str(repo)) == ["out.txt: cache whole", "file: restored from the cache",
+                                        "count: rerun (downstream of a repaired output)"]
     assert out.read_text() == TEXT
+
+
+def test_repair_reruns_what_was_computed_from_the_damage(repo):
+    # an output damaged in place, then a run that computes from it: DVC relinks the rebuilt
+    # output to the damaged cache copy (an object of the right name), so the stage downstream
+    # counts the damaged bytes and records them as right; repair restores the output and reruns
+    # the stage downstream, so no count of the damage stays
+    out, count = repo / "out.txt", repo / "count.txt"
+    assert count.read_text() == "100\n"
+    with out.open("r+") as f:
+        f.write("wrong")                                  # in place: the cache copy too
+    (repo / "code.txt").write_text(TEXT + "one more right line\n")
+    (repo / "code.txt").write_text(TEXT)                  # touched: the pipeline reruns
+    _dvc(repo, "repro", "-q", "--force", "count")
+    assert count.read_text() == "99\n"                    # computed from the damage
+    said = verify.repair(str(repo))
+    assert "count: rerun (downstream of a repaired output)" in said
+    assert count.read_text() == "100\n" and verify.changed_outputs(str(repo)) == {}
+
+
+def test_downstream_lists_every_later_stage_in_an_order_dvc_can_run(repo):
+    assert verify.downstream(str(repo), ["file"]) == ["count"]
+    assert verify.downstream(str(repo), ["folder"]) == [] == verify.downstream(str(repo), ["count"])
 
 
 def test_a_truncated_dvc_lock_file_is_named_with_its_fix(repo, root, monkeypatch, capsys):
@@ -79,3 +106,22 @@ def test_a_truncated_dvc_lock_file_is_named_with_its_fix(repo, root, monkeypatch
     assert "rwlock is damaged" in capsys.readouterr().err
     (repo / ".dvc/tmp/rwlock").write_text("{}")
     assert dvc_state.problem() is None and verify.main([]) == 0
+
+
+def test_a_damaged_dvc_lock_is_named_with_its_fix(repo, root, monkeypatch, capsys):
+    # dvc.lock cut short by a kill or a full disk: once a traceback of `make repro`'s pruning
+    from tms.pipeline import dvc_state, repro
+    monkeypatch.chdir(repo)
+    (repo / "params.yaml").write_text((root / "params.yaml").read_text())
+    whole = (repo / "dvc.lock").read_text()
+    for cut, says in [(whole[:whole.index("md5:") + 2] + '\n  x: "', "not YAML, line "),
+                      ("schema: '2.0'\nstages:\n  file:\n    outs:\n    - 3\n",
+                       "its stages cut short")]:
+        (repo / "dvc.lock").write_text(cut)
+        assert says in dvc_state.problem()
+        assert repro.main([]) == 2 and verify.main([]) == 2
+        err = capsys.readouterr().err
+        assert "dvc.lock is damaged" in err and "`git checkout dvc.lock` restores" in err
+        assert "Traceback" not in err
+    (repo / "dvc.lock").write_text(whole)
+    assert dvc_state.problem() is None

@@ -61,6 +61,23 @@ def test_a_failed_report_leaves_the_previous_figures_folder_whole(tmp_path):
     assert sorted(p.name for p in (tmp_path / "out/figures").iterdir()) == ["t"]   # no litter
 
 
+@pytest.mark.integration
+def test_a_report_whose_kernel_dies_says_so_in_one_line_and_writes_nothing(tmp_path):
+    # a kernel killed (the OOM killer's SIGKILL) was once papermill's DeadKernelError traceback
+    from tms.core.machine import MachineError
+
+    _template(tmp_path / "t.ipynb")
+    nb = nbformat.read(tmp_path / "t.ipynb", as_version=4)
+    nb.cells.insert(1, new_code_cell("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)"))
+    nbformat.write(nb, tmp_path / "t.ipynb")
+    with pytest.raises(MachineError) as err:
+        notebook.build("t", tmp_path / "t.ipynb", tmp_path / "out")
+    assert str(err.value) == ("report t: its notebook's kernel died (killed by a signal; most "
+                              "often for memory): nothing was written; run again with more "
+                              "memory free")
+    assert [p.name for p in (tmp_path / "out").rglob("*") if p.is_file()] == []
+
+
 @pytest.mark.parametrize("name", papers.KEYS)
 def test_a_templates_cell_ids_are_fixed_and_unique(root, name):
     """A cell id that repeats another is replaced by a random one on every run, and the report

@@ -24,6 +24,11 @@ from tms.core.schema import ParamsError
 GiB = 2 ** 30
 
 
+class MachineError(ParamsError):
+    """What the machine could not do once the work began (a process the stage started was
+    killed, most often for memory): said in one line, exit status 2, as for invalid params."""
+
+
 def available_bytes(device: str) -> int:
     """Bytes a stage may allocate on ``device`` now: for a CUDA device the free memory torch
     reports; for the CPU the kernel's MemAvailable (/proc/meminfo, else the physical memory),

@@ -33,6 +33,7 @@ from pydantic import BaseModel
 from tms.core import code_deps
 from tms.core.io import CHECKPOINTS as ROOT
 from tms.core.io import atomic_path
+from tms.core.schema import ParamsError
 
 #: The first bytes of a checkpoint file, then the sha256 (hex) of the rest and a newline.
 MAGIC = b"tms-checkpoint sha256:"
@@ -128,12 +129,18 @@ def for_stage(stage: str, every: int, *params: object, root: Path = ROOT) -> Che
     (checkpointing off).
 
     Checkpoints of the same stage under another key are deleted: no run can resume them.
-    Raises ValueError for a negative ``every``.
+    Raises ValueError for a negative ``every``, ParamsError (before any training) where a file
+    stands in the folders' place.
     """
     if every < 0:
         raise ValueError(f"checkpoint_every must be >= 0, got {every}")
     if every == 0:
         return None
+    for place in (root, root / stage):
+        if place.exists() and not place.is_dir():
+            raise ParamsError(f"{place} is a file where the checkpoints' folder goes: remove it "
+                              f"(`rm {place}`; checkpoints are only for resuming a killed run) "
+                              f"and run again")
     directory = (root / stage / digest(code_digest(), *params)).absolute()   # same in Ray tasks
     if directory.parent.is_dir():
         for other in directory.parent.iterdir():

@@ -20,7 +20,9 @@ and keeps it). ``--repair`` re-hashes the cache object of every output that diff
 of a directory output), deletes each whose content is not its name (DVC itself drops a damaged
 object of a directory output when it re-hashes it), removes the damaged output, then restores it
 with ``dvc checkout`` where its cache is whole, else reruns its stage alone (``dvc repro --force
---single-item``), and checks again.
+--single-item``); then it reruns every stage downstream of a repaired output, in the pipeline's
+order (:func:`downstream`): what a later stage computed from the damaged bytes (a summary of a
+flipped verdict, a page) is not left standing; and it checks again.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ def changed_by_stage(repo: str = ".") -> dict[str, dict[str, str]]:
         status = dvc.status()
     out: dict[str, dict[str, str]] = {}
     for stage, entries in status.items():
-        name = stage.rsplit("dvc.yaml:", 1)[-1]        # DVC prefixes the file outside the cwd
+        name = _name(stage)
         for entry in entries:
             if isinstance(entry, dict) and entry.get("changed outs"):
                 out.setdefault(name, {}).update(entry["changed outs"])
@@ -105,11 +107,39 @@ def damaged_objects(repo: str | Path, path: str) -> list[Path]:
             and _md5(obj) != md5.removesuffix(".dir")]
 
 
+def downstream(repo: str, stages: list[str]) -> list[str]:
+    """The stages that depend, directly or through others, on an output of one of ``stages``
+    (not those themselves), in an order DVC can run them (each after what it reads)."""
+    import networkx as nx
+
+    with Repo(repo) as dvc:
+        graph = dvc.index.graph                 # an edge runs from a stage to what it reads
+        named = [s for s in graph if _name(s.addressing) in stages]
+        later = set().union(*(nx.ancestors(graph, s) for s in named)) - set(named)
+        return [_name(s.addressing) for s in reversed(list(nx.topological_sort(graph)))
+                if s in later]
+
+
+def _name(address: str) -> str:
+    """A stage's name from DVC's address of it (which names dvc.yaml outside the cwd)."""
+    return address.rsplit("dvc.yaml:", 1)[-1]
+
+
+def _dvc(root: Path, *args: str) -> None:
+    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent),
+                                                  os.environ["PATH"]])}
+    run = subprocess.run([sys.executable, "-m", "dvc", *args], cwd=root, env=env,
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        raise DvcException(f"dvc {' '.join(args)} failed: {run.stderr.strip()}")
+
+
 def repair(repo: str = ".") -> list[str]:
-    """Repair every output that differs from dvc.lock (see the module's text); returns what was
-    done, one line per output."""
+    """Repair every output that differs from dvc.lock, then rerun what was computed from it (see
+    the module's text); returns what was done, one line per output and per stage."""
     root, done = Path(repo), []
-    for stage, outs in changed_by_stage(repo).items():
+    repaired = changed_by_stage(repo)
+    for stage, outs in repaired.items():
         rerun = False
         for path in outs:
             bad = damaged_objects(root, path)
@@ -125,15 +155,12 @@ def repair(repo: str = ".") -> list[str]:
             rerun = rerun or bool(gone)
             done.append(f"{path}: " + (f"{len(bad)} damaged cache object(s) deleted, "
                                        f"{len(gone)} to rebuild" if gone else "cache whole"))
-        env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent),
-                                                      os.environ["PATH"]])}
-        cmd = (["repro", "--force", "--single-item", stage] if rerun
-               else ["checkout", "--force", *outs])
-        run = subprocess.run([sys.executable, "-m", "dvc", *cmd], cwd=root, env=env,
-                             capture_output=True, text=True)
-        if run.returncode != 0:
-            raise DvcException(f"dvc {' '.join(cmd)} failed: {run.stderr.strip()}")
+        _dvc(root, *(["repro", "--force", "--single-item", stage] if rerun
+                     else ["checkout", "--force", *outs]))
         done.append(f"{stage}: " + ("rerun" if rerun else "restored from the cache"))
+    if later := downstream(repo, list(repaired)):
+        _dvc(root, "repro", "--force", "--single-item", *later)
+        done += [f"{stage}: rerun (downstream of a repaired output)" for stage in later]
     return done
 
 

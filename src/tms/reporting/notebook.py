@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import re
+import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
@@ -19,8 +21,10 @@ from pathlib import Path
 
 import nbformat
 import papermill
+from nbclient.exceptions import DeadKernelError
 
 from tms.core.io import atomic_path
+from tms.core.machine import MachineError
 from tms.core.progress import heartbeat
 from tms.reporting import page
 
@@ -59,18 +63,43 @@ def _strip(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+#: The private temporary folders of report runs: this prefix, the pid of the run, a random tail.
+_PREFIX = "tms-report-"
+
+
 @contextlib.contextmanager
 def _kernel_files() -> Iterator[None]:
     """Temporary files made in this process (the kernel's connection file) go to a private
     folder, removed on the way out whatever happens: a stage stopped while its kernel starts or
-    runs (SIGINT, SIGTERM) leaves no file in the system's temporary folder."""
+    runs (SIGINT, SIGTERM) leaves no file in the system's temporary folder. The folders of runs
+    killed outright (SIGKILL, where nothing runs on the way out) are removed by the next run
+    (:func:`_sweep`)."""
     saved = tempfile.tempdir
-    with tempfile.TemporaryDirectory(prefix="tms-report-") as folder:
+    _sweep(Path(tempfile.gettempdir()))
+    with tempfile.TemporaryDirectory(prefix=f"{_PREFIX}{os.getpid()}-") as folder:
         tempfile.tempdir = folder
         try:
             yield
         finally:
             tempfile.tempdir = saved
+
+
+def _sweep(temp: Path) -> None:
+    """Remove the private folders in ``temp`` of report runs whose process is gone."""
+    for folder in temp.glob(f"{_PREFIX}*-*"):
+        pid = folder.name.removeprefix(_PREFIX).split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)) and folder.is_dir():
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:             # another user's process
+        return True
+    return True
 
 
 def build(name: str, template: Path, out_dir: Path, parameters: dict | None = None) -> Path:
@@ -81,18 +110,24 @@ def build(name: str, template: Path, out_dir: Path, parameters: dict | None = No
     made the final one's), so a failed or killed report leaves the previous folder, never a
     partial one. Returns the HTML path.
 
-    Raises papermill.PapermillExecutionError if a cell fails (nothing is written then), and
+    Raises papermill.PapermillExecutionError if a cell fails (nothing is written then),
+    tms.core.machine.MachineError if the notebook's kernel dies (killed: nothing is written), and
     latex2mathml's exceptions for TeX in markdown that it cannot convert.
     """
     with atomic_path(out_dir / "figures" / name, directory=True) as tmp_figures, \
             atomic_path(out_dir / f"{name}.ipynb") as tmp_nb:
         params = {"figures_dir": f"{out_dir}/figures/{tmp_figures.name}", **(parameters or {})}
         with _kernel_files(), heartbeat(f"report {name}"):
-            papermill.execute_notebook(str(template), str(tmp_nb), parameters=params,
-                                       cwd=str(Path.cwd()), kernel_name="python3",
-                                       log_output=False, extra_arguments=_QUIET_KERNEL,
-                                       progress_bar=sys.stderr.isatty() and  # not off terminals
-                                       {"desc": f"report {name}", "leave": False})
+            try:
+                papermill.execute_notebook(str(template), str(tmp_nb), parameters=params,
+                                           cwd=str(Path.cwd()), kernel_name="python3",
+                                           log_output=False, extra_arguments=_QUIET_KERNEL,
+                                           progress_bar=sys.stderr.isatty() and  # off terminals
+                                           {"desc": f"report {name}", "leave": False})
+            except DeadKernelError:
+                raise MachineError(f"report {name}: its notebook's kernel died (killed by a "
+                                   "signal; most often for memory): nothing was written; run "
+                                   "again with more memory free") from None
         text = tmp_nb.read_text(encoding="utf-8").replace(tmp_figures.name, name)
         nb = _strip(nbformat.reads(text, as_version=4))
         nbformat.write(nb, tmp_nb)
