@@ -67,3 +67,34 @@ def test_ladder_reach_carries_each_cells_line_to_the_paper_n_s():
     falls = pd.Series(np.where(first, 0.2 - 0.1 * x, 0.1 + 0.02 * x), index=idx)
     assert ladder.ladder_reach(falls, 8192, floor=0.0)[0] == pytest.approx(at[1] / 2)
     assert np.isnan(ladder.ladder_reach(lines.xs(128, level="n_s", drop_level=False), 8192)[0])
+
+
+def _reads_falls(mu, tau, draws=400, cells=30, seed=0):
+    """The share of ``draws`` synthetic ladders that the figs. 4–7 rows' test (the bootstrap 95%
+    interval of the median per-cell slope wholly below 0: symmetry_claims._falls) reads as
+    falling: ``cells`` cells (the ladder-settled snapshot's 30 converged cells) at n_s 128 to
+    1024, each a power law of slope ~ N(mu, tau) with 10% scatter per point."""
+    rng, n_s = np.random.default_rng(seed), np.array([128, 256, 512, 1024])
+    index = pd.MultiIndex.from_tuples([(n, c, 0.1) for c in range(cells) for n in n_s],
+                                      names=["n_s", "ratio_target", "p"])
+    falls = 0
+    for _ in range(draws):
+        slope, level = rng.normal(mu, tau, cells), rng.normal(-3.0, 1.0, cells)
+        logs = level[:, None] + slope[:, None] * np.log(n_s) + rng.normal(0, 0.1, (cells, 4))
+        _, lo, hi, _ = ladder.ladder_slope(pd.Series(np.exp(logs).ravel(), index=index))
+        falls += ladder.side(lo, hi, 0.0) is True
+    return falls / draws
+
+
+@pytest.mark.parametrize("claim, mu, tau", [("sym.bias_var", -0.50, 0.3),
+                                            ("sym.dvar_nu", -1.15, 1.2)])
+def test_the_falls_test_passes_ladders_that_fall_and_fails_ladders_that_do_not(claim, mu, tau):
+    """Calibration (docs/claims.md): ladders falling as the snapshot measured (median slope
+    ``mu``; ``tau``, the spread of the cells' slopes its interval implies) read as falling at
+    least 95% of the time; ladders that do not fall (median slope 0, the smallest break of
+    "falls") at most 5% plus two binomial standard errors (the percentile bootstrap of a median
+    of 30 cells covers less than its nominal 97.5% on one side)."""
+    held, broken = _reads_falls(mu, tau), _reads_falls(0.0, tau, seed=1)
+    print(f"{claim}: rejects {1 - held:.1%} of falling ladders, passes {broken:.1%} of flat ones")
+    assert held >= 0.95
+    assert broken <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 400)
