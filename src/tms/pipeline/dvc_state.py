@@ -28,20 +28,34 @@ def _lock(path: Path) -> str | None:
     if not path.is_file():
         return None
     try:
-        content = yaml.load(path.read_text(encoding="utf-8"),
-                            Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+        content = _read(path)
     except (yaml.YAMLError, UnicodeDecodeError) as err:
         where = getattr(err, "problem_mark", None)
         return (f"{LOCK} is damaged (not YAML{f', line {where.line + 1}' if where else ''}): "
                 f"`git checkout {LOCK}` restores the last committed one (then `make repro` "
                 f"reruns what it does not record), or delete it to run every stage again")
-    if content is not None and not well_formed(content):
+    if content is not None and not _well_formed(content):
         return (f"{LOCK} is damaged (its stages cut short): `git checkout {LOCK}` restores "
                 f"the last committed one, or delete it to run every stage again")
     return None
 
 
-def well_formed(content: object) -> bool:
+def recorded_stages(lock: str | Path = LOCK) -> dict[str, dict]:
+    """{stage: its dvc.lock entry} of the lock file ``lock``; empty where there is none, or where
+    it is damaged (:func:`problem` names that)."""
+    try:
+        content = _read(Path(lock)) if Path(lock).is_file() else None
+    except (yaml.YAMLError, UnicodeDecodeError):
+        return {}
+    return (content.get("stages") or {}) if _well_formed(content) else {}
+
+
+def _read(path: Path) -> object:
+    return yaml.load(path.read_text(encoding="utf-8"),
+                     Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+
+
+def _well_formed(content: object) -> bool:
     """Whether a parsed dvc.lock is a mapping whose stages are mappings, their ``outs`` lists of
     mappings with a ``path`` (a file cut short can parse and still not be one)."""
     if not isinstance(content, dict) or not isinstance(stages := content.get("stages") or {},

@@ -16,7 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
+from tms.pipeline import dvc_state
 
 
 def pipeline_stages(repo: str | Path = ".") -> list[str]:
@@ -32,13 +32,12 @@ def pipeline_stages(repo: str | Path = ".") -> list[str]:
 
 def stale(repo: str | Path = ".") -> dict[str, list[str]]:
     """{stage: its output paths} of the dvc.lock entries whose stage is not in the pipeline."""
-    lock_path = Path(repo) / "dvc.lock"
-    if not lock_path.is_file():
+    recorded = dvc_state.recorded_stages(Path(repo) / "dvc.lock")
+    if not recorded:
         return {}
-    lock = yaml.safe_load(lock_path.read_text(encoding="utf-8")) or {}
     stages = set(pipeline_stages(repo))
     return {name: [o["path"] for o in (entry.get("outs") or [])]
-            for name, entry in (lock.get("stages") or {}).items() if name not in stages}
+            for name, entry in recorded.items() if name not in stages}
 
 
 def prune(repo: str | Path = ".") -> list[str]:

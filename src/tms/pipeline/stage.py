@@ -67,7 +67,8 @@ def run(main: Callable[..., None], doc: str, *arguments: tuple[str, dict], param
     values), ends it with exit status 2 and one line. SIGTERM ends the stage like an exception
     (exit status 143), and SIGINT as KeyboardInterrupt even if it was ignored, so temporary
     files of unfinished outputs (tms.core.io.atomic_path) are removed on the way out; training
-    checkpoints (tms.engine.checkpoint) stay for the next run to resume from. The stage's wall time and exit status go to stderr and, with everything it logs (its progress,
+    checkpoints (tms.engine.checkpoint) stay for the next run to resume from. The stage's wall
+    time and exit status go to stderr and, with everything it logs (its progress,
     tms.core.progress), to the stages' logs :data:`LOG_FILE` and :data:`RECORDS_FILE`.
     """
     parser = argparse.ArgumentParser(description=doc,
@@ -175,19 +176,8 @@ def check_disk(stage_name: str | None, lock: str | Path = "dvc.lock") -> None:
     ``lock`` records them, times the copies DVC keeps (tms.core.machine.check_disk), plus
     :data:`DISK_MARGIN`. A stage never run counts the margin alone; ``stage_name`` None (the
     script run outside DVC) checks the margin."""
-    need = 0
-    if stage_name and Path(lock).is_file():
-        import yaml
-
-        try:
-            recorded = yaml.load(Path(lock).read_text(encoding="utf-8"),
-                                 Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)) or {}
-        except yaml.YAMLError:
-            recorded = {}                  # DVC itself names a damaged lock file
-        if not dvc_state.well_formed(recorded):
-            recorded = {}
-        entry = recorded.get("stages", {}).get(stage_name) or {}
-        need = sum(out.get("size", 0) for out in (entry.get("outs") or []))
+    entry = (dvc_state.recorded_stages(lock).get(stage_name) or {}) if stage_name else {}
+    need = sum(out.get("size", 0) for out in (entry.get("outs") or []))
     machine.check_disk(need, f"stage {stage_name or 'outputs'} (its outputs as last written)",
                        "free disk space (the outputs' sizes are those of the stage's last run, "
                        "as dvc.lock records them, whatever profile it ran)", scratch=DISK_MARGIN,
