@@ -1,8 +1,7 @@
 """Measurement: footnote 6's race (``fig3.largest_wins``) with more models per m than a snapshot.
 
-At the authors' 16 models per m the row reads inconclusive where no rank leads (m ≥ 4n) and
-says how many models per m would decide it if each rank kept its measured share of the wins
-(tms.incidental.race.times_to_decide). This trains them: ``--models`` further models at each
+At the authors' 16 models per m the row decides no trend in rank at m ≥ 8n, where the wins are
+few (tms.incidental.race.trend). This trains more: ``--models`` further models at each
 ``--m``, with the fig. 3 settings of the snapshot's params.yaml (incidental_polysemanticity.
 collisions: n, λ, optimiser, steps) and the stage's own code (tms.incidental.training.
 collisions), in stacks of the snapshot's ``instances``, seeds from ``--seed-from`` on; adds their

@@ -63,32 +63,6 @@ def test_winner_ranks_are_the_init_ranks_of_the_neurons_that_hold_each_represent
         int(np.flatnonzero(order[i] == win[i])[0]) + 1 for i in range(50)]
 
 
-def test_the_race_lead_is_an_exact_one_sided_binomial_tail():
-    from math import comb
-
-    def tail(k, n):                                   # P(X >= k), X ~ Binomial(n, 1/2)
-        return sum(comb(n, j) for j in range(k, n + 1)) / 2 ** n
-    assert stats.lead_p(21, 9) == pytest.approx(tail(21, 30))
-    assert stats.lead_p(9, 21) == pytest.approx(tail(9, 30)) and stats.lead_p(0, 0) == 1.0
-    k = stats.fewest_to_lead(30, 0.05)
-    assert tail(k, 30) < 0.05 <= tail(k - 1, 30) and k == 20
-    assert stats.fewest_to_lead(4, 0.05) is None               # 4 of 4: 1/16 > 0.05
-    assert stats.fewest_to_lead(5, 0.05) == 5                  # 5 of 5: 1/32
-
-
-def test_the_plurality_sets_rank_1_against_the_most_winning_rank_bonferroni_where_it_fails():
-    r = stats.plurality(np.array([30, 5, 9, 2]), 0.05)
-    assert (r["rank"], r["best"], r["verdict"]) == (3, 9, "holds")
-    assert r["p_lead"] == stats.lead_p(30, 9)            # beating the most-winning beats each
-    assert r["p_behind"] == pytest.approx(min(1.0, 3 * stats.lead_p(9, 30)))
-    assert r["needed"] == stats.fewest_to_lead(39, 0.05)
-    behind = stats.plurality(np.array([3, 20, 1]), 0.05, m_count=2)
-    assert behind["verdict"] == "fails"
-    assert behind["p_behind"] == pytest.approx(2 * 2 * stats.lead_p(20, 3))  # ranks × m
-    assert stats.plurality(np.array([3, 4, 1]), 0.05)["verdict"] is None
-    assert stats.plurality(np.array([0, 0, 0]), 0.05)["p_lead"] == 1.0     # no wins at all
-
-
 def test_fourth_norms():
     W = np.array([[[1.0, 0.0], [0.5, -0.5]]])
     np.testing.assert_allclose(stats.fourth_norms(W), [[1.0, 0.125]])

@@ -1,8 +1,8 @@
 """Footnote 6's race (incidental polysemanticity, sec. 2.1): is the largest weight at
-initialisation "still the most likely to win the race"? Read from the winners' ranks at init
-that ip_collisions records (tms.incidental.stats.winner_ranks, plurality), in the words of the
-claim ``fig3.largest_wins`` (tms.incidental.claims): who leads at one m, and, where no one does,
-how many models per m would decide it.
+initialisation "still the most likely to win the race all things considered"? Read from the
+winners' ranks at init that ip_collisions records (tms.incidental.stats.winner_ranks), in the
+words of the claim ``fig3.largest_wins`` (tms.incidental.claims): do the features won by ranks
+1..R fall with rank, pooled over m and at each m?
 
 Apart from tms.incidental.stats, which the training stages run: an edit here reruns only the
 claims and the site.
@@ -10,16 +10,15 @@ claims and the site.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 
-from tms.incidental import stats
-
-#: Footnote 6's "most likely to win", a plurality at each m: rank 1 at init wins more features than
-#: each next rank recorded, by a one-sided binomial test at this level (stats.plurality).
+#: Footnote 6's "most likely to win", read as a fall of the wins with rank at init: one-sided at
+#: half this level pooled over m (:func:`trend`), a rise at any m two-sided at this level with
+#: Bonferroni over the m.
 RACE_LEVEL = 0.05
-#: The most times the models an undecided race's projection tries (:func:`times_to_decide`).
-RACE_MOST_TIMES = 64
 
 
 def wins_by_m(collisions: pd.DataFrame) -> pd.DataFrame:
@@ -30,38 +29,54 @@ def wins_by_m(collisions: pd.DataFrame) -> pd.DataFrame:
     return collisions.groupby("m")[ranks].sum()
 
 
-def lead_words(race: dict) -> str:
-    """Who leads footnote 6's race at one m (tms.incidental.stats.plurality), in words."""
-    return {"holds": f"rank 1 ahead (p {race['p_lead']:.2g})",
-            "fails": f"rank {race['rank']} ahead (p {race['p_behind']:.2g})"}.get(
-        race["verdict"], f"undecided (p {race['p_lead']:.2g} and {race['p_behind']:.2g})")
+@functools.cache
+def rank_sum_pmf(total: int, ranks: int) -> np.ndarray:
+    """(total·(ranks − 1) + 1,) P(S = total + j), j = 0, 1, …: the exact distribution of the
+    sum S of the ranks of ``total`` wins when each win's rank is uniform on 1..``ranks`` and
+    independent of the others: the race with no advantage from size, given the number of wins
+    (a multinomial's conditional null). By repeated convolution, in float64, so its tails keep
+    their relative precision (every term is a sum of positive numbers). Raises ValueError for
+    ``ranks`` < 1 or ``total`` < 0."""
+    if ranks < 1 or total < 0:
+        raise ValueError(f"rank_sum_pmf needs ranks ≥ 1 and total ≥ 0, not {ranks}, {total}")
+    pmf, step = np.ones(1), np.full(ranks, 1.0 / ranks)
+    for _ in range(total):
+        pmf = np.convolve(pmf, step)
+    return pmf
 
 
-def times_to_decide(wins: np.ndarray, level: float, m_count: int = 1,
-                    most: int = RACE_MOST_TIMES) -> int | None:
-    """How many times the models footnote 6's race at one m needs to be decided, if every rank
-    kept the share of the wins it has: the least power of 2, at most ``most``, whose multiple of
-    ``wins`` ((R,) features won by ranks 1..R, R ≥ 2, as tms.incidental.stats.plurality) gets a
-    verdict from that test with its Bonferroni over ``m_count`` m (1: decided as measured);
-    None where even ``most`` times does not (e.g. a tie). A projection of the measured shares,
-    not a power calculation. Raises what stats.plurality raises (R < 2)."""
-    wins, k = np.asarray(wins, dtype=int), 1
-    while k <= most:
-        if stats.plurality(wins * k, level, m_count)["verdict"] is not None:
-            return k
-        k *= 2
-    return None
+def trend(wins: np.ndarray, level: float, m_count: int = 1) -> dict:
+    """Do the wins fall with rank at init? ``wins``: (R,) the features won by ranks 1..R,
+    R ≥ 2 (one m's, or several m's summed). The exact conditional test of the sum of the wins'
+    ranks given their number (:func:`rank_sum_pmf`; the score test of a log-linear trend in
+    rank, Cochran–Armitage's for a multinomial): ``p_fall`` = P(S ≤ s), ``p_rise`` = P(S ≥ s),
+    1.0 each with no wins. ``verdict``: 'falls' or 'rises' where that side's p-value is below
+    ``level``/(2·``m_count``) (both sides, Bonferroni over ``m_count`` m), else None.
+    ``mean_rank``: the wins' mean rank (NaN with none; (R + 1)/2 is no trend); ``breaks``: the
+    lowest mean rank that would not read as a fall (None with no wins). Raises ValueError for
+    R < 2."""
+    wins = np.asarray(wins, dtype=int)
+    if len(wins) < 2:
+        raise ValueError(f"a trend in rank needs at least 2 ranks, not {len(wins)}")
+    total, ranks = int(wins.sum()), len(wins)
+    if not total:
+        return {"total": 0, "mean_rank": float("nan"), "p_fall": 1.0, "p_rise": 1.0,
+                "verdict": None, "breaks": None}
+    s = int(wins @ np.arange(1, ranks + 1)) - total           # S − total, the pmf's index
+    pmf, alpha = rank_sum_pmf(total, ranks), level / (2 * m_count)
+    below = np.cumsum(pmf)
+    p_fall, p_rise = min(1.0, float(below[s])), min(1.0, float(pmf[s:].sum()))
+    verdict = "falls" if p_fall < alpha else "rises" if p_rise < alpha else None
+    first = int(np.searchsorted(below, alpha))                # the first sum not read as a fall
+    return {"total": total, "mean_rank": (s + total) / total, "p_fall": p_fall,
+            "p_rise": p_rise, "verdict": verdict, "breaks": (first + total) / total}
 
 
-def models_to_decide(wins: pd.DataFrame, models: pd.Series, open_m: list[int]) -> str:
-    """'; with each rank's share … (16 here)': the models per m that would decide footnote 6's
-    race at each m of ``open_m`` (:func:`times_to_decide`, Bonferroni over every m of ``wins``).
-    ``wins``: (m, R) the features won by ranks 1..R at each m, as the claim's race reads them;
-    ``models``: the models trained at each m."""
-    needs = []
-    for m in open_m:
-        k = times_to_decide(wins.loc[m].to_numpy(), RACE_LEVEL, len(wins))
-        needs.append(f"{k * models[m]}" if k else f"over {RACE_MOST_TIMES * models[m]}")
-    here = "/".join(str(v) for v in sorted(set(models[open_m])))
-    return (f"; with each rank's share of the wins as measured, {', '.join(needs)} models per m "
-            f"would decide {'it' if len(open_m) == 1 else 'them'} ({here} here)")
+def trend_words(race: dict) -> str:
+    """One m's or the pooled :func:`trend`, in words."""
+    if not race["total"]:
+        return "no wins"
+    said = {"falls": f"falls (p {race['p_fall']:.2g})", "rises": f"rises (p {race['p_rise']:.2g})"}
+    return (f"mean rank {race['mean_rank']:.2f} of {race['total']} wins, " + said.get(
+        race["verdict"], f"no trend decided (p {race['p_fall']:.2g} falling, "
+                         f"{race['p_rise']:.2g} rising)"))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize
-from scipy.stats import binom, binomtest, norm
+from scipy.stats import norm
 
 #: A weight counts as *representing* its feature when BAND[0] <= |W_ik| <= BAND[1]
 #: (docs/paper-gaps.md).
@@ -106,43 +106,6 @@ def winner_ranks(W: np.ndarray, W0: np.ndarray, band: tuple[float, float] = BAND
     k = held[won].argmax(-1)
     a0 = np.abs(W0[won])
     return (a0 > a0[np.arange(len(k)), k][:, None]).sum(-1) + 1
-
-
-def lead_p(top: int, other: int) -> float:
-    """p-value of 'the first wins no more often than the second', from their win counts ``top``
-    and ``other``: a one-sided binomial test on the ``top + other`` wins (1.0 where there are
-    none). Footnote 6's race: rank 1 at init against another rank."""
-    return binomtest(top, top + other, 0.5, "greater").pvalue if top + other else 1.0
-
-
-def fewest_to_lead(both: int, level: float) -> int | None:
-    """The fewest of ``both`` wins that the first must take for :func:`lead_p` below ``level``;
-    None where even all of them are too few."""
-    k = int(binom.isf(level, both, 0.5))
-    while k <= both and lead_p(k, both - k) >= level:
-        k += 1
-    return k if k <= both else None
-
-
-def plurality(wins: np.ndarray, level: float, m_count: int = 1) -> dict:
-    """Footnote 6's race at one m: is rank 1 at init the likeliest winner? ``wins``: (R,) the
-    features won by ranks 1..R (:func:`winner_ranks`), R ≥ 2. Rank 1 is set against the
-    most-winning of ranks 2..R (``rank``, its ``best`` wins) by :func:`lead_p` both ways.
-    ``p_lead`` (rank 1 no more often than it): beating the most-winning rank beats each, so it
-    needs no correction (an intersection-union test). ``p_behind`` (that rank no more often
-    than rank 1): the most-winning of R − 1 ranks at each of ``m_count`` m, so Bonferroni over
-    (R − 1)·m_count. ``verdict``: 'holds' where p_lead < ``level``, 'fails' where p_behind <
-    ``level``, else None; ``needed``: the fewest of the ``top + best`` that rank 1 must win to
-    hold (:func:`fewest_to_lead`; None: too few).
-    """
-    wins = np.asarray(wins, dtype=int)
-    top, rank = int(wins[0]), int(wins[1:].argmax()) + 2
-    best = int(wins[rank - 1])
-    p_lead = lead_p(top, best)
-    p_behind = min(1.0, (len(wins) - 1) * m_count * lead_p(best, top))
-    verdict = "holds" if p_lead < level else "fails" if p_behind < level else None
-    return {"top": top, "rank": rank, "best": best, "p_lead": p_lead, "p_behind": p_behind,
-            "verdict": verdict, "needed": fewest_to_lead(top + best, level)}
 
 
 def stuck_encodings(W: np.ndarray, stuck_below: float) -> pd.DataFrame:
