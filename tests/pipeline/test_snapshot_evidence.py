@@ -131,8 +131,8 @@ REAL = {
         lambda o: _fig3(o, "bias_mean", 1.2), "not reproduced"),         # 20%
     ("default", "incidental_polysemanticity", "fig4.contrast"): (     # bipolar's end −60%
         lambda o: _fourth(o, "bipolar", 0.15, 0.4), "not reproduced"),
-    ("default", "incidental_polysemanticity", "fig4.sigma_speed"): (  # the largest σ −15%
-        lambda o: _fourth(o, "bipolar", 0.15, 0.85), "not reproduced"),
+    ("default", "incidental_polysemanticity", "fig4.sigma_speed"): (  # the largest σ −20%
+        lambda o: _fourth(o, "bipolar", 0.15, 0.8), "not reproduced"),
     ("default", "incidental_polysemanticity", "fig4.normal_flat"): (  # +30%
         lambda o: _fourth(o, "normal", 0.1, 1.3), "not reproduced"),
     ("default", "incidental_polysemanticity", "fig5.small_l1"): (     # +30% at λ 1e-5
@@ -170,7 +170,7 @@ REAL = {
         ("incidental_polysemanticity", "fig4.contrast"): (
             lambda o: _fourth(o, "bipolar", 0.15, 0.4), "not reproduced"),
         ("incidental_polysemanticity", "fig4.sigma_speed"): (
-            lambda o: _fourth(o, "bipolar", 0.15, 0.85), "not reproduced"),
+            lambda o: _fourth(o, "bipolar", 0.15, 0.8), "not reproduced"),
         ("incidental_polysemanticity", "fig4.normal_flat"): (
             lambda o: _fourth(o, "normal", 0.1, 1.3), "not reproduced"),
         ("incidental_polysemanticity", "fig5.small_l1"): (    # +60% at λ 1e-5

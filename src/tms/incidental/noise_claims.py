@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from scipy.stats import mannwhitneyu
 
 from tms.core.claim_rows import Claim, Claims, Record, Result
 from tms.incidental import theory
@@ -29,6 +30,14 @@ PAPER_N45, PAPER_M45, PAPER_STEPS45 = 8, 16, 100_000
 #: reach this (one-hot: 1; a dense unit vector of R^16: 3/(m + 2) ≈ 0.17, what an encoding that
 #: has not sparsified yet looks like).
 MIN_OTHERS_FOURTH = 0.5
+#: Fig. 4's "the larger σ, the faster": the level of the one-sided test of each pair of σ
+#: (:func:`_sigma_speed`; with 5 models each the test can reach p = 1/252).
+SPEED_LEVEL = 0.05
+#: Fig. 5's "σ⁴ where l1 is linear": σ's rise at most this fraction as wide (in decades) as λ's.
+#: Ideally 1/4 for a fourth power and 1 for σ acting as λ; on the sweeps' grids, whose σ end
+#: before the rise does, synthetic curves give medians 0.23 and 0.59 (5th percentile 0.48), so
+#: 1/2 passed a linear σ 8% of the time; 0.4 passes it < 1% (docs/claims.md, Calibration).
+RISE_RATIO = 0.4
 
 PART = Claims(empirical=("ip_collisions", "ip_noise", "ip_sweep", "ip_single"),
               central=("fig4.contrast", "fig6.stuck"))
@@ -76,13 +85,34 @@ def _contrast(claim: Claim, o: Outputs) -> dict:
 @PART.claim("fig4.sigma_speed", "the larger σ, the faster bipolar noise sparsifies",
             "fig. 4, sec. 4", "faster with σ", _FIG45, "fig4", ("ip_noise",))
 def _sigma_speed(claim: Claim, o: Outputs) -> dict:
+    """Each larger σ's models rise faster than the next smaller σ's: their time-averaged fourth
+    norms (a faster rise gives a larger average) higher by a one-sided Mann–Whitney test at
+    SPEED_LEVEL, every pair (an intersection-union test: no correction); one pair slower at
+    that level, Bonferroni over the pairs, fails it; else inconclusive, in the direction of the
+    means."""
     if why := _fig4_lacks(o, "bipolar"):
         return claim.not_computed(why, o.scales["noise"])
-    avg = o.noise_by_sigma.loc["bipolar"].average
-    return claim.row(bool(np.all(np.diff(avg.to_numpy()) > 0)), "time-averaged mean ‖W_i‖₄⁴: "
-                     + ", ".join(f"{v:.3f} (σ {k:g})" for k, v in avg.items()),
-                     "increasing in σ (a faster rise gives a larger time average)",
-                     o.scales["noise"], inconclusive=_below(o.ip.noise))
+    bip = o.noise[o.noise.noise == "bipolar"]
+    avg = {s: o.noise_fourth[t.instance.to_numpy()].mean(1) for s, t in bip.groupby("sigma")}
+    pairs = list(zip(sorted(avg), sorted(avg)[1:]))
+    faster = [mannwhitneyu(avg[b], avg[a], alternative="greater").pvalue for a, b in pairs]
+    slower = [mannwhitneyu(avg[b], avg[a], alternative="less").pvalue * len(pairs)
+              for a, b in pairs]
+    means = [float(avg[s].mean()) for s in sorted(avg)]
+    slow, undecided = any(q < SPEED_LEVEL for q in slower), [
+        f"σ {a:g} and {b:g}" for (a, b), p in zip(pairs, faster) if p >= SPEED_LEVEL]
+    ok = not slow and (not undecided or bool(np.all(np.diff(means) > 0)))
+    why = _short(o.ip.noise) + ([f"no faster rise decided between {', '.join(undecided)}"]
+                                if undecided and not slow else [])
+    return claim.row(
+        ok, "time-averaged mean ‖W_i‖₄⁴: " + ", ".join(
+            f"{v:.3f} (σ {s:g})" for s, v in zip(sorted(avg), means)) + "; one-sided p of a "
+        "faster rise: " + ", ".join(f"{p:.2g} (σ {a:g} → {b:g})"
+                                    for (a, b), p in zip(pairs, faster)),
+        f"each larger σ's models average higher than the next smaller σ's (a faster rise gives "
+        f"a larger time average; one-sided Mann–Whitney at {SPEED_LEVEL:.0%}, every pair); a "
+        f"pair slower at that level, Bonferroni over the pairs, fails it",
+        o.scales["noise"], value=means[-1] - means[0], inconclusive="; ".join(why) or None)
 
 
 @PART.claim("fig4.normal_flat", "normal noise: no effect on sparsity (fourth norm stays at a "
@@ -191,13 +221,16 @@ def _sigma_stronger(claim: Claim, o: Outputs) -> dict:
         return claim.row(False, "no rise from 10% to 90% of the peak over the "
                          + " and the ".join(f"{SWEPT[k][1]} swept" for k, w in width.items()
                                             if not np.isfinite(w)),
-                         "a rise of each, σ's at most half as wide (in decades) as λ's",
+                         f"a rise of each, σ's at most {RISE_RATIO:g}× as wide (in decades) "
+                         "as λ's",
                          o.scales["sweep"], inconclusive=_below(o.ip.sweep))
     return claim.row(
-        width["noise"] < width["l1"] / 2, f"the fourth norm rises from 10% to 90% of its peak "
-        f"over {width['noise']:.2f} decades of σ and {width['l1']:.2f} decades of λ",
-        "σ's rise at most half as wide (in decades) as λ's: a fourth power is 4× steeper on a "
-        "log scale", o.scales["sweep"], value=width["noise"] / width["l1"],
+        width["noise"] <= RISE_RATIO * width["l1"], f"the fourth norm rises from 10% to 90% of "
+        f"its peak over {width['noise']:.2f} decades of σ and {width['l1']:.2f} decades of λ",
+        f"σ's rise at most {RISE_RATIO:g}× as wide (in decades) as λ's: a fourth power is 4× "
+        f"steeper on a log scale than a linear effect; on our grids σ acting as λ gives about "
+        f"0.6×, a fourth power 0.23×", o.scales["sweep"],
+        value=width["noise"] / width["l1"] if width["l1"] else None,
         inconclusive=_below(o.ip.sweep))
 
 
