@@ -94,6 +94,13 @@ def _polysemantic(o, factor):
                    fit=stats.collision_constant(col.polysemantic, c.n, col.m, c.level))
 
 
+def _won(o, m, rank, more):
+    """o with ``more`` features of the fig. 3 models at ``m`` won by ``rank`` at init."""
+    col = o.collisions.copy()
+    col.loc[col.index[col.m == m][0], f"won_rank{rank}"] += more
+    return replace(o, collisions=col)
+
+
 def _largest_m(o, factor):
     """o with the fig. 3 models' polysemantic counts at the largest m scaled."""
     col = o.collisions.copy()
@@ -154,6 +161,8 @@ REAL = {
         lambda o: _ladder_top(o, "bias_var", 4), "inconclusive at this scale"),   # interval
     ("ladder-settled", "persian_rug", "sym.dvar_nu"): (        # 8× at n_s 1024   spans 0
         lambda o: _ladder_top(o, "dvar_nu", 8), "inconclusive at this scale"),
+    ("ladder-settled", "incidental_polysemanticity", "fig3.largest_wins"): (   # at m 16n, 3
+        lambda o: _won(o, 4096, 8, 3), "not reproduced"),   # more of 16,384 to rank 8: a rise
     ("ladder-settled", "persian_rug", "scaling.trained_bound"): (   # the lowest cell in the
         lambda o: _scaled(o, "stats", "loss", 0.4,                 # regime (2.40×) at 0.4×
                           lambda t: (t.n_s == 512) & (t.p == 0.338)), "not reproduced"),
