@@ -527,6 +527,17 @@ def _fig3_draw(rng, c):
     return {**i, "fit": stats.collision_constant(pd.Series(count), n, pd.Series(m), 0.95)}
 
 
+def _stuck_draw(rng, run, opposite=7):
+    """Fig. 6's run ``run`` at the paper's 1M steps: in each of 4 candidates one encoding
+    stuck as the σ 0.1 run measured (‖W_i‖₄⁴ 0.133 ± 0.013, over 7 neurons of the other
+    encodings, ``opposite`` of them of the opposite sign; the others at 0.89 ± 0.015)."""
+    stuck = pd.DataFrame({"instance": range(4), "feature": 0, "fourth": rng.normal(0.133, 0.013, 4),
+                          "coords": 7, "owned_by_others": 7, "opposite_sign": opposite,
+                          "others_fourth": rng.normal(0.89, 0.015, 4)})
+    i = _ip(_base(), run, steps=1_000_000)
+    return {**i, "single": {**i["single"], run: (stuck, 4)}}
+
+
 #: claim → (draw satisfying its statement, draw breaking it by the least its words exclude).
 CALIBRATION = {
     "fig3.polysemantic": (lambda r: _fig3_draw(r, 0.25), lambda r: _fig3_draw(r, 0.325)),
@@ -548,6 +559,9 @@ CALIBRATION = {
     }.items()},
     "fig5.sigma_stronger": (lambda r: _fig5_draw(r, "noise"),     # σ⁴ against λ; σ as λ
                             lambda r: _fig5_draw(r, "noise", rise=0.25)),
+    **{cid: (lambda r, run=run: _stuck_draw(r, run),              # one shared neuron alike
+             lambda r, run=run: _stuck_draw(r, run, opposite=6))
+       for cid, run in (("fig6.stuck", "single_printed"), ("fig6.larger_sigma", "single"))},
 }
 
 

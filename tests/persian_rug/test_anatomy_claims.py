@@ -57,19 +57,51 @@ def test_each_finding_holds_on_cells_that_show_it(judge):
     assert got["finding.negative_skew"].numbers["cells"] == 10        # p < 0.17
 
 
-@pytest.mark.parametrize("cid, change", [
+#: The smallest change each finding's test names, by finding.
+BREAKS = {
     # a Gaussianised loss that keeps 3% of the gain
-    ("finding.gaussian_gap", {"gauss_loss": lambda c: 0.97 * c.theory_loss}),
+    "finding.gaussian_gap": {"gauss_loss": lambda c: 0.97 * c.theory_loss},
     # 60% of the gain while the feature is on
-    ("finding.gain_off", {"loss_off": lambda c: c.theory_off - 0.4 * (c.theory_loss - c.loss),
-                          "loss_on": lambda c: c.theory_on - 0.6 * (c.theory_loss - c.loss)}),
+    "finding.gain_off": {"loss_off": lambda c: c.theory_off - 0.4 * (c.theory_loss - c.loss),
+                         "loss_on": lambda c: c.theory_on - 0.6 * (c.theory_loss - c.loss)},
     # 15% off the construction
-    ("finding.paired_large_p", {"paired_loss": lambda c: c.loss * 1.15}),
+    "finding.paired_large_p": {"paired_loss": lambda c: c.loss * 1.15},
     # the negative energy falling where the gain grows
-    ("finding.negative_skew", {"negative_energy": lambda c: 1 - c.negative_energy}),
-])
-def test_each_finding_fails_by_the_smallest_change_its_test_names(judge, cid, change):
-    assert not judge(_cells(**change))[cid].ok
+    "finding.negative_skew": {"negative_energy": lambda c: 1 - c.negative_energy},
+}
+
+
+@pytest.mark.parametrize("cid", BREAKS)
+def test_each_finding_fails_by_the_smallest_change_its_test_names(judge, cid):
+    assert not judge(_cells(**BREAKS[cid]))[cid].ok
+
+
+#: A trained model's loss from seed to seed, relative: the 75th percentile over the default
+#: snapshot's converged cells (the median is 0.37%).
+SEED_SPREAD = 0.0074
+
+
+def _found(judge, cid, change, draws=200, seed=0):
+    """The share of ``draws`` draws of :func:`_cells` (with ``change``) that ``cid`` reads
+    found, every loss of a cell (trained, its parts, Gaussianised) ± SEED_SPREAD apart."""
+    rng, base = np.random.default_rng(seed), _cells(**change)
+    losses = ["loss", "loss_off", "loss_on", "gauss_loss"]
+    return np.mean([judge(base.assign(**{c: base[c] * (1 + rng.normal(0, SEED_SPREAD, len(base)))
+                                         for c in losses}))[cid].ok for _ in range(draws)])
+
+
+@pytest.mark.parametrize("cid", ["finding.gaussian_gap", "finding.gain_off",
+                                 "finding.paired_large_p"])
+def test_a_findings_test_finds_cells_that_show_it_and_not_cells_that_break_it(judge, cid):
+    """Calibration (docs/claims.md): the fixture's 16 cells at n_s 1024, which show each finding
+    (Gaussianised at 1.001× the theory, 70% of the gain while off, 3% from the construction),
+    with each loss ± the measured seed spread, read found at least 95% of the time; broken by
+    the smallest change the test names (0.97, 40%, 15%), at most 5%. (``finding.negative_skew``
+    is not calibrated: no snapshot has the converged small-p cells that would measure its
+    spread.)"""
+    held, broken = _found(judge, cid, {}), _found(judge, cid, BREAKS[cid], seed=1)
+    print(f"{cid}: found in {held:.1%} of the cells that show it, {broken:.1%} that break it")
+    assert held >= 0.95 and broken <= 0.05
 
 
 def test_a_finding_without_enough_cells_is_not_computed_and_says_why(judge):
