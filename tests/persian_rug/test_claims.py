@@ -881,6 +881,15 @@ def _fig3_features(rng, mean, dead=0.0, features=512, spread=0.01):
                 bias_std=bias.std())
 
 
+def _gaussianised(rng, excess):
+    """The fixture's fig. 3 model whose Gaussianised loss is ``excess`` above its trained loss,
+    ± SEED_SPREAD (the trained loss's seed spread; the Gaussianised loss is computed)."""
+    i = _base()[0]
+    a = i.fig3_anatomy
+    return replace(i, fig3_anatomy=a.assign(
+        gauss_loss=a.loss * (1 + excess) * (1 + rng.normal(0, SEED_SPREAD, len(a)))))
+
+
 #: claim → (a run satisfying its statement, one breaking it by the least its words exclude);
 #: the fixture's grids (n_s 1024 and 2048, 6 in-regime cells a n_s) and fig. 3 model.
 CALIBRATION = {
@@ -894,6 +903,22 @@ CALIBRATION = {
     "fig3.diagonal_live": (lambda r: _fig3_features(r, 1.29), lambda r: _fig3_features(r, 1.33)),
     "fig3.bias": (lambda r: _fig3_features(r, 1.29), lambda r: _fig3_features(r, 1.33)),
 }
+#: The caveats: (a run that shows the qualification, one where the paper's words stand as
+#: written), each read 'caveat' and 'reproduced' at least 95% of the time.
+CAVEATS = {
+    # trained models 13% below the theory (as measured), or 8% (not 'more than 10%')
+    "finding.beats_theory": (lambda r: _at_theory(r, 0.87), lambda r: _at_theory(r, 0.92)),
+    # Gaussianised 4% above the trained loss (twice the 2% the row allows), or at it
+    "fig3.off_diagonal": (lambda r: _gaussianised(r, 0.04), lambda r: _gaussianised(r, 0.0)),
+}
+
+
+@pytest.mark.parametrize("claim", CAVEATS)
+def test_a_caveat_shows_where_the_qualification_holds_and_not_where_the_words_stand(claim):
+    shown, stands = (_verdicts(claim, draw, seed=k) for k, draw in enumerate(CAVEATS[claim]))
+    print(f"{claim}: runs with the qualification read {dict(shown.round(3))}, runs without "
+          f"{dict(stands.round(3))}")
+    assert shown.get("caveat", 0) >= 0.95 and stands.get("reproduced", 0) >= 0.95
 
 
 @pytest.mark.parametrize("claim", CALIBRATION)

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tms.persian_rug import ladder, stats
+from tms.persian_rug import ladder, stats, symmetry_claims
 
 
 def _cells(values_by_n_s):
@@ -69,11 +69,12 @@ def test_ladder_reach_carries_each_cells_line_to_the_paper_n_s():
     assert np.isnan(ladder.ladder_reach(lines.xs(128, level="n_s", drop_level=False), 8192)[0])
 
 
-def _reads_falls(mu, tau, draws=400, cells=30, seed=0):
+def _reads_falls(mu, tau, draws=400, cells=30, seed=0, below=0.0):
     """The share of ``draws`` synthetic ladders that the figs. 4–7 rows' test (the bootstrap 95%
-    interval of the median per-cell slope wholly below 0: symmetry_claims._falls) reads as
-    falling: ``cells`` cells (the ladder-settled snapshot's 30 converged cells) at n_s 128 to
-    1024, each a power law of slope ~ N(mu, tau) with 10% scatter per point."""
+    interval of the median per-cell slope wholly below ``below``: 0 in symmetry_claims._falls,
+    the untrained weights' slope in finding.faster_than_untrained) reads as falling: ``cells``
+    cells (the ladder-settled snapshot's 30 converged cells) at n_s 128 to 1024, each a power
+    law of slope ~ N(mu, tau) with 10% scatter per point."""
     rng, n_s = np.random.default_rng(seed), np.array([128, 256, 512, 1024])
     index = pd.MultiIndex.from_tuples([(n, c, 0.1) for c in range(cells) for n in n_s],
                                       names=["n_s", "ratio_target", "p"])
@@ -82,7 +83,7 @@ def _reads_falls(mu, tau, draws=400, cells=30, seed=0):
         slope, level = rng.normal(mu, tau, cells), rng.normal(-3.0, 1.0, cells)
         logs = level[:, None] + slope[:, None] * np.log(n_s) + rng.normal(0, 0.1, (cells, 4))
         _, lo, hi, _ = ladder.ladder_slope(pd.Series(np.exp(logs).ravel(), index=index))
-        falls += ladder.side(lo, hi, 0.0) is True
+        falls += ladder.side(lo, hi, below) is True
     return falls / draws
 
 
@@ -98,3 +99,40 @@ def test_the_falls_test_passes_ladders_that_fall_and_fails_ladders_that_do_not(c
     print(f"{claim}: rejects {1 - held:.1%} of falling ladders, passes {broken:.1%} of flat ones")
     assert held >= 0.95
     assert broken <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 400)
+
+
+def test_the_control_finds_training_faster_than_chance_and_not_where_it_is_not():
+    """Calibration (docs/claims.md) of finding.faster_than_untrained, Var b's part (each of its
+    three statistics is this test): trained ladders falling 0.5 faster per e-fold of n_s than
+    untrained weights' (−1.04, as measured), with Var b's spread over cells (0.3), read as
+    faster at least 95% of the time; ladders falling as fast as untrained weights', at most 5%
+    plus two binomial standard errors."""
+    untrained = -1.04
+    held = _reads_falls(untrained - 0.5, 0.3, below=untrained)
+    broken = _reads_falls(untrained, 0.3, seed=1, below=untrained)
+    print(f"finding.faster_than_untrained: misses {1 - held:.1%} of faster ladders, finds "
+          f"{broken:.1%} of ladders as fast as chance")
+    assert held >= 0.95
+    assert broken <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 400)
+
+
+def _reaches_uniformity(level, draws=400, cells=20, spread=0.02, seed=0):
+    """The share of ``draws`` sets of ``cells`` cells at the largest n_s (the ladder-settled
+    snapshot's 20) whose trained/untrained Λ, each ~ N(``level``, ``spread``), fig. 7's test
+    reads as at the untrained level: the bootstrap 95% interval of their median
+    (ladder.median_interval) below 1 + symmetry_claims.MAX_SPREAD."""
+    rng = np.random.default_rng(seed)
+    bound = 1 + symmetry_claims.MAX_SPREAD
+    return np.mean([ladder.side(*ladder.median_interval(rng.normal(level, spread, cells))[1:],
+                                bound) is True for _ in range(draws)])
+
+
+def test_the_uniformity_test_passes_untrained_levels_and_fails_a_level_half_again_above():
+    """Calibration (docs/claims.md) of sym.lyapunov's second half ('all models approach
+    uniformity', read as trained Λ within 10% of untrained weights'): cells at the untrained
+    level, each ± 2% (untrained Λ·√n_s varies 1–3% from cell to cell in ladder-settled), pass
+    at least 95% of the time; cells at 1.15 (1.5× the 10%) at most 5%."""
+    held, broken = _reaches_uniformity(1.0), _reaches_uniformity(1.15, seed=1)
+    print(f"sym.lyapunov (uniformity): passes {held:.1%} of untrained levels, {broken:.1%} of "
+          "levels at 1.15")
+    assert held >= 0.95 and broken <= 0.05
