@@ -82,8 +82,8 @@ PYTEST_WORKERS ?= 2
 test: $(TEST_STAMP) $(PLOTS_PAGE)  ## the test suite (pytest; browser tests skipped without `make browser`)
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
 
-test-fast: $(TEST_STAMP)  ## the unit tests alone: no DVC, no stage process, no whole profile (a few minutes)
-	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) -m "not integration"
+test-fast: $(TEST_STAMP)  ## the unit tests alone: no DVC, no stage process, no whole profile, no calibration
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) -m "not integration and not calibration"
 
 # Headless Chromium and its driver (Debian packages) for the browser tests, opt-in: installed
 # quietly, without questions, where apt-get is available and they are missing (about a minute).

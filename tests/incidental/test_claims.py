@@ -410,6 +410,7 @@ def _exponent_rejections(beta, draws=400, seed=0):
     return rejected / draws
 
 
+@pytest.mark.calibration
 def test_the_exponent_test_passes_data_that_satisfy_the_statement_and_fails_data_that_do_not():
     """Calibration (docs/claims.md): data with β = −1 at m > n pass at the interval's nominal
     rate (rejections within two binomial standard errors of 5% over 400 draws); β = −1.25, a
@@ -447,6 +448,7 @@ def _race_rejections(falls, draws=400, seed=0):
     return rejected / draws
 
 
+@pytest.mark.calibration
 def test_the_race_test_passes_races_won_by_size_and_fails_races_won_by_chance():
     """Calibration (docs/claims.md): races shaped as measured where the wins fall (m ≤ 4n) and
     won by chance at m ≥ 8n satisfy 'most likely to win, all things considered' and pass at
@@ -565,6 +567,7 @@ CALIBRATION = {
 }
 
 
+@pytest.mark.calibration
 @pytest.mark.parametrize("claim", CALIBRATION)
 def test_a_claims_test_passes_runs_that_satisfy_the_statement_and_fails_runs_that_break_it(
         claim):

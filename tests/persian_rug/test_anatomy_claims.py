@@ -90,6 +90,7 @@ def _found(judge, cid, change, draws=200, seed=0):
                                          for c in losses}))[cid].ok for _ in range(draws)])
 
 
+@pytest.mark.calibration
 @pytest.mark.parametrize("cid", ["finding.gaussian_gap", "finding.gain_off",
                                  "finding.paired_large_p"])
 def test_a_findings_test_finds_cells_that_show_it_and_not_cells_that_break_it(judge, cid):

@@ -913,6 +913,7 @@ CAVEATS = {
 }
 
 
+@pytest.mark.calibration
 @pytest.mark.parametrize("claim", CAVEATS)
 def test_a_caveat_shows_where_the_qualification_holds_and_not_where_the_words_stand(claim):
     shown, stands = (_verdicts(claim, draw, seed=k) for k, draw in enumerate(CAVEATS[claim]))
@@ -921,6 +922,7 @@ def test_a_caveat_shows_where_the_qualification_holds_and_not_where_the_words_st
     assert shown.get("caveat", 0) >= 0.95 and stands.get("reproduced", 0) >= 0.95
 
 
+@pytest.mark.calibration
 @pytest.mark.parametrize("claim", CALIBRATION)
 def test_a_claims_test_does_not_accuse_runs_that_satisfy_it_and_fails_runs_that_break_it(claim):
     held, broken = (_verdicts(claim, draw, seed=k) for k, draw in enumerate(CALIBRATION[claim]))
@@ -949,6 +951,7 @@ def _trend_reads(reach, draws=400, cells=20, seed=0):
     return pd.Series(said, dtype=object).value_counts(normalize=True, dropna=False)
 
 
+@pytest.mark.calibration
 def test_the_trend_test_never_accuses_a_gap_that_closes_and_never_passes_one_that_stays():
     """Calibration (docs/claims.md) of fig2.trained_trend at the ladder-settled snapshot's
     spreads: ladders whose median line closes the gap by n_s 8192 read not reproduced at most

@@ -87,6 +87,7 @@ def _reads_falls(mu, tau, draws=400, cells=30, seed=0, below=0.0):
     return falls / draws
 
 
+@pytest.mark.calibration
 @pytest.mark.parametrize("claim, mu, tau", [("sym.bias_var", -0.50, 0.3),
                                             ("sym.dvar_nu", -1.15, 1.2)])
 def test_the_falls_test_passes_ladders_that_fall_and_fails_ladders_that_do_not(claim, mu, tau):
@@ -101,6 +102,7 @@ def test_the_falls_test_passes_ladders_that_fall_and_fails_ladders_that_do_not(c
     assert broken <= 0.05 + 2 * np.sqrt(0.05 * 0.95 / 400)
 
 
+@pytest.mark.calibration
 def test_the_control_finds_training_faster_than_chance_and_not_where_it_is_not():
     """Calibration (docs/claims.md) of finding.faster_than_untrained, Var b's part (each of its
     three statistics is this test): trained ladders falling 0.5 faster per e-fold of n_s than
@@ -127,6 +129,7 @@ def _reaches_uniformity(level, draws=400, cells=20, spread=0.02, seed=0):
                                 bound) is True for _ in range(draws)])
 
 
+@pytest.mark.calibration
 def test_the_uniformity_test_passes_untrained_levels_and_fails_a_level_half_again_above():
     """Calibration (docs/claims.md) of sym.lyapunov's second half ('all models approach
     uniformity', read as trained Λ within 10% of untrained weights'): cells at the untrained
