@@ -236,9 +236,10 @@ def _m_exponent(claim: Claim, o: Outputs) -> dict:
               "wins fall with rank at init", _FIG3, "fig3", ("ip_collisions",))
 def _largest_wins(claim: Claim, o: Outputs) -> dict:
     """The wins of ranks 1..R at init fall with rank pooled over the m ('all things
-    considered'; race.trend, one-sided at half RACE_LEVEL) and rise at no m (two-sided,
-    Bonferroni over the m); pooled without a decided fall, and rising nowhere, it reads
-    inconclusive in the direction of the pooled mean rank."""
+    considered'; race.trend, one-sided at half RACE_LEVEL), rank 1 winning the most of them
+    pooled ('the most likely'), and rise at no m (two-sided, Bonferroni over the m); a rise at an
+    m or pooled fails it. Pooled without a decided fall, or falling with another rank winning
+    the most, it reads inconclusive, in the direction of the pooled mean rank and mode."""
     if unfit := _unfit(claim, o):
         return unfit
     col, n = o.collisions, o.ip.collisions.n
@@ -249,14 +250,18 @@ def _largest_wins(claim: Claim, o: Outputs) -> dict:
     ranks = wins.shape[1]
     won = (col.represented * col.n).groupby(col.m).sum().round().astype(int)
     per_m = {m: trend(w.to_numpy(), RACE_LEVEL, len(wins)) for m, w in wins.iterrows()}
-    pooled = trend(wins.sum().to_numpy(), RACE_LEVEL)
+    summed = wins.sum().to_numpy()
+    pooled, mode = trend(summed, RACE_LEVEL), int(summed.argmax()) + 1
     rises = [m for m, r in per_m.items() if r["verdict"] == "rises"]
     why = [f"n {n} < the paper's {PAPER_N}"] if n < PAPER_N else []
     if not rises and pooled["verdict"] is None:
         why.append(f"no trend decided pooled over m at {RACE_LEVEL / 2:.1%}")
-    ok = (not rises and pooled["verdict"] != "rises" and
+    elif not rises and pooled["verdict"] == "falls" and mode != 1:
+        why.append(f"the wins fall with rank, but rank {mode} won more than rank 1 pooled "
+                   f"({summed[mode - 1]} against {summed[0]})")
+    ok = (not rises and pooled["verdict"] != "rises" and mode == 1 and
           (pooled["mean_rank"] < (ranks + 1) / 2 if why else pooled["verdict"] == "falls"))
-    top, total = int(wins.iloc[:, 0].sum()), max(int(won.sum()), 1)
+    top, total = int(summed[0]), max(int(won.sum()), 1)
     poly = int(col.polysemantic.sum())
     traced = (f"; {col.poly_from_init.sum() / poly:.1%} of the {poly} polysemantic neurons "
               "joined two features' largest initial weights (the footnote's 'not necessarily')"
@@ -274,8 +279,9 @@ def _largest_wins(claim: Claim, o: Outputs) -> dict:
         + chance + traced,
         f"'most likely to win, all things considered': the wins of ranks 1–{ranks} fall with "
         f"rank pooled over m (exact conditional test of their mean rank, each m's wins fixed, "
-        f"one-sided at {RACE_LEVEL / 2:.1%}); a rise at any m (both sides, Bonferroni over the "
-        f"{len(wins)} m) fails it{breaks}", o.scales["fig3"], value=pooled["mean_rank"],
+        f"one-sided at {RACE_LEVEL / 2:.1%}) and rank 1 wins the most of them; a rise pooled or "
+        f"at any m (both sides, Bonferroni over the {len(wins)} m) fails it{breaks}",
+        o.scales["fig3"], value=pooled["mean_rank"],
         uncertainty=_rank_se(wins.sum().to_numpy()), inconclusive="; ".join(why) or None)
 
 

@@ -29,19 +29,21 @@ def wins_by_m(collisions: pd.DataFrame) -> pd.DataFrame:
     return collisions.groupby("m")[ranks].sum()
 
 
-@functools.cache
+@functools.lru_cache(maxsize=64)
 def rank_sum_pmf(total: int, ranks: int) -> np.ndarray:
     """(total·(ranks − 1) + 1,) P(S = total + j), j = 0, 1, …: the exact distribution of the
     sum S of the ranks of ``total`` wins when each win's rank is uniform on 1..``ranks`` and
     independent of the others: the race with no advantage from size, given the number of wins
     (a multinomial's conditional null). By repeated convolution, in float64, so its tails keep
-    their relative precision (every term is a sum of positive numbers). Raises ValueError for
+    their relative precision (every term is a sum of positive numbers) down to float64's
+    smallest, about 1e-308, below which they are 0. Cached, so read-only. Raises ValueError for
     ``ranks`` < 1 or ``total`` < 0."""
     if ranks < 1 or total < 0:
         raise ValueError(f"rank_sum_pmf needs ranks ≥ 1 and total ≥ 0, not {ranks}, {total}")
     pmf, step = np.ones(1), np.full(ranks, 1.0 / ranks)
     for _ in range(total):
         pmf = np.convolve(pmf, step)
+    pmf.flags.writeable = False
     return pmf
 
 
