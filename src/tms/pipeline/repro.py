@@ -39,6 +39,14 @@ from tms.pipeline.stage import DEVICE, ENDED, LOG_FILE, PARAMS_FILE, RECORDS_FIL
 INDEX = "reports/index.html"
 
 
+def dvc_environment(**extra: str) -> dict[str, str]:
+    """The environment DVC runs under (``dvc repro`` here, ``make verify``'s DVC calls): this
+    interpreter's folder first on ``PATH``, so each stage's ``python`` is this environment's,
+    with ``extra`` set."""
+    return {**os.environ, **extra,
+            "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])}
+
+
 def read_records(path: str | Path = RECORDS_FILE, offset: int = 0) -> list[dict]:
     """The stages' records (tms.pipeline.stage.RECORDS_FILE) from byte ``offset`` of ``path``
     on, in the order written; a line that is not a record (damaged, cut off) is skipped; none if
@@ -161,9 +169,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"removed the outputs of {len(gone)} stages no longer in the pipeline (the params "
               f"changed; DVC's cache keeps them): {', '.join(gone)}")
     start = _records_size()
-    env = {**os.environ, "PYTHONUNBUFFERED": "1",
-           "PATH": os.pathsep.join([str(Path(sys.executable).parent), os.environ["PATH"]])}
-    with subprocess.Popen([sys.executable, "-m", "dvc", "repro", *argv], env=env,
+    with subprocess.Popen([sys.executable, "-m", "dvc", "repro", *argv],
+                          env=dvc_environment(PYTHONUNBUFFERED="1"),
                           stdout=subprocess.PIPE, text=True, bufsize=1) as dvc:
         for line in dvc.stdout:
             if "dvc push" not in line:

@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -41,7 +40,7 @@ import yaml
 from dvc.exceptions import DvcException
 from dvc.repo import Repo
 
-from tms.pipeline import dvc_state
+from tms.pipeline import dvc_state, repro
 
 #: What to do about an output, by DVC's word for it.
 ADVICE = {"deleted": "missing: `dvc checkout` restores it from the cache, or `make repro` "
@@ -126,10 +125,8 @@ def _name(address: str) -> str:
 
 
 def _dvc(root: Path, *args: str) -> None:
-    env = {**os.environ, "PATH": os.pathsep.join([str(Path(sys.executable).parent),
-                                                  os.environ["PATH"]])}
-    run = subprocess.run([sys.executable, "-m", "dvc", *args], cwd=root, env=env,
-                         capture_output=True, text=True)
+    run = subprocess.run([sys.executable, "-m", "dvc", *args], cwd=root,
+                         env=repro.dvc_environment(), capture_output=True, text=True)
     if run.returncode != 0:
         raise DvcException(f"dvc {' '.join(args)} failed: {run.stderr.strip()}")
 
