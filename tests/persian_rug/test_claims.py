@@ -903,6 +903,15 @@ CALIBRATION = {
     "fig3.diagonal_live": (lambda r: _fig3_features(r, 1.29), lambda r: _fig3_features(r, 1.33)),
     "fig3.bias": (lambda r: _fig3_features(r, 1.29), lambda r: _fig3_features(r, 1.33)),
 }
+def _pair(claim, draws, words):
+    """The verdict shares :func:`_verdicts` gives ``claim`` on each of the two runs ``draws``
+    (seeds 0 and 1), printed with ``words``, what each run is."""
+    first, second = (_verdicts(claim, draw, seed=k) for k, draw in enumerate(draws))
+    print(f"{claim}: runs {words[0]} read {dict(first.round(3))}, runs {words[1]} "
+          f"{dict(second.round(3))}")
+    return first, second
+
+
 #: The caveats: (a run that shows the qualification, one where the paper's words stand as
 #: written), each read 'caveat' and 'reproduced' at least 95% of the time.
 CAVEATS = {
@@ -916,18 +925,14 @@ CAVEATS = {
 @pytest.mark.calibration
 @pytest.mark.parametrize("claim", CAVEATS)
 def test_a_caveat_shows_where_the_qualification_holds_and_not_where_the_words_stand(claim):
-    shown, stands = (_verdicts(claim, draw, seed=k) for k, draw in enumerate(CAVEATS[claim]))
-    print(f"{claim}: runs with the qualification read {dict(shown.round(3))}, runs without "
-          f"{dict(stands.round(3))}")
+    shown, stands = _pair(claim, CAVEATS[claim], ("with the qualification", "without"))
     assert shown.get("caveat", 0) >= 0.95 and stands.get("reproduced", 0) >= 0.95
 
 
 @pytest.mark.calibration
 @pytest.mark.parametrize("claim", CALIBRATION)
 def test_a_claims_test_does_not_accuse_runs_that_satisfy_it_and_fails_runs_that_break_it(claim):
-    held, broken = (_verdicts(claim, draw, seed=k) for k, draw in enumerate(CALIBRATION[claim]))
-    print(f"{claim}: runs that satisfy it read {dict(held.round(3))}, runs that break it "
-          f"{dict(broken.round(3))}")
+    held, broken = _pair(claim, CALIBRATION[claim], ("that satisfy it", "that break it"))
     assert held.get("not reproduced", 0) <= 0.05 and held.get("reproduced", 0) >= 0.95
     assert broken.get("reproduced", 0) <= 0.05
 
