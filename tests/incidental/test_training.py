@@ -1,6 +1,7 @@
 """The trained experiments of *Incidental polysemanticity* built from their params sections
 (tms.incidental.training)."""
 
+from tms.engine import checkpoint
 from tms.incidental import stats, training
 from tms.pipeline import params
 
@@ -10,3 +11,19 @@ def test_fig6_without_a_stuck_encoding_gives_an_empty_table(load_profile):
     stuck, arrays = training.single(cfg.model_copy(update={"stuck_below": 1e-6}))
     assert len(stuck) == 0 and list(stuck.columns) == list(stats.STUCK_COLUMNS)
     assert arrays["diverged"].tolist() == [False] * cfg.candidates
+
+
+def test_fig3_resumes_each_m_from_its_checkpoint_with_the_same_table(load_profile, tmp_path):
+    cfg = params.SECTION.parse(load_profile("smoke")).incidental_polysemanticity.collisions
+    whole = training.collisions(cfg)
+    ckpt = checkpoint.Checkpoints(tmp_path, 1)
+    assert training.collisions(cfg, ckpt=ckpt).equals(whole)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f"m{m}.pt" for m in cfg.m)
+    kept = ckpt.load(f"m{cfg.m[1]}")                  # a run killed after m[1] resumes there:
+    kept["rows"][0][4] = -1                           # what it kept is read, not retrained
+    ckpt.save(f"m{cfg.m[1]}", kept)
+    (tmp_path / f"m{cfg.m[2]}.pt").unlink()
+    resumed = training.collisions(cfg, ckpt=ckpt)
+    assert resumed.polysemantic.tolist() == [
+        -1 if i == cfg.instances else v for i, v in enumerate(whole.polysemantic)]
+    assert resumed.drop(columns="polysemantic").equals(whole.drop(columns="polysemantic"))

@@ -10,11 +10,13 @@ tms.engine.precision).
 from __future__ import annotations
 
 import itertools
+import sys
 
 import numpy as np
 import pandas as pd
 
 from tms.core import machine
+from tms.engine.checkpoint import Checkpoints
 from tms.engine.sampler import generators
 from tms.engine.tied import Optim, Setting, TiedSpec, init_weights, stack_bytes, stack_flops, train
 from tms.incidental.params import KEY, IpCollisions, IpNoise, IpOptimizer, IpSingle, IpSweep
@@ -101,27 +103,47 @@ def _check_fits(key: str, n: int, ms: list[int], instances: int, steps: int, rec
                          f"{', '.join(map(str, ms))})")
 
 
-def collisions(cfg: IpCollisions, device: str = "cpu", precision: str = "fp32") -> pd.DataFrame:
+def collisions(cfg: IpCollisions, device: str = "cpu", precision: str = "fp32",
+               ckpt: Checkpoints | None = None) -> pd.DataFrame:
     """Fig. 3: for every m, ``instances`` models with l1 (no noise) trained for ``steps``; the
-    table has :data:`COLLISION_COLUMNS`. One stack per m."""
+    table has :data:`COLLISION_COLUMNS`. One stack per m, each seeded on its own, so that with
+    ``ckpt`` (tms.engine.checkpoint) every m's rows are kept as soon as its stack is trained and
+    a killed run resumes at the next m with the same bytes. Raises ParamsError (before any
+    training) where a stack cannot fit this machine."""
     _check_fits(f"{KEY}.collisions", cfg.n, cfg.m, cfg.instances, cfg.steps, cfg.steps,
                 device)                          # every stack, before any training
     rows = []
     for j, m in enumerate(cfg.m):
-        index = range(j * cfg.instances, (j + 1) * cfg.instances)
-        settings = [Setting(cfg.seed + k, lam=cfg.lam) for k in index]
-        trace = train(TiedSpec(cfg.n, m, optim(cfg.optimizer), cfg.steps, cfg.steps,
-                           device, precision), settings, fourth_norms)
-        W0 = init_weights(cfg.n, m, generators([s.seed for s in settings], device)).cpu().numpy()
-        represented = (in_band(trace.W).sum(-1) == 1).mean(-1)
-        for r, k in enumerate(index):
-            wins = np.bincount(winner_ranks(trace.W[r], W0[r]), minlength=RANKS + 1)[1:RANKS + 1]
-            rows.append([cfg.n, m, k, settings[r].seed, int(polysemantic_neurons(trace.W[r])),
-                         int(benign_pairs(W0[r])), polysemantic_from_init(trace.W[r], W0[r]),
-                         float(represented[r]), *map(int, wins),
-                         float(fourth_norms(trace.W[r]).mean()), float(trace.loss[r]),
-                         bool(trace.diverged[r])])
+        state = ckpt.load(f"m{m}") if ckpt else None
+        if state is None:
+            state = {"rows": _collision_rows(cfg, j, device, precision)}
+            if ckpt:
+                ckpt.save(f"m{m}", state)
+        else:
+            print(f"{KEY}.collisions: the {cfg.instances} models at m = {m} resumed from their "
+                  f"checkpoint", file=sys.stderr)
+        rows += state["rows"]
     return pd.DataFrame(rows, columns=list(COLLISION_COLUMNS))
+
+
+def _collision_rows(cfg: IpCollisions, j: int, device: str, precision: str) -> list[list]:
+    """The fig. 3 rows of the models at m = cfg.m[j] (instances j·instances onwards)."""
+    m = cfg.m[j]
+    index = range(j * cfg.instances, (j + 1) * cfg.instances)
+    settings = [Setting(cfg.seed + k, lam=cfg.lam) for k in index]
+    trace = train(TiedSpec(cfg.n, m, optim(cfg.optimizer), cfg.steps, cfg.steps,
+                           device, precision), settings, fourth_norms)
+    W0 = init_weights(cfg.n, m, generators([s.seed for s in settings], device)).cpu().numpy()
+    represented = (in_band(trace.W).sum(-1) == 1).mean(-1)
+    rows = []
+    for r, k in enumerate(index):
+        wins = np.bincount(winner_ranks(trace.W[r], W0[r]), minlength=RANKS + 1)[1:RANKS + 1]
+        rows.append([cfg.n, m, k, settings[r].seed, int(polysemantic_neurons(trace.W[r])),
+                     int(benign_pairs(W0[r])), polysemantic_from_init(trace.W[r], W0[r]),
+                     float(represented[r]), *map(int, wins),
+                     float(fourth_norms(trace.W[r]).mean()), float(trace.loss[r]),
+                     bool(trace.diverged[r])])
+    return rows
 
 
 def noise_runs(cfg: IpNoise, device: str = "cpu", precision: str = "fp32"
