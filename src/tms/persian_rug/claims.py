@@ -360,6 +360,10 @@ def _beats_theory(claim: Claim, o: Outputs) -> dict:
         value=float(fit.trained_theory_lowest.min()) if len(fit) else None)
 
 
+#: finding.antipodal's one-sided level: the cells' mean share must exceed ½ at it.
+PAIRED_LEVEL = 0.05
+
+
 @CLAIMS.record(Record(
     id="finding.antipodal",
     statement=f"at large p (≥ {anatomy_claims.LARGE_P:g}), where trained models beat the "
@@ -369,18 +373,22 @@ def _beats_theory(claim: Claim, o: Outputs) -> dict:
               "(finding.negative_skew) (ours, beyond the paper)",
     source="fig. 2", paper="—", paper_scale="—", stages=TRAINED, figure="antipodal",
     kind="finding",
-    ours="median share of live features in an antipodal pair, over the converged cells at p ≥ "
-         "{large:g} that beat the theory by more than {gain:.0%}: {value:.2f} at n_s {top} "
-         "({cells} cells), {random:.2f} for their untrained weights; per n_s: {per}. At p < "
-         "{large:g} (same cells' rule): {small}",
-    tolerance="at the largest n_s with {least} such cells, a median share ≥ 0.5 ('most') and "
-              "over twice the untrained weights' (ratio ≥ {min_ratio:g}: below it random "
-              "embeddings of n_d ≤ 6 pair by chance); a median of 0.49 breaks it"))
+    ours="mean share of live features in an antipodal pair, over the {cells} converged cells "
+         "at p ≥ {large:g} that beat the theory by more than {gain:.0%} at n_s {top}: "
+         "{value:.2f} ± {se:.2f} (above ½: p-value {pvalue:.2g}), {random:.2f} for their "
+         "untrained weights; by ratio {by_ratio}; per n_s: {per}. At p < {large:g} (same "
+         "cells' rule): {small}",
+    tolerance="at the largest n_s with {least} such cells, the cells' mean share above ½ "
+              "('most') by a one-sided t-test over the cells at {level:.0%} "
+              "(scipy.stats.ttest_1samp), and over twice the untrained weights' (ratio ≥ "
+              "{min_ratio:g}: below it random embeddings of n_d ≤ 6 pair by chance); a mean of "
+              "0.49 breaks it"))
 def _antipodal(o: Outputs) -> Result:
     """finding.antipodal on the converged cells with ratio ≥ compare.MIN_RATIO whose trained
     loss beats the theory's by more than anatomy_claims.GAIN (seeds averaged, every n_s of the
     run): the large-p mechanism, judged at the largest n_s with anatomy_claims.MIN_CELLS such
-    cells; the small-p share said beside it."""
+    cells by the cells' mean share (each cell one condition of the regime, the spread between
+    them the test's noise); the small-p share said beside it."""
     if not len(o.stats):
         return Result(not_computed=DIVERGED, scale=o.grid_scale)
     wide = o.antipodal[o.antipodal.ratio >= compare.MIN_RATIO].merge(
@@ -394,17 +402,34 @@ def _antipodal(o: Outputs) -> Result:
                       "beat the theory", scale=o.grid_scale)
     top = int(counts.index[counts >= anatomy_claims.MIN_CELLS].max())
     there = large[large.n_s == top]
-    share, random = float(there.antipodal.median()), float(there.antipodal_random.median())
-    small = won[won.p < anatomy_claims.LARGE_P - 1e-9].groupby("n_s").antipodal.median()
+    share, random = float(there.antipodal.mean()), float(there.antipodal_random.mean())
+    se, pvalue = above(there.antipodal.to_numpy(), 0.5)
+    small = won[won.p < anatomy_claims.LARGE_P - 1e-9].groupby("n_s").antipodal.mean()
     return Result(
-        ok=share >= 0.5 and share > 2 * random, value=share, scale=o.grid_scale,
+        ok=pvalue < PAIRED_LEVEL and share > 2 * random, value=share, uncertainty=se,
+        scale=o.grid_scale,
         numbers={"large": anatomy_claims.LARGE_P, "gain": anatomy_claims.GAIN, "value": share,
-                 "top": top, "cells": len(there), "random": random,
-                 "min_ratio": compare.MIN_RATIO, "least": anatomy_claims.MIN_CELLS,
+                 "se": se, "pvalue": pvalue, "level": PAIRED_LEVEL, "top": top,
+                 "cells": len(there), "random": random, "min_ratio": compare.MIN_RATIO,
+                 "least": anatomy_claims.MIN_CELLS,
+                 "by_ratio": ", ".join(f"{m:.2f} ({r:.3g})" for r, m in
+                                       there.groupby("ratio").antipodal.mean().items()),
                  "per": ", ".join(f"{m:.2f} (n_s {n})" for n, m in
-                                  large.groupby("n_s").antipodal.median().items()),
+                                  large.groupby("n_s").antipodal.mean().items()),
                  "small": ", ".join(f"{m:.2f} (n_s {n})" for n, m in small.items())
                  or "no cell"})
+
+
+def above(values: np.ndarray, level: float) -> tuple[float, float]:
+    """(standard error of the mean, one-sided p-value that the mean exceeds ``level``) of
+    ``values`` (k,) by a t-test (scipy.stats.ttest_1samp); values without spread decide exactly
+    (p-value 0 above ``level``, 1 otherwise). Raises ValueError on fewer than 2 values."""
+    if len(values) < 2:
+        raise ValueError(f"a mean's test needs at least 2 values, got {len(values)}")
+    if np.ptp(values) == 0:
+        return 0.0, float(values[0] <= level)
+    test = scipy.stats.ttest_1samp(values, level, alternative="greater")
+    return float(scipy.stats.sem(values)), float(test.pvalue)
 
 
 CLAIMS.include(anatomy_claims.PART)         # why trained models beat the theory
