@@ -110,27 +110,27 @@ def _unjudged(o: Outputs, ladder: bool = True) -> str | None:
     return None
 
 
-def _not_judged(claim: Claim, o: Outputs, ladder: bool = True) -> dict | None:
-    """The row of a claim on the converged cells that they cannot judge (:func:`_unjudged`), or
-    None."""
+def _not_judged(o: Outputs, ladder: bool = True) -> Result | None:
+    """The Result of a claim on the converged cells that they cannot judge (:func:`_unjudged`),
+    or None."""
     if (why := _unjudged(o, ladder)) is None:
         return None
-    return claim.not_computed(why) if why == DIVERGED else claim.not_computed(why, o.grid_scale)
+    return Result(not_computed=why, scale="—" if why == DIVERGED else o.grid_scale)
 
 
-def _falls(claim: Claim, o: Outputs, col: str) -> dict:
-    """The row of the statistic ``col`` of figs. 4–6 on the converged cells, on the paper's
-    words ("falls with n_s at all locations"): the median over cells of each cell's log-log
-    slope along the n_s ladder, with its bootstrap 95% interval (ladder.ladder_slope), must lie
-    below 0. Reproduced when the interval lies below 0, not reproduced when it lies at or above
-    it, inconclusive when it spans 0 (the ladder cannot tell). The untrained weights' slope is
-    said beside it: whether training, not chance, makes it fall is our control, judged apart
+def _falls(o: Outputs, col: str) -> Result:
+    """The statistic ``col`` of figs. 4–6 on the converged cells, on the paper's words ("falls
+    with n_s at all locations"): the median over cells of each cell's log-log slope along the
+    n_s ladder, with its bootstrap 95% interval (ladder.ladder_slope), must lie below 0.
+    Reproduced when the interval lies below 0, not reproduced when it lies at or above it,
+    inconclusive when it spans 0 (the ladder cannot tell). The untrained weights' slope is said
+    beside it: whether training, not chance, makes it fall is our control, judged apart
     (finding.faster_than_untrained). Where the convergence checks keep the statistic, the same
     test runs on the cells scaled as if every model moved as its (n_s, p)'s check's model did
     when trained longer (:func:`_trained_longer`), and a verdict that differs there reads
     inconclusive: it may turn with where training stops."""
-    if (row := _not_judged(claim, o)) is not None:
-        return row
+    if (r := _not_judged(o)) is not None:
+        return r
     words, (slope, lo, hi, _), _ = _ladder(o, col)
     falls = side(lo, hi, 0.0)
     undecided = None if falls is not None else (
@@ -148,30 +148,20 @@ def _falls(claim: Claim, o: Outputs, col: str) -> dict:
                 f"if every model moved as its (n_s, p)'s convergence check's model did when "
                 f"trained longer ({moved}), the slope's interval would be [{llo:.2f}, "
                 f"{lhi:.2f}]: the verdict may turn with where training stops"))))
-    return claim.row(
-        bool(falls), words, "the 95% interval of the median slope below 0 (the paper: falls at "
-        "every location); an interval wholly at or above 0 breaks it"
-        + (", the same as the convergence checks' longer training moves it" if col in _CHECKED
-           else ""), o.grid_scale, value=slope, uncertainty=(hi - lo) / 2,
-        inconclusive="; ".join(filter(None, (o.too_small(o.means[0].index.unique("n_s")),
-                                             undecided))) or None)
+    return Result(bool(falls), slope, (hi - lo) / 2, {"words": words, "checked": (
+        ", the same as the convergence checks' longer training moves it" if col in _CHECKED
+        else "")}, o.grid_scale, inconclusive="; ".join(filter(None, (
+            o.too_small(o.means[0].index.unique("n_s")), undecided))) or None)
 
 
-@CLAIMS.claim("sym.diag_var", "Var of diag(W)" + _FALL[0], "fig. 4", _FALL[1], PAPER_GRID, "fig4",
-              TRAINED)
-def _diag_var(claim: Claim, o: Outputs) -> dict:
-    return _falls(claim, o, "diag_var")
-
-
-@CLAIMS.claim("sym.bias_var", "Var of b" + _FALL[0], "fig. 5", _FALL[1], PAPER_GRID, "fig5",
-              TRAINED)
-def _bias_var(claim: Claim, o: Outputs) -> dict:
-    return _falls(claim, o, "bias_var")
-
-
-@CLAIMS.claim("sym.dvar_nu", "ΔVar(ν)" + _FALL[0], "fig. 6", _FALL[1], PAPER_GRID, "fig6", TRAINED)
-def _dvar_nu(claim: Claim, o: Outputs) -> dict:
-    return _falls(claim, o, "dvar_nu")
+for _col, _name, _figure in (("diag_var", "Var of diag(W)", 4), ("bias_var", "Var of b", 5),
+                             ("dvar_nu", "ΔVar(ν)", 6)):
+    CLAIMS.record(Record(
+        id=f"sym.{_col}", statement=_name + _FALL[0], source=f"fig. {_figure}", paper=_FALL[1],
+        paper_scale=PAPER_GRID, figure=f"fig{_figure}", stages=TRAINED, ours="{words}",
+        tolerance="the 95% interval of the median slope below 0 (the paper: falls at every "
+                  "location); an interval wholly at or above 0 breaks it{checked}"))(
+        lambda o, col=_col: _falls(o, col))
 
 
 def _last_level(excess: pd.Series, p: float) -> str:
@@ -258,8 +248,8 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
     level the rule's stop reaches is where training goes, the convergence checks at the largest
     n_s say: a p whose check's model, trained longer, leaves the bound (:func:`_longer`), judged
     there or not, blocks reproduced and points the row away (direction fails)."""
-    if (row := _not_judged(claim, o)) is not None:
-        return row
+    if (r := _not_judged(o)) is not None:
+        return claim.not_computed(r.not_computed, r.scale)
     excess = (o.means[0].lyapunov / o.means[1].lyapunov).dropna()
     if not len(excess):
         return claim.not_computed("no untrained weights of the converged cells", o.grid_scale)
@@ -354,46 +344,54 @@ def _not_at_every_p(o: Outputs, u: _Uniformity) -> str:
         "a larger n_s, would decide it")
 
 
-@CLAIMS.claim("sym.identical_variances", "once n_s reaches 8192 all noise variables have "
-              "identical variances", "fig. 6", "Var(ν_i) equal across rows", "n_s 8192", "fig6",
-              TRAINED)
-def _identical_variances(claim: Claim, o: Outputs) -> dict:
-    if (row := _not_judged(claim, o, ladder=False)) is not None:
-        return row
+@CLAIMS.record(Record(
+    id="sym.identical_variances", statement="once n_s reaches 8192 all noise variables have "
+    "identical variances", source="fig. 6", paper="Var(ν_i) equal across rows",
+    paper_scale="n_s 8192", figure="fig6", stages=TRAINED,
+    ours="at n_s {n_s}: √ΔVar(ν) / mean Var(ν) median {value:.2f} (from {low:.2f} to "
+         "{high:.2f}); ≤ {most:g} in {share:.0%} of {cells} cells",
+    tolerance="relative spread ≤ {most:g} in ≥ {least:.0%} of the cells: 'identical' read as "
+              "within 10%"))
+def _identical_variances(o: Outputs) -> Result:
+    if (r := _not_judged(o, ladder=False)) is not None:
+        return r
     n_s = o.means[0].index.get_level_values("n_s")
     top = o.means[0].xs(n_s.max(), level="n_s")
     spread = np.sqrt(top.dvar_nu) / top.mean_var_nu
     share = float((spread <= MAX_SPREAD).mean())
-    return claim.row(
-        share >= MIN_FALLING, f"at n_s {n_s.max()}: √ΔVar(ν) / mean Var(ν) median "
-        f"{spread.median():.2f} (from {spread.min():.2f} to {spread.max():.2f}); "
-        f"≤ {MAX_SPREAD:g} in {share:.0%} of {len(spread)} cells",
-        f"relative spread ≤ {MAX_SPREAD:g} in ≥ {MIN_FALLING:.0%} of the cells: 'identical' "
-        "read as within 10%", o.grid_scale, value=float(spread.median()),
+    return Result(share >= MIN_FALLING, float(spread.median()), scale=o.grid_scale, numbers={
+        "n_s": n_s.max(), "value": spread.median(), "low": spread.min(), "high": spread.max(),
+        "most": MAX_SPREAD, "share": share, "cells": len(spread), "least": MIN_FALLING},
         inconclusive=(f"largest n_s {n_s.max()} < {PAPER_N_S}" if n_s.max() < PAPER_N_S
                       else o.too_small(n_s)))
 
 
-@CLAIMS.claim("sym.variance_bound", "mean_i Var(ν_i) ≥ Var(x)(n_s/n_d − 1) for every model "
-              "(diagonal normalised; a theorem)", "eq. 6, app. C", "bound holds", "—",
-              "variance_bound", ("pr_train",), "sanity check")
-def _variance_bound(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="sym.variance_bound", statement="mean_i Var(ν_i) ≥ Var(x)(n_s/n_d − 1) for every model "
+    "(diagonal normalised; a theorem)", source="eq. 6, app. C", paper="bound holds",
+    paper_scale="—", figure="variance_bound", stages=("pr_train",), kind="sanity check",
+    ours="min measured/bound = {value:.3f} over {models} trained models",
+    tolerance="≥ 1 (a bound)"))
+def _variance_bound(o: Outputs) -> Result:
     if not len(o.stats):
-        return claim.not_computed(DIVERGED)
+        return Result(not_computed=DIVERGED)
     relu = o.stats[(o.stats.model == "relu") & np.isfinite(o.stats.bound_ratio)]
     worst = float(relu.bound_ratio.min()) if len(relu) else float("nan")
-    return claim.row(len(relu) > 0 and worst >= 1.0, f"min measured/bound = {worst:.3f} over "
-                     f"{len(relu)} trained models", "≥ 1 (a bound)", o.grid_scale, value=worst)
+    return Result(len(relu) > 0 and worst >= 1.0, worst, scale=o.grid_scale,
+                  numbers={"value": worst, "models": len(relu)})
 
 
-@CLAIMS.claim("sym.rug_attains_bound", "the Persian rug attains the bound (a construction)",
-              "sec. 4.2.2", "equality", "—", "variance_bound", ("pr_rug",), "sanity check")
-def _rug_attains_bound(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="sym.rug_attains_bound", statement="the Persian rug attains the bound (a construction)",
+    source="sec. 4.2.2", paper="equality", paper_scale="—", figure="variance_bound",
+    stages=("pr_rug",), kind="sanity check",
+    ours="max |measured/bound − 1| = {value:.1e} over {points} rug points",
+    tolerance="≤ 1e-9 (float64 round-off)"))
+def _rug_attains_bound(o: Outputs) -> Result:
     dev = float((o.rug.bound_ratio - 1).abs().max()) if len(o.rug) else float("nan")
-    return claim.row(
-        len(o.rug) > 0 and dev <= 1e-9, f"max |measured/bound − 1| = {dev:.1e} over {len(o.rug)} "
-        "rug points", "≤ 1e-9 (float64 round-off)",
-        f"rug n_s {span(o.rug.n_s) if 'n_s' in o.rug else '—'}", value=dev)
+    return Result(len(o.rug) > 0 and dev <= 1e-9, dev,
+                  scale=f"rug n_s {span(o.rug.n_s) if 'n_s' in o.rug else '—'}",
+                  numbers={"value": dev, "points": len(o.rug)})
 
 
 #: The statistics of figs. 4–6 whose fall the untrained weights' control is judged on.
