@@ -40,7 +40,9 @@ RUG_DECISIVE_N_S = 1024
 #: The central claim: the median trained/theory over the converged cells at the largest n_s
 #: within this of 1 (the paper: the trained loss "precisely matches" the rug's).
 CENTRAL_TOL = 0.02
-_FIG3 = ("n_s 512, n_d 130, p 0.044; one model", "fig3", ("pr_fig3",))
+#: Where the fig. 3 claims are judged, drawn and computed.
+_FIG3 = {"paper_scale": "n_s 512, n_d 130, p 0.044; one model", "figure": "fig3",
+         "stages": ("pr_fig3",)}
 _VS = ("pr_train", "pr_theory")
 _FIG3_DIVERGED = "every fig. 3 model diverged"
 
@@ -49,51 +51,58 @@ CLAIMS = Claims(empirical=("pr_train", "pr_fig3"),
                 central=("fig2.trained_theory", "fig2.trained_trend", "fig2.rug_theory"))
 
 
-@CLAIMS.claim("fig1.hadamard_xor", "H_ij = parity(bin(i) XOR bin(j)) is a Hadamard matrix",
-              "sec. 4.2.2", "Hadamard matrix", "—", "fig1", (), "erratum")
-def _hadamard_xor(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="fig1.hadamard_xor", statement="H_ij = parity(bin(i) XOR bin(j)) is a Hadamard matrix",
+    source="sec. 4.2.2", paper="Hadamard matrix", paper_scale="—", stages=(), figure="fig1",
+    kind="erratum",
+    ours="the XOR matrix at n = {n} has rank {value} (a Hadamard matrix has rank n); the "
+         "Sylvester matrix uses AND: (−1)^popcount(i AND j), which we use",
+    tolerance="rank < n shows the printed rule is not a Hadamard matrix"))
+def _hadamard_xor(o: Outputs) -> Result:
     xor = compare.printed_hadamard(o.fig1_n_s)
     n, rank = len(xor), int(np.linalg.matrix_rank(xor))
-    return claim.row(
-        rank < n, f"the XOR matrix at n = {n} has rank {rank} (a Hadamard matrix has rank n); "
-        "the Sylvester matrix uses AND: (−1)^popcount(i AND j), which we use",
-        "rank < n shows the printed rule is not a Hadamard matrix", f"n = {n}", value=rank)
+    return Result(rank < n, rank, numbers={"n": n, "value": rank}, scale=f"n = {n}")
 
 
-@CLAIMS.claim("fig2.linear_optimum", "optimal linear loss (authors' code: (n_s − n_d − 1)p/(3n_s))",
-              "fig. 2 (authors' code)", "(n_s − n_d − 1)·p/(3 n_s)", "fig. 2's p values", "fig2",
-              ("pr_theory",), "erratum")
-def _linear_optimum(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="fig2.linear_optimum",
+    statement="optimal linear loss (authors' code: (n_s − n_d − 1)p/(3n_s))",
+    source="fig. 2 (authors' code)", paper="(n_s − n_d − 1)·p/(3 n_s)",
+    paper_scale="fig. 2's p values", stages=("pr_theory",), figure="fig2", kind="erratum",
+    ours="max |authors' formula / exact optimum Var(x)(1 − n_d/n_s) − 1| = {value:.0%}; Var(x) "
+         "= (4p − 3p²)/12; the exact optimum is drawn in fig. 2",
+    tolerance="> 5% shows the formula is not the optimum"))
+def _linear_optimum(o: Outputs) -> Result:
     inside, n_s = o.theory[o.theory.ratio <= 0.9], o.fig2_n_s   # n_d < n_s − 1: both positive
     authors = (n_s - inside.ratio * n_s - 1) * inside.p / (3 * n_s)
     off = float((authors / inside.loss_linear - 1).abs().max())
-    return claim.row(
-        off > 0.05, f"max |authors' formula / exact optimum Var(x)(1 − n_d/n_s) − 1| = {off:.0%}; "
-        "Var(x) = (4p − 3p²)/12; the exact optimum is drawn in fig. 2",
-        "> 5% shows the formula is not the optimum",
-        f"{inside.p.nunique()} p × {inside.ratio.nunique()} ratios ≤ 0.9 at n_s {n_s}", value=off)
+    return Result(off > 0.05, off, numbers={"value": off}, scale=f"{inside.p.nunique()} p × "
+                  f"{inside.ratio.nunique()} ratios ≤ 0.9 at n_s {n_s}")
 
 
-@CLAIMS.claim("fig2.rug_theory", "the Persian rug's loss equals the thermodynamic-limit theory",
-              "fig. 2, sec. 4.2", "rug on the theory curve", "rug at n_s 8192", "fig2",
-              ("pr_rug", "pr_theory"))
-def _rug_theory(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="fig2.rug_theory", statement="the Persian rug's loss equals the thermodynamic-limit theory",
+    source="fig. 2, sec. 4.2", paper="rug on the theory curve", paper_scale="rug at n_s 8192",
+    stages=("pr_rug", "pr_theory"), figure="fig2",
+    ours="max |rug/theory − 1| = {value:.1%} over {points} points (ratio ≥ {min_ratio}, p·n_s ≥ "
+         "{min_active})",
+    tolerance="≤ 5%: the theory is the n_s → ∞ limit; the rug's finite-size gap in that regime "
+              "measured at most 2.6% at n_s 1024 and 1.1% at 4096 (medians 0.15% and 0.06%), so "
+              "from n_s {decisive} a gap over 5%, about twice the largest seen, decides against "
+              "it"))
+def _rug_theory(o: Outputs) -> Result:
     gap = compare.rug_vs_theory(o.rug)
     reg = gap[gap.in_regime]
     rug_n_s = int(gap.n_s.max()) if len(gap) else 0
+    scale = f"rug n_s {rug_n_s}; {len(gap)} points"
     if not len(reg):
-        return claim.not_computed(f"none of the {len(gap)} rug points is in the theory's regime "
-                                  f"(ratio ≥ {compare.MIN_RATIO}, p·n_s ≥ {compare.MIN_ACTIVE})",
-                                  f"rug n_s {rug_n_s}; {len(gap)} points")
+        return Result(not_computed=f"none of the {len(gap)} rug points is in the theory's regime "
+                      f"(ratio ≥ {compare.MIN_RATIO}, p·n_s ≥ {compare.MIN_ACTIVE})", scale=scale)
     worst = float(reg.gap.abs().max())
     ok = worst <= 0.05
-    return claim.row(
-        ok, f"max |rug/theory − 1| = {worst:.1%} over {len(reg)} points (ratio ≥ "
-        f"{compare.MIN_RATIO}, p·n_s ≥ {compare.MIN_ACTIVE})", "≤ 5%: the theory is the n_s → ∞ "
-        "limit; the rug's finite-size gap in that regime measured at most 2.6% at n_s 1024 and "
-        "1.1% at 4096 (medians 0.15% and 0.06%), so from n_s "
-        f"{RUG_DECISIVE_N_S} a gap over 5%, about twice the largest seen, decides against it",
-        f"rug n_s {rug_n_s}; {len(gap)} points", value=worst,
+    return Result(ok, worst, scale=scale, numbers={
+        "value": worst, "points": len(reg), "min_ratio": compare.MIN_RATIO,
+        "min_active": compare.MIN_ACTIVE, "decisive": RUG_DECISIVE_N_S},
         inconclusive=(None if ok or rug_n_s >= RUG_DECISIVE_N_S else
                       f"rug n_s {rug_n_s} < {RUG_DECISIVE_N_S}"))
 
@@ -249,13 +258,13 @@ def _longer(o: Outputs, ok: bool, ok_longer, values: str) -> tuple[str, str | No
             "the verdict turns" if turns else None)
 
 
-def _spread(claim: Claim, o: Outputs, col: str, target: float, note=lambda fig3: "") -> dict:
-    """The row of the fig. 3 models' per-feature mean ``<col>_mean`` (mean over seeds) and
-    spread ``<col>_std`` against the paper's ``target`` ± 0.01, with ``note(models)`` after
-    ours; where the fig. 3 model failed its convergence check, decided only if the retrained
-    model (its ``long_<col>_mean`` and ``long_<col>_std``) gives the same verdict."""
+def _spread(o: Outputs, col: str, target: float, note=lambda fig3: "") -> Result:
+    """The fig. 3 models' per-feature mean ``<col>_mean`` (mean over seeds) and spread
+    ``<col>_std`` against the paper's ``target`` ± 0.01, with ``note(models)`` after ours;
+    where the fig. 3 model failed its convergence check, decided only if the retrained model
+    (its ``long_<col>_mean`` and ``long_<col>_std``) gives the same verdict."""
     if o.fig3_model is None:
-        return claim.not_computed(_FIG3_DIVERGED)
+        return Result(not_computed=_FIG3_DIVERGED)
     fig3, scale, capped = o.fig3_model
     means = fig3[f"{col}_mean"]
     mean, sd = float(means.mean()), float(fig3[f"{col}_std"].mean())
@@ -266,37 +275,48 @@ def _spread(claim: Claim, o: Outputs, col: str, target: float, note=lambda fig3:
         o, ok, lambda c: (abs(c[f"long_{col}_mean"].mean() - target) <= tol
                           and c[f"long_{col}_std"].mean() <= SPREAD_TOL),
         lambda c: f"{c[f'long_{col}_mean'].mean():.3f} ± {c[f'long_{col}_std'].mean():.3f}")
-    return claim.row(
-        ok, f"{mean:.3f} ± {sd:.3f} (mean ± spread over features)"
-        + (f"; over {len(means)} seeds the mean varies by {seeds:.3f}" if len(means) > 1
-           else "") + note(fig3) + longer,
-        f"|mean − paper| ≤ {tol:.3f} and spread ≤ {SPREAD_TOL:g}: the paper's ± is the spread "
-        f"over features (the figure's point); we allow 3× it, or twice the spread over seeds",
-        scale, value=mean, uncertainty=sd, inconclusive=capped or still)
+    return Result(ok, mean, sd, scale=scale, inconclusive=capped or still, numbers={
+        "value": mean, "sd": sd, "tol": tol, "most": SPREAD_TOL, "more": (
+            f"; over {len(means)} seeds the mean varies by {seeds:.3f}" if len(means) > 1
+            else "") + note(fig3) + longer})
 
 
-@CLAIMS.claim("fig3.diagonal", "diagonal of W = W_out W_in, all features", "fig. 3",
-              "1.29 ± 0.01", *_FIG3)
-def _diagonal(claim: Claim, o: Outputs) -> dict:
-    return _spread(claim, o, "diag", 1.29)
+#: The rows of fig. 3's diagonal and bias (:func:`_spread`).
+_SPREAD = {
+    "ours": "{value:.3f} ± {sd:.3f} (mean ± spread over features){more}",
+    "tolerance": "|mean − paper| ≤ {tol:.3f} and spread ≤ {most:g}: the paper's ± is the spread "
+                 "over features (the figure's point); we allow 3× it, or twice the spread over "
+                 "seeds"}
 
 
-@CLAIMS.claim("fig3.diagonal_live", "the same, live features only (dead: diagonal below half the "
-              "median; the paper does not mention dead features)", "fig. 3", "1.29 ± 0.01", *_FIG3)
-def _diagonal_live(claim: Claim, o: Outputs) -> dict:
-    return _spread(claim, o, "diag_live", 1.29,
+@CLAIMS.record(Record(
+    id="fig3.diagonal", statement="diagonal of W = W_out W_in, all features", source="fig. 3",
+    paper="1.29 ± 0.01", **_FIG3, **_SPREAD))
+def _diagonal(o: Outputs) -> Result:
+    return _spread(o, "diag", 1.29)
+
+
+@CLAIMS.record(Record(
+    id="fig3.diagonal_live", statement="the same, live features only (dead: diagonal below half "
+    "the median; the paper does not mention dead features)", source="fig. 3", paper="1.29 ± 0.01",
+    **_FIG3, **_SPREAD))
+def _diagonal_live(o: Outputs) -> Result:
+    return _spread(o, "diag_live", 1.29,
                    lambda fig3: f"; dead features: {fig3.dead_fraction.mean():.1%}")
 
 
-@CLAIMS.claim("fig3.bias", "bias of the same model", "fig. 3", "−0.18 ± 0.01", *_FIG3)
-def _bias(claim: Claim, o: Outputs) -> dict:
-    return _spread(claim, o, "bias", -0.18)
+@CLAIMS.record(Record(
+    id="fig3.bias", statement="bias of the same model", source="fig. 3", paper="−0.18 ± 0.01",
+    **_FIG3, **_SPREAD))
+def _bias(o: Outputs) -> Result:
+    return _spread(o, "bias", -0.18)
 
 
 @CLAIMS.claim("fig3.off_diagonal", "the off-diagonal of W is approximately mean-zero, "
               "'appearing like noise': but not Gaussian noise, which the theory takes it for "
               "(sec. 4.1, the Lyapunov step), a qualification the paper leaves out", "fig. 3",
-              "mean ≈ 0, noise-like", _FIG3[0], _FIG3[1], ("pr_fig3", "pr_anatomy_fig3"),
+              "mean ≈ 0, noise-like", _FIG3["paper_scale"], _FIG3["figure"],
+              ("pr_fig3", "pr_anatomy_fig3"),
               "caveat")
 def _off_diagonal(claim: Claim, o: Outputs) -> dict:
     """Fig. 3's caption describes the off-diagonal by eye; what the theory needs of it is
