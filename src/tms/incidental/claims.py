@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.stats
 
-from tms.core.claim_rows import Claim, Claims, max_z
+from tms.core.claim_rows import Claim, Claims, Record, Result, max_z
 from tms.incidental import noise_claims, stats, theory
 from tms.incidental.evidence import Outputs
 from tms.incidental.race import RACE_LEVEL, trend, trend_words, wins_by_m
@@ -35,135 +35,153 @@ CLAIMS = Claims(empirical=("ip_collisions", "ip_noise", "ip_sweep", "ip_single")
                 central=("fig3.polysemantic",))
 
 
-@CLAIMS.claim("fig2.l1_constant", "‖W_i‖₁ = Θ(1/(1/√m + λt))", "fig. 2, sec. 2", "constants ≈ 1",
-              _ODE, "fig2", _SPARSE)
-def _l1_constant(claim: Claim, o: Outputs) -> dict:
+#: What the claims on the sparsification ODE share.
+_ODE_CLAIM = {"paper_scale": _ODE, "stages": _SPARSE}
+
+
+@CLAIMS.record(Record(
+    id="fig2.l1_constant", statement="‖W_i‖₁ = Θ(1/(1/√m + λt))", source="fig. 2, sec. 2",
+    paper="constants ≈ 1", figure="fig2", **_ODE_CLAIM,
+    ours="‖W_i‖₁·(1/√m + λt) from {low:.2f} to {high:.2f}",
+    tolerance="within [1/3, 3]: Θ(·) with constants near 1"))
+def _l1_constant(o: Outputs) -> Result:
     ratio = o.sparsification["ratio"].values()
     lo, hi = min(v[0] for v in ratio), max(v[1] for v in ratio)
-    return claim.row(lo >= 1 / 3 and hi <= 3, f"‖W_i‖₁·(1/√m + λt) from {lo:.2f} to {hi:.2f}",
-                     "within [1/3, 3]: Θ(·) with constants near 1", o.scales["ode"])
+    return Result(lo >= 1 / 3 and hi <= 3, numbers={"low": lo, "high": hi}, scale=o.scales["ode"])
 
 
-@CLAIMS.claim("fig2.m_prime_time", "m′ reaches 1 at t = Θ(1/λ)", "fig. 2, sec. 2", "λt ≈ 1", _ODE,
-              "fig2", _SPARSE)
-def _m_prime_time(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="fig2.m_prime_time", statement="m′ reaches 1 at t = Θ(1/λ)", source="fig. 2, sec. 2",
+    paper="λt ≈ 1", figure="fig2", **_ODE_CLAIM, ours="λt = {times}", tolerance="within [1/3, 3]"))
+def _m_prime_time(o: Outputs) -> Result:
     t_end = o.sparsification["lam_t_end"]
-    return claim.row(all(1 / 3 <= v <= 3 for v in t_end.values()),
-                     "λt = " + ", ".join(f"{v:.2f} (m = {m:.0e})" for m, v in t_end.items()),
-                     "within [1/3, 3]", o.scales["ode"])
+    return Result(all(1 / 3 <= v <= 3 for v in t_end.values()), scale=o.scales["ode"], numbers={
+        "times": ", ".join(f"{v:.2f} (m = {m:.0e})" for m, v in t_end.items())})
 
 
-@CLAIMS.claim("fig7.inside_bounds", "relative variance of the non-zero weights within appendix B's "
-              "bounds (they hold by construction)", "fig. 7, app. B", "always", _ODE, "fig7",
-              _SPARSE, "sanity check")
-def _inside_bounds(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="fig7.inside_bounds", statement="relative variance of the non-zero weights within "
+    "appendix B's bounds (they hold by construction)", source="fig. 7, app. B", paper="always",
+    figure="fig7", kind="sanity check", **_ODE_CLAIM,
+    ours="{value:.1%} of the recorded times (worst m)", tolerance="100%"))
+def _inside_bounds(o: Outputs) -> Result:
     inside = min(o.sparsification["inside"].values())
-    return claim.row(inside == 1.0, f"{inside:.1%} of the recorded times (worst m)", "100%",
-                     o.scales["ode"], value=inside)
+    return Result(inside == 1.0, inside, numbers={"value": inside}, scale=o.scales["ode"])
 
 
-@CLAIMS.claim("fig7.relvar_constant", "relative variance a constant not far from 1 (m′ ≥ 10)",
-              "fig. 7, app. B", "Θ(1), near 1", _ODE, "fig7", _SPARSE)
-def _relvar_constant(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="fig7.relvar_constant", statement="relative variance a constant not far from 1 (m′ ≥ 10)",
+    source="fig. 7, app. B", paper="Θ(1), near 1", figure="fig7", **_ODE_CLAIM,
+    ours="from {low:.2f} to {high:.2f} ({value:.1f}× over the run)",
+    tolerance="within [1/4, 4] and varying by at most 4× while m′ falls to 10: Θ(1) in m′ ('a "
+              "constant not too far from 1', app. B)"))
+def _relvar_constant(o: Outputs) -> Result:
     relvar = o.sparsification["relvar"].values()
     lo, hi = min(v[0] for v in relvar), max(v[1] for v in relvar)
-    return claim.row(lo >= 0.25 and hi <= 4 and hi / lo <= 4,
-                     f"from {lo:.2f} to {hi:.2f} ({hi / lo:.1f}× over the run)",
-                     "within [1/4, 4] and varying by at most 4× while m′ falls to 10: Θ(1) "
-                     "in m′ ('a constant not too far from 1', app. B)", o.scales["ode"],
-                     value=hi / lo)
+    return Result(lo >= 0.25 and hi <= 4 and hi / lo <= 4, hi / lo, scale=o.scales["ode"],
+                  numbers={"low": lo, "high": hi, "value": hi / lo})
 
 
-@CLAIMS.claim("appb.euler", "exact affine-map integration equals the authors' Euler scheme as "
-              "dt → 0", "app. B", "error ∝ dt (first order)", "Euler dt 0.5", None, _SPARSE,
-              "sanity check")
-def _euler(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="appb.euler", statement="exact affine-map integration equals the authors' Euler scheme as "
+    "dt → 0", source="app. B", paper="error ∝ dt (first order)", paper_scale="Euler dt 0.5",
+    figure=None, stages=_SPARSE, kind="sanity check",
+    ours="max |‖w‖₁ Euler/exact − 1|: {errors}",
+    tolerance="error ratio / dt ratio in [0.8, 1.25]: first order"))
+def _euler(o: Outputs) -> Result:
     errs = o.sparsification["euler_error"]
     dts = sorted(errs, reverse=True)
     orders = [errs[a] / errs[b] / (a / b) for a, b in zip(dts, dts[1:])]
-    return claim.row(all(0.8 <= r <= 1.25 for r in orders), "max |‖w‖₁ Euler/exact − 1|: "
-                     + ", ".join(f"{errs[d]:.2%} (dt {d:g})" for d in dts),
-                     "error ratio / dt ratio in [0.8, 1.25]: first order",
-                     f"m {o.ip.sparsification.euler.m:g}, dt " + ", ".join(f"{d:g}" for d in dts))
+    return Result(all(0.8 <= r <= 1.25 for r in orders), numbers={
+        "errors": ", ".join(f"{errs[d]:.2%} (dt {d:g})" for d in dts)},
+        scale=f"m {o.ip.sparsification.euler.m:g}, dt " + ", ".join(f"{d:g}" for d in dts))
 
 
-def _mc_row(claim: Claim, o: Outputs, check: str) -> dict:
+#: What the sanity checks of the closed forms share, and the rows of a closed form against its
+#: Monte Carlo estimate (:func:`_mc`) or an exact computation (:func:`_exact`).
+_CHECKED = {"paper_scale": "—", "figure": None, "stages": _CHECK, "kind": "sanity check"}
+_MC = {"ours": "{value:.5g} ± {se:.2g} (Monte Carlo; closed form {closed:.5g}, {z:.1f} s.e. off)",
+       "tolerance": "≤ 3 s.e.: a 0.3% chance of a false alarm"}
+_EXACT = {"ours": "{check}: {value:.4g} (closed form {closed:.4g})",
+          "tolerance": "|difference| ≤ {tol:g} (float64 integration error)"}
+
+
+def _mc(o: Outputs, check: str) -> Result:
     """A closed form against its Monte Carlo estimate: within 3 standard errors."""
     r = o.by_check.loc[check]
     z = max_z(r.estimate, r.closed_form, r.se)
-    return claim.row(z <= 3, f"{r.estimate:.5g} ± {r.se:.2g} (Monte Carlo; closed form "
-                     f"{r.closed_form:.5g}, {z:.1f} s.e. off)",
-                     "≤ 3 s.e.: a 0.3% chance of a false alarm", o.scales["mc"],
-                     value=r.estimate, uncertainty=r.se)
+    return Result(z <= 3, r.estimate, r.se, {"value": r.estimate, "se": r.se,
+                                             "closed": r.closed_form, "z": z}, o.scales["mc"])
 
 
-def _exact_row(claim: Claim, o: Outputs, check: str, tol: float, scale: str) -> dict:
+def _exact(o: Outputs, check: str, tol: float, scale: str) -> Result:
     """A closed form against an exact computation: within ``tol`` (absolute)."""
     r = o.by_check.loc[check]
-    return claim.row(abs(r.estimate - r.closed_form) <= tol,
-                     f"{check}: {r.estimate:.4g} (closed form {r.closed_form:.4g})",
-                     f"|difference| ≤ {tol:g} (float64 integration error)", scale,
-                     value=r.estimate)
+    return Result(abs(r.estimate - r.closed_form) <= tol, r.estimate, scale=scale, numbers={
+        "check": check, "value": r.estimate, "closed": r.closed_form, "tol": tol})
 
 
-@CLAIMS.claim("sec21.collision_probability", "benign collision probability 1/(2m)", "sec. 2.1",
-              "1/(2m)", "—", None, _CHECK, "sanity check")
-def _collision_probability(claim: Claim, o: Outputs) -> dict:
-    return _mc_row(claim, o, "collision probability")
+@CLAIMS.record(Record(
+    id="sec21.collision_probability", statement="benign collision probability 1/(2m)",
+    source="sec. 2.1", paper="1/(2m)", **_CHECKED, **_MC))
+def _collision_probability(o: Outputs) -> Result:
+    return _mc(o, "collision probability")
 
 
-@CLAIMS.claim("sec21.interference_init", "interference at init Θ(n/m)", "sec. 2.1",
-              "Θ(n/m); (n − 1)/(2m) for W_ik ~ N(0, 1/m) (ours)", "—", None, _CHECK,
-              "sanity check")
-def _interference_init(claim: Claim, o: Outputs) -> dict:
-    return _mc_row(claim, o, "interference at init")
+@CLAIMS.record(Record(
+    id="sec21.interference_init", statement="interference at init Θ(n/m)", source="sec. 2.1",
+    paper="Θ(n/m); (n − 1)/(2m) for W_ik ~ N(0, 1/m) (ours)", **_CHECKED, **_MC))
+def _interference_init(o: Outputs) -> Result:
+    return _mc(o, "interference at init")
 
 
-@CLAIMS.claim("sec21.decay_solution", "interference alone: q = W_i·W_j follows q = √C / (2 sinh("
-              "asinh(√C/(2q₀)) + √C t)), C = s² − 4q², s = ‖W_i‖² + ‖W_j‖² (our solution)",
-              "sec. 2.1", "−Θ(W_i·W_j) decay",
-              "—", None, _CHECK, "sanity check")
-def _decay_solution(claim: Claim, o: Outputs) -> dict:
-    return _exact_row(claim, o, "interference decay: numerical W_i·W_j / exact solution − 1 "
-                      "(max)", 1e-5, "two encodings")
+@CLAIMS.record(Record(
+    id="sec21.decay_solution", statement="interference alone: q = W_i·W_j follows q = √C / (2 "
+    "sinh(asinh(√C/(2q₀)) + √C t)), C = s² − 4q², s = ‖W_i‖² + ‖W_j‖² (our solution)",
+    source="sec. 2.1", paper="−Θ(W_i·W_j) decay", **_CHECKED, **_EXACT))
+def _decay_solution(o: Outputs) -> Result:
+    return _exact(o, "interference decay: numerical W_i·W_j / exact solution − 1 (max)", 1e-5,
+                  "two encodings")
 
 
-@CLAIMS.claim("sec21.decay_rate", "positive W_i·W_j decays at rate ‖W_i‖² + ‖W_j‖²", "sec. 2.1",
-              "rate ‖W_i‖² + ‖W_j‖²", "—", None, _CHECK, "sanity check")
-def _decay_rate(claim: Claim, o: Outputs) -> dict:
-    return _exact_row(claim, o, "interference decay: rate −d ln(W_i·W_j)/dt / (‖W_i‖² + ‖W_j‖²) "
-                      "− 1 (max)", 1e-4, "two encodings")
+@CLAIMS.record(Record(
+    id="sec21.decay_rate", statement="positive W_i·W_j decays at rate ‖W_i‖² + ‖W_j‖²",
+    source="sec. 2.1", paper="rate ‖W_i‖² + ‖W_j‖²", **_CHECKED, **_EXACT))
+def _decay_rate(o: Outputs) -> Result:
+    return _exact(o, "interference decay: rate −d ln(W_i·W_j)/dt / (‖W_i‖² + ‖W_j‖²) − 1 (max)",
+                  1e-4, "two encodings")
 
 
-def _unfit(claim: Claim, o: Outputs) -> dict | None:
-    """The row of a fig. 3 claim when fewer than 2 models are left to fit, else None."""
+def _unfit(o: Outputs) -> Result | None:
+    """The Result of a fig. 3 claim when fewer than 2 models are left to fit, else None."""
     if o.fit is not None and o.fit_init is not None:
         return None
-    return claim.not_computed(f"{len(o.collisions)} fig. 3 model(s) trained without diverging; "
-                              "the fit needs 2", o.scales["fig3"])
+    return Result(not_computed=f"{len(o.collisions)} fig. 3 model(s) trained without diverging; "
+                  "the fit needs 2", scale=o.scales["fig3"])
 
 
-def _beta_row(claim: Claim, o: Outputs, fit: dict, note: str, short: str | None = None) -> dict:
+def _beta(o: Outputs, fit: dict, note: str, short: str | None = None) -> Result:
     """Fig. 3: the exponent β of m (``fit``: stats.m_exponent) has the paper's −1 in its
     interval [fit['lo'], fit['hi']]; a reproduction is inconclusive below the paper's n, or
     where ``short`` says why the run falls short of the claim's regime."""
     cfg, v, lo, hi = o.ip.collisions, fit["beta"], fit["lo"], fit["hi"]
-    interval = f"{cfg.level:.0%} interval"
     small = "; ".join(filter(None, (
         f"n {cfg.n} < the paper's {PAPER_N}: at m = n the fit is dominated by a point where "
         "training removes collisions" if cfg.n < PAPER_N else None, short))) or None
-    breaks = -1 - 1.05 * (hi - v)                # its interval then ends below −1
-    return claim.row(lo <= -1 <= hi, f"β = {v:.2f}, {interval} [{lo:.2f}, {hi:.2f}]{note}",
-                     f"−1 in the {interval}; an estimate of {breaks:.2f} with an interval of "
-                     "this width breaks it", o.scales["fig3"], value=v,
-                     uncertainty=(hi - lo) / 2, inconclusive=small)
+    return Result(lo <= -1 <= hi, v, (hi - lo) / 2, scale=o.scales["fig3"], inconclusive=small,
+                  numbers={"value": v, "level": cfg.level, "low": lo, "high": hi, "note": note,
+                           "breaks": -1 - 1.05 * (hi - v)})    # its interval then ends below −1
 
 
-@CLAIMS.claim("fig3.polysemantic", "polysemantic neurons ≈ c·n²/m with c = 1/4 ('the constant "
-              "1/4 seems to be fairly accurate')", "fig. 3, sec. 2.1", "c = 0.25", _FIG3, "fig3",
-              ("ip_collisions",))
-def _polysemantic(claim: Claim, o: Outputs) -> dict:
-    if unfit := _unfit(claim, o):
+@CLAIMS.record(Record(
+    id="fig3.polysemantic", statement="polysemantic neurons ≈ c·n²/m with c = 1/4 ('the constant "
+    "1/4 seems to be fairly accurate')", source="fig. 3, sec. 2.1", paper="c = 0.25",
+    paper_scale=_FIG3, figure="fig3", stages=("ip_collisions",),
+    ours="c = {value:.3f}, {level:.0%} interval [{low:.3f}, {high:.3f}] (one c over every m, "
+         "each model weighted by its n²/m); per m: {per_m}",
+    tolerance="|c − 1/4| ≤ {tol:g} ({rel:.0%}): 'fairly accurate'; c = {breaks:.3f} breaks it"))
+def _polysemantic(o: Outputs) -> Result:
+    if unfit := _unfit(o):
         return unfit
     cfg, fit, c = o.ip.collisions, o.fit, o.fit["c"]
     half, tol = (fit["hi"] - fit["lo"]) / 2, C_TOL * 0.25
@@ -171,13 +189,11 @@ def _polysemantic(claim: Claim, o: Outputs) -> dict:
            "training removes collisions"] if cfg.n < PAPER_N else []
     if half > tol:
         why.append(f"the {cfg.level:.0%} interval (±{half:.3f}) is wider than the tolerance")
-    return claim.row(abs(c - 0.25) <= tol, f"c = {c:.3f}, {cfg.level:.0%} interval "
-                     f"[{fit['lo']:.3f}, {fit['hi']:.3f}] (one c over every m, each model "
-                     f"weighted by its n²/m); per m: {_per_m(o)}",
-                     f"|c − 1/4| ≤ {tol:g} ({C_TOL:.0%}): "
-                     f"'fairly accurate'; c = {0.25 * (1 + 1.2 * C_TOL):.3f} breaks it",
-                     o.scales["fig3"], value=c, uncertainty=half,
-                     inconclusive="; ".join(why) or None)
+    return Result(abs(c - 0.25) <= tol, c, half, scale=o.scales["fig3"],
+                  inconclusive="; ".join(why) or None, numbers={
+                      "value": c, "level": cfg.level, "low": fit["lo"], "high": fit["hi"],
+                      "per_m": _per_m(o), "tol": tol, "rel": C_TOL,
+                      "breaks": 0.25 * (1 + 1.2 * C_TOL)})
 
 
 def _per_m(o: Outputs) -> str:
@@ -204,28 +220,32 @@ def _regime(o: Outputs) -> dict | None:
     return stats.m_exponent(rest.polysemantic, rest.m, o.ip.collisions.level)
 
 
-@CLAIMS.claim("fig3.m_exponent", "at fixed n, polysemantic neurons fall as 1/m ('this trend "
-              "of Θ(n²/m) does hold': the exponent of m, as m grows past n)", "fig. 3, sec. 2.1",
-              "β = −1 (asymptotic)", _FIG3, "fig3", ("ip_collisions",))
-def _m_exponent(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="fig3.m_exponent", statement="at fixed n, polysemantic neurons fall as 1/m ('this trend of "
+    "Θ(n²/m) does hold': the exponent of m, as m grows past n)", source="fig. 3, sec. 2.1",
+    paper="β = −1 (asymptotic)", paper_scale=_FIG3, figure="fig3", stages=("ip_collisions",),
+    ours="β = {value:.2f}, {level:.0%} interval [{low:.2f}, {high:.2f}]{note}",
+    tolerance="−1 in the {level:.0%} interval; an estimate of {breaks:.2f} with an interval of "
+              "this width breaks it"))
+def _m_exponent(o: Outputs) -> Result:
     """Fig. 3's Θ(n²/m) is asymptotic: β is judged on the models at m > n (:func:`_regime`);
     the fit over every m, which m = n dominates, is reported as the finite-size curvature, not
     counted against the paper. With fewer than two m above n it reads inconclusive, in the
     direction of the fit over every m."""
-    if unfit := _unfit(claim, o):
+    if unfit := _unfit(o):
         return unfit
     try:
         e = stats.m_exponent(o.collisions.polysemantic, o.collisions.m, o.ip.collisions.level)
     except ValueError as err:                    # one m left, or no polysemantic neuron at all
-        return claim.not_computed(str(err), o.scales["fig3"])
+        return Result(not_computed=str(err), scale=o.scales["fig3"])
     n = o.ip.collisions.n
     full = (f"over every m (with m = n, where the curve bends): β = {e['beta']:.2f} "
             f"[{e['lo']:.2f}, {e['hi']:.2f}]")
     if (r := _regime(o)) is None:
-        return _beta_row(claim, o, e, f" ({full}; Poisson fit of count ≈ A·m^β)",
-                         f"fewer than two m above n {n}: the asymptotic regime is not reached")
-    return _beta_row(claim, o, r, f" at m > n ({n}) (Poisson fit of count ≈ A·m^β; dispersion "
-                     f"{r['dispersion']:.1f}); {full}: finite-size curvature, not counted")
+        return _beta(o, e, f" ({full}; Poisson fit of count ≈ A·m^β)",
+                     f"fewer than two m above n {n}: the asymptotic regime is not reached")
+    return _beta(o, r, f" at m > n ({n}) (Poisson fit of count ≈ A·m^β; dispersion "
+                 f"{r['dispersion']:.1f}); {full}: finite-size curvature, not counted")
 
 
 @CLAIMS.claim("fig3.largest_wins", "the neuron that wins a feature is most likely the one of its "
@@ -240,8 +260,8 @@ def _largest_wins(claim: Claim, o: Outputs) -> dict:
     pooled ('the most likely'), and rise at no m (two-sided, Bonferroni over the m); a rise at an
     m or pooled fails it. Pooled without a decided fall, or falling with another rank winning
     the most, it reads inconclusive, in the direction of the pooled mean rank and mode."""
-    if unfit := _unfit(claim, o):
-        return unfit
+    if unfit := _unfit(o):
+        return claim.not_computed(unfit.not_computed, unfit.scale)
     col, n = o.collisions, o.ip.collisions.n
     wins = wins_by_m(col)                               # (m, R): features won by each rank
     if not wins.shape[1]:
@@ -295,77 +315,87 @@ def _rank_se(wins: np.ndarray) -> float | None:
     return float(np.sqrt(wins @ (r - mean) ** 2 / (total - 1) / total))
 
 
-@CLAIMS.claim("fig3.collisions_init", "benign collisions at init ≈ C(n, 2)/(2m), i.e. "
-              "c = (n − 1)/(4n)", "sec. 2.1", "c = (n − 1)/(4n)", "n 256, m 256–4096", "fig3",
-              ("ip_collisions",), "sanity check")
-def _collisions_init(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="fig3.collisions_init", statement="benign collisions at init ≈ C(n, 2)/(2m), i.e. c = "
+    "(n − 1)/(4n)", source="sec. 2.1", paper="c = (n − 1)/(4n)", paper_scale="n 256, m 256–4096",
+    figure="fig3", stages=("ip_collisions",), kind="sanity check",
+    ours="c = {value:.3f} ± {se:.3f} (quasi-Poisson fit of the benign pairs at init over {models} "
+         "models), {z:.1f} s.e. from the exact {exact:.3f}",
+    tolerance="≤ 3 s.e.: a 0.3% chance of a false alarm"))
+def _collisions_init(o: Outputs) -> Result:
     """Within 3 standard errors of the exact expectation, as every Monte Carlo check here (a
     0.3% chance of a false alarm: a check of our code, not a 95% interval's 5%)."""
-    if unfit := _unfit(claim, o):
+    if unfit := _unfit(o):
         return unfit
     fit, expect = o.fit_init, (o.ip.collisions.n - 1) / (4 * o.ip.collisions.n)
     se = (fit["hi"] - fit["lo"]) / 2 / scipy.stats.norm.ppf(0.5 + o.ip.collisions.level / 2)
     z = abs(fit["c"] - expect) / se
-    return claim.row(z <= 3, f"c = {fit['c']:.3f} ± {se:.3f} (quasi-Poisson fit of the benign "
-                     f"pairs at init over {len(o.collisions)} models), {z:.1f} s.e. from the "
-                     f"exact {expect:.3f}", "≤ 3 s.e.: a 0.3% chance of a false alarm",
-                     o.scales["fig3"], value=fit["c"], uncertainty=se)
+    return Result(z <= 3, fit["c"], se, scale=o.scales["fig3"], numbers={
+        "value": fit["c"], "se": se, "models": len(o.collisions), "z": z, "exact": expect})
 
 
 for _kind in ("bipolar", "normal"):
-    @CLAIMS.claim(f"appc.fourth_moment_{_kind}", "E(W_i·ξ)⁴ = 3σ⁴‖W_i‖⁴ + ‖W_i‖₄⁴(μ₄ − 3σ⁴), "
-                  f"{_kind} noise", "app. C", "formula", "—", None, _CHECK, "sanity check")
-    def _fourth_moment(claim: Claim, o: Outputs, kind: str = _kind) -> dict:
-        return _mc_row(claim, o, f"E(w·ξ)⁴, {kind} noise")
+    CLAIMS.record(Record(
+        id=f"appc.fourth_moment_{_kind}", statement="E(W_i·ξ)⁴ = 3σ⁴‖W_i‖⁴ + ‖W_i‖₄⁴(μ₄ − 3σ⁴), "
+        f"{_kind} noise", source="app. C", paper="formula", **_CHECKED, **_MC))(
+        lambda o, kind=_kind: _mc(o, f"E(w·ξ)⁴, {kind} noise"))
+
+#: The row of an erratum on a Monte Carlo estimate (:func:`_printed`).
+_PRINTED = {"ours": "{value:.5g} ± {se:.2g} (Monte Carlo): {z_printed:.0f} s.e. from "
+                    "{printed_name} = {printed:.5g}, {z:.1f} s.e. from {corrected_name} = "
+                    "{closed:.5g}",
+            "tolerance": "> 3 s.e. from the printed value and ≤ 3 s.e. from the corrected one"}
 
 
-def _printed_row(claim: Claim, o: Outputs, check: str, printed: float, printed_name: str,
-                 corrected_name: str) -> dict:
+def _printed(o: Outputs, check: str, printed: float, printed_name: str, corrected_name: str
+             ) -> Result:
     """An erratum on a Monte Carlo estimate: > 3 s.e. from the printed value and ≤ 3 s.e. from
     the corrected one (the check's closed form)."""
     r = o.by_check.loc[check]
     z_printed = abs(r.estimate - printed) / r.se
     z_corrected = abs(r.estimate - r.closed_form) / r.se
-    return claim.row(
-        z_printed > 3 and z_corrected <= 3, f"{r.estimate:.5g} ± {r.se:.2g} (Monte Carlo): "
-        f"{z_printed:.0f} s.e. from {printed_name} = {printed:.5g}, {z_corrected:.1f} s.e. from "
-        f"{corrected_name} = {r.closed_form:.5g}",
-        "> 3 s.e. from the printed value and ≤ 3 s.e. from the corrected one", o.scales["mc"],
-        value=r.estimate, uncertainty=r.se)
+    return Result(z_printed > 3 and z_corrected <= 3, r.estimate, r.se, scale=o.scales["mc"],
+                  numbers={"value": r.estimate, "se": r.se, "z_printed": z_printed,
+                           "printed_name": printed_name, "printed": printed, "z": z_corrected,
+                           "corrected_name": corrected_name, "closed": r.closed_form})
 
 
-@CLAIMS.claim("appc.six_sigma", r"$E(W_i \cdot \xi)^4 = \sum_j W_{ij}^4 \mu_4 + 6 \sum_{j \neq j'} "
-              r"W_{ij}^2 W_{ij'}^2 \sigma^4$", "app. C",
-              "6 over ordered pairs j ≠ j'", "—", None, _CHECK, "erratum")
-def _six_sigma(claim: Claim, o: Outputs) -> dict:
-    return _printed_row(claim, o, "E(w·ξ)⁴, bipolar noise",
-                        o.by_check.loc[theory.PRINTED_FOURTH_MOMENT].closed_form,
-                        r"the printed $6 \sum_{j \neq j'}$",
-                        r"$3\sigma^4 \|w\|^4 + \|w\|_4^4 (\mu_4 - 3\sigma^4)$, "
-                        r"i.e. $3 \sum_{j \neq j'}$")
+@CLAIMS.record(Record(
+    id="appc.six_sigma", statement=r"$E(W_i \cdot \xi)^4 = \sum_j W_{ij}^4 \mu_4 + 6 \sum_{j \neq "
+    r"j'} W_{ij}^2 W_{ij'}^2 \sigma^4$", source="app. C", paper="6 over ordered pairs j ≠ j'",
+    paper_scale="—", figure=None, stages=_CHECK, kind="erratum", **_PRINTED))
+def _six_sigma(o: Outputs) -> Result:
+    return _printed(o, "E(w·ξ)⁴, bipolar noise",
+                    o.by_check.loc[theory.PRINTED_FOURTH_MOMENT].closed_form,
+                    r"the printed $6 \sum_{j \neq j'}$",
+                    r"$3\sigma^4 \|w\|^4 + \|w\|_4^4 (\mu_4 - 3\sigma^4)$, i.e. $3 \sum_{j \neq j'}$")
 
 
-@CLAIMS.claim("appc.coefficient_bipolar", "η² coefficient of ‖W_i‖₄⁴ in the next-step loss, "
-              "bipolar (negative: sparsity rewarded)", "app. C, sec. 3.2", "16σ⁴·(−2) < 0", "—",
-              None, _CHECK, "sanity check")
-def _coefficient_bipolar(claim: Claim, o: Outputs) -> dict:
-    return _exact_row(claim, o, "‖W_i‖₄⁴ coefficient of the next-step loss, bipolar noise", 1e-9,
-                      o.scales["exact"])
+@CLAIMS.record(Record(
+    id="appc.coefficient_bipolar", statement="η² coefficient of ‖W_i‖₄⁴ in the next-step loss, "
+    "bipolar (negative: sparsity rewarded)", source="app. C, sec. 3.2", paper="16σ⁴·(−2) < 0",
+    **_CHECKED, **_EXACT))
+def _coefficient_bipolar(o: Outputs) -> Result:
+    return _exact(o, "‖W_i‖₄⁴ coefficient of the next-step loss, bipolar noise", 1e-9,
+                  o.scales["exact"])
 
 
-@CLAIMS.claim("appc.coefficient_normal", "the same, normal noise (zero: no push)",
-              "app. C, sec. 3.2", "16σ⁴·0 = 0", "—", None, _CHECK, "sanity check")
-def _coefficient_normal(claim: Claim, o: Outputs) -> dict:
-    return _exact_row(claim, o, "‖W_i‖₄⁴ coefficient of the next-step loss, normal noise", 1e-9,
-                      o.scales["exact"])
+@CLAIMS.record(Record(
+    id="appc.coefficient_normal", statement="the same, normal noise (zero: no push)",
+    source="app. C, sec. 3.2", paper="16σ⁴·0 = 0", **_CHECKED, **_EXACT))
+def _coefficient_normal(o: Outputs) -> Result:
+    return _exact(o, "‖W_i‖₄⁴ coefficient of the next-step loss, normal noise", 1e-9,
+                  o.scales["exact"])
 
 
-@CLAIMS.claim("figs45.random_fourth", "‖u‖₄⁴ of a random unit vector in R^m is 3/m (the captions: "
-              "its large-m value; exactly 3/(m + 2) at the m the figures use)", "figs. 4–5",
-              "3/m", "m 16", "fig4", _CHECK, "caveat")
-def _random_fourth(claim: Claim, o: Outputs) -> dict:
-    return _printed_row(claim, o, "random unit vector fourth norm", 3 / o.ip.checks.m, "3/m",
-                        "3/(m + 2), the exact expectation (3/m is its limit)")
+@CLAIMS.record(Record(
+    id="figs45.random_fourth", statement="‖u‖₄⁴ of a random unit vector in R^m is 3/m (the "
+    "captions: its large-m value; exactly 3/(m + 2) at the m the figures use)",
+    source="figs. 4–5", paper="3/m", paper_scale="m 16", figure="fig4", stages=_CHECK,
+    kind="caveat", **_PRINTED))
+def _random_fourth(o: Outputs) -> Result:
+    return _printed(o, "random unit vector fourth norm", 3 / o.ip.checks.m, "3/m",
+                    "3/(m + 2), the exact expectation (3/m is its limit)")
 
 
 CLAIMS.include(noise_claims.PART)                       # figs. 4–6, after the rest
