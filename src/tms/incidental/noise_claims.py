@@ -67,32 +67,43 @@ def _fig4_lacks(o: Outputs, kind: str | None = None) -> str | None:
     return None
 
 
-@PART.claim("fig4.contrast", "bipolar noise sparsifies, normal does not (largest σ)",
-            "fig. 4, sec. 4", "bipolar ≫ normal", _FIG45, "fig4", ("ip_noise",))
-def _contrast(claim: Claim, o: Outputs) -> dict:
+#: What fig. 4's claims share.
+_FIG4 = {"source": "fig. 4, sec. 4", "paper_scale": _FIG45, "figure": "fig4",
+         "stages": ("ip_noise",)}
+
+
+@PART.record(Record(
+    id="fig4.contrast", statement="bipolar noise sparsifies, normal does not (largest σ)",
+    paper="bipolar ≫ normal", **_FIG4,
+    ours="final mean ‖W_i‖₄⁴ {bipolar:.3f} (bipolar) vs {normal:.3f} (normal) at σ = {sigma:g}",
+    tolerance="bipolar ≥ 2 × normal: the figure's curves end apart by more than 2×"))
+def _contrast(o: Outputs) -> Result:
     if why := _fig4_lacks(o):
-        return claim.not_computed(why, o.scales["noise"])
+        return Result(not_computed=why, scale=o.scales["noise"])
     top, ns = max(o.noise.sigma), o.noise_by_sigma
     if not {("bipolar", top), ("normal", top)} <= set(ns.index):
-        return claim.not_computed(f"no fig. 4 model of both noise kinds at σ = {top:g} trained "
-                                  "without diverging", o.scales["noise"])
+        return Result(not_computed=f"no fig. 4 model of both noise kinds at σ = {top:g} trained "
+                      "without diverging", scale=o.scales["noise"])
     b, g = ns.loc[("bipolar", top), "final"], ns.loc[("normal", top), "final"]
-    return claim.row(
-        b >= 2 * g, f"final mean ‖W_i‖₄⁴ {b:.3f} (bipolar) vs {g:.3f} (normal) at σ = {top:g}",
-        "bipolar ≥ 2 × normal: the figure's curves end apart by more than 2×", o.scales["noise"],
-        value=b / g, inconclusive=_below(o.ip.noise))
+    return Result(b >= 2 * g, b / g, scale=o.scales["noise"], inconclusive=_below(o.ip.noise),
+                  numbers={"bipolar": b, "normal": g, "sigma": top})
 
 
-@PART.claim("fig4.sigma_speed", "the larger σ, the faster bipolar noise sparsifies",
-            "fig. 4, sec. 4", "faster with σ", _FIG45, "fig4", ("ip_noise",))
-def _sigma_speed(claim: Claim, o: Outputs) -> dict:
+@PART.record(Record(
+    id="fig4.sigma_speed", statement="the larger σ, the faster bipolar noise sparsifies",
+    paper="faster with σ", **_FIG4,
+    ours="time-averaged mean ‖W_i‖₄⁴: {means}; one-sided p of a faster rise: {pvalues}",
+    tolerance="each larger σ's models average higher than the next smaller σ's (a faster rise "
+              "gives a larger time average; one-sided Mann–Whitney at {level:.0%}, every pair); "
+              "a pair slower at that level, Bonferroni over the pairs, fails it"))
+def _sigma_speed(o: Outputs) -> Result:
     """Each larger σ's models rise faster than the next smaller σ's: their time-averaged fourth
     norms (a faster rise gives a larger average) higher by a one-sided Mann–Whitney test at
     SPEED_LEVEL, every pair (an intersection-union test: no correction); one pair slower at
     that level, Bonferroni over the pairs, fails it; else inconclusive, in the direction of the
     means."""
     if why := _fig4_lacks(o, "bipolar"):
-        return claim.not_computed(why, o.scales["noise"])
+        return Result(not_computed=why, scale=o.scales["noise"])
     bip = o.noise[o.noise.noise == "bipolar"]
     avg = {s: o.noise_fourth[t.instance.to_numpy()].mean(1) for s, t in bip.groupby("sigma")}
     pairs = list(zip(sorted(avg), sorted(avg)[1:]))
@@ -105,28 +116,25 @@ def _sigma_speed(claim: Claim, o: Outputs) -> dict:
     ok = not slow and (not undecided or bool(np.all(np.diff(means) > 0)))
     why = _short(o.ip.noise) + ([f"no faster rise decided between {', '.join(undecided)}"]
                                 if undecided and not slow else [])
-    return claim.row(
-        ok, "time-averaged mean ‖W_i‖₄⁴: " + ", ".join(
-            f"{v:.3f} (σ {s:g})" for s, v in zip(sorted(avg), means)) + "; one-sided p of a "
-        "faster rise: " + ", ".join(f"{p:.2g} (σ {a:g} → {b:g})"
-                                    for (a, b), p in zip(pairs, faster)),
-        f"each larger σ's models average higher than the next smaller σ's (a faster rise gives "
-        f"a larger time average; one-sided Mann–Whitney at {SPEED_LEVEL:.0%}, every pair); a "
-        f"pair slower at that level, Bonferroni over the pairs, fails it",
-        o.scales["noise"], value=means[-1] - means[0], inconclusive="; ".join(why) or None)
+    return Result(ok, means[-1] - means[0], scale=o.scales["noise"],
+                  inconclusive="; ".join(why) or None, numbers={
+                      "means": ", ".join(f"{v:.3f} (σ {s:g})" for s, v in zip(sorted(avg), means)),
+                      "pvalues": ", ".join(f"{p:.2g} (σ {a:g} → {b:g})"
+                                           for (a, b), p in zip(pairs, faster)),
+                      "level": SPEED_LEVEL})
 
 
-@PART.claim("fig4.normal_flat", "normal noise: no effect on sparsity (fourth norm stays at a "
-            "random vector's)", "fig. 4, sec. 4", "≈ 3/m", _FIG45, "fig4", ("ip_noise",))
-def _normal_flat(claim: Claim, o: Outputs) -> dict:
+@PART.record(Record(
+    id="fig4.normal_flat", statement="normal noise: no effect on sparsity (fourth norm stays at a "
+    "random vector's)", paper="≈ 3/m", **_FIG4, ours="final / (3/(m + 2)): {finals}",
+    tolerance="each within [0.75, 1.25]: the spread of 5 random vectors' mean"))
+def _normal_flat(o: Outputs) -> Result:
     if why := _fig4_lacks(o, "normal"):
-        return claim.not_computed(why, o.scales["noise"])
+        return Result(not_computed=why, scale=o.scales["noise"])
     rel = o.noise_by_sigma.loc["normal"].final_vs_random
-    return claim.row(bool(rel.between(0.75, 1.25).all()), "final / (3/(m + 2)): "
-                     + ", ".join(f"{v:.2f} (σ {k:g})" for k, v in rel.items()),
-                     "each within [0.75, 1.25]: the spread of 5 random vectors' mean",
-                     o.scales["noise"], value=float(rel.max()),
-                     inconclusive=_below(o.ip.noise))
+    return Result(bool(rel.between(0.75, 1.25).all()), float(rel.max()), scale=o.scales["noise"],
+                  inconclusive=_below(o.ip.noise), numbers={
+                      "finals": ", ".join(f"{v:.2f} (σ {k:g})" for k, v in rel.items())})
 
 
 def _fig5_lacks(o: Outputs, kind: str) -> str | None:
@@ -137,17 +145,18 @@ def _fig5_lacks(o: Outputs, kind: str) -> str | None:
 
 
 for _kind, (_, _sym) in SWEPT.items():
-    @PART.claim(f"fig5.small_{_kind}", f"small {_sym}: almost no effect on sparsity",
-                "fig. 5, sec. 4", "≈ unregularised", _FIG5, "fig5", _SWEEP)
-    def _small(claim: Claim, o: Outputs, kind: str = _kind, sym: str = _sym) -> dict:
+    @PART.record(Record(
+        id=f"fig5.small_{_kind}", statement=f"small {_sym}: almost no effect on sparsity",
+        source="fig. 5, sec. 4", paper="≈ unregularised", paper_scale=_FIG5, figure="fig5",
+        stages=_SWEEP, ours=f"{{small:.3f}} at {_sym} = {{at:g}}; baseline {{base:.3f}}",
+        tolerance="|difference| ≤ 0.1: a tenth of the fourth norm's range"))
+    def _small(o: Outputs, kind: str = _kind) -> Result:
         if why := _fig5_lacks(o, kind):
-            return claim.not_computed(why, o.scales["sweep"])
+            return Result(not_computed=why, scale=o.scales["sweep"])
         tab, base = o.sweep_curves[kind], o.sweep_base.mean()
-        return claim.row(abs(tab.fourth.iloc[0] - base) <= 0.1, f"{tab.fourth.iloc[0]:.3f} at "
-                         f"{sym} = {tab.index[0]:g}; baseline {base:.3f}",
-                         "|difference| ≤ 0.1: a tenth of the fourth norm's range",
-                         o.scales["sweep"], value=tab.fourth.iloc[0] - base,
-                         inconclusive=_below(o.ip.sweep))
+        return Result(abs(tab.fourth.iloc[0] - base) <= 0.1, tab.fourth.iloc[0] - base,
+                      scale=o.scales["sweep"], inconclusive=_below(o.ip.sweep), numbers={
+                          "small": tab.fourth.iloc[0], "at": tab.index[0], "base": base})
 
     @PART.record(Record(
         id=f"fig5.large_{_kind}", statement=f"very large {_sym}: the fourth norm drops",
