@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.stats
 
-from tms.core.claim_rows import Claim, Claims, Record, Result, max_z
+from tms.core.claim_rows import Claims, Record, Result, max_z
 from tms.incidental import noise_claims, stats, theory
 from tms.incidental.evidence import Outputs
 from tms.incidental.race import RACE_LEVEL, trend, trend_words, wins_by_m
@@ -248,25 +248,33 @@ def _m_exponent(o: Outputs) -> Result:
                  f"{r['dispersion']:.1f}); {full}: finite-size curvature, not counted")
 
 
-@CLAIMS.claim("fig3.largest_wins", "the neuron that wins a feature is most likely the one of its "
-              "largest initial weight: 'the largest weight at initialization is still the most "
-              "likely to win the race all things considered' (the 'largest' coordinates whose "
-              "benign collision makes a polysemantic neuron are the race's winners, 'not "
-              "necessarily the largest weight at initialization')", "sec. 2.1, footnote 6",
-              "wins fall with rank at init", _FIG3, "fig3", ("ip_collisions",))
-def _largest_wins(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="fig3.largest_wins", statement="the neuron that wins a feature is most likely the one of "
+    "its largest initial weight: 'the largest weight at initialization is still the most likely "
+    "to win the race all things considered' (the 'largest' coordinates whose benign collision "
+    "makes a polysemantic neuron are the race's winners, 'not necessarily the largest weight at "
+    "initialization')", source="sec. 2.1, footnote 6", paper="wins fall with rank at init",
+    paper_scale=_FIG3, figure="fig3", stages=("ip_collisions",),
+    ours="features won by ranks 1–{ranks} at init (no trend: mean rank {flat:g}), pooled over m: "
+         "{pooled}; rank 1 won {top} of the {total} represented features ({share:.1%}); per m "
+         "(by chance ranks 1–{ranks} win {ranks}/m of the features): {per_m}{traced}",
+    tolerance="'most likely to win, all things considered': the wins of ranks 1–{ranks} fall "
+              "with rank pooled over m (exact conditional test of their mean rank, each m's wins "
+              "fixed, one-sided at {level:.1%}) and rank 1 wins the most of them; a rise pooled "
+              "or at any m (both sides, Bonferroni over the {ms} m) fails it{breaks}"))
+def _largest_wins(o: Outputs) -> Result:
     """The wins of ranks 1..R at init fall with rank pooled over the m ('all things
     considered'; race.trend, one-sided at half RACE_LEVEL), rank 1 winning the most of them
     pooled ('the most likely'), and rise at no m (two-sided, Bonferroni over the m); a rise at an
     m or pooled fails it. Pooled without a decided fall, or falling with another rank winning
     the most, it reads inconclusive, in the direction of the pooled mean rank and mode."""
     if unfit := _unfit(o):
-        return claim.not_computed(unfit.not_computed, unfit.scale)
+        return unfit
     col, n = o.collisions, o.ip.collisions.n
     wins = wins_by_m(col)                               # (m, R): features won by each rank
     if not wins.shape[1]:
-        return claim.not_computed("this fig. 3 table predates the winners' ranks (columns "
-                                  "won_rank1…): rerun ip_collisions", o.scales["fig3"])
+        return Result(not_computed="this fig. 3 table predates the winners' ranks (columns "
+                      "won_rank1…): rerun ip_collisions", scale=o.scales["fig3"])
     ranks = wins.shape[1]
     won = (col.represented * col.n).groupby(col.m).sum().round().astype(int)
     per_m = {m: trend(w.to_numpy(), RACE_LEVEL, len(wins)) for m, w in wins.iterrows()}
@@ -283,26 +291,18 @@ def _largest_wins(claim: Claim, o: Outputs) -> dict:
           (pooled["mean_rank"] < (ranks + 1) / 2 if why else pooled["verdict"] == "falls"))
     top, total = int(summed[0]), max(int(won.sum()), 1)
     poly = int(col.polysemantic.sum())
-    traced = (f"; {col.poly_from_init.sum() / poly:.1%} of the {poly} polysemantic neurons "
-              "joined two features' largest initial weights (the footnote's 'not necessarily')"
-              if poly else "")
-    chance = "; ".join(f"m {m}: {trend_words(r)}" + (
-        f", ranks 1–{ranks} {r['total'] * m / (won[m] * ranks):.2g}× chance" if won[m] else "")
-        for m, r in per_m.items())
-    breaks = (f"; a pooled mean rank of {pooled['breaks']:.2f} or more would not read as a fall"
-              if pooled["breaks"] else "")
-    return claim.row(
-        ok, f"features won by ranks 1–{ranks} at init (no trend: mean rank {(ranks + 1) / 2:g}),"
-        f" pooled over m: {trend_words(pooled)}; rank 1 won {top} of the {total} represented "
-        f"features ({top / total:.1%}); per m (by chance ranks 1–{ranks} win {ranks}/m of the "
-        f"features): "
-        + chance + traced,
-        f"'most likely to win, all things considered': the wins of ranks 1–{ranks} fall with "
-        f"rank pooled over m (exact conditional test of their mean rank, each m's wins fixed, "
-        f"one-sided at {RACE_LEVEL / 2:.1%}) and rank 1 wins the most of them; a rise pooled or "
-        f"at any m (both sides, Bonferroni over the {len(wins)} m) fails it{breaks}",
-        o.scales["fig3"], value=pooled["mean_rank"],
-        uncertainty=_rank_se(wins.sum().to_numpy()), inconclusive="; ".join(why) or None)
+    return Result(ok, pooled["mean_rank"], _rank_se(summed), scale=o.scales["fig3"],
+                  inconclusive="; ".join(why) or None, numbers={
+        "ranks": ranks, "flat": (ranks + 1) / 2, "pooled": trend_words(pooled), "top": top,
+        "total": total, "share": top / total, "level": RACE_LEVEL / 2, "ms": len(wins),
+        "per_m": "; ".join(f"m {m}: {trend_words(r)}" + (
+            f", ranks 1–{ranks} {r['total'] * m / (won[m] * ranks):.2g}× chance" if won[m]
+            else "") for m, r in per_m.items()),
+        "traced": (f"; {col.poly_from_init.sum() / poly:.1%} of the {poly} polysemantic neurons "
+                   "joined two features' largest initial weights (the footnote's 'not "
+                   "necessarily')" if poly else ""),
+        "breaks": (f"; a pooled mean rank of {pooled['breaks']:.2f} or more would not read as "
+                   "a fall" if pooled["breaks"] else "")})
 
 
 def _rank_se(wins: np.ndarray) -> float | None:

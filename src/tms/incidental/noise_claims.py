@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import mannwhitneyu
 
-from tms.core.claim_rows import Claim, Claims, Record, Result
+from tms.core.claim_rows import Claims, Record, Result
 from tms.incidental import theory
 from tms.incidental.evidence import SWEPT, Outputs, rise_width
 
@@ -219,32 +219,38 @@ def _shrink_share(d: dict[str, float]) -> float:
     return float(a / (a + np.log(d["shape_peak"] / d["shape_large"])))
 
 
-@PART.claim("fig5.sigma_stronger", "σ acts much more strongly than λ: its effect appears as a "
-            "fourth power (σ⁴) where l1 is linear in λ", "fig. 5, sec. 4",
-            "σ's rise far steeper", _FIG5, "fig5", _SWEEP)
-def _sigma_stronger(claim: Claim, o: Outputs) -> dict:
+@PART.record(Record(
+    id="fig5.sigma_stronger", statement="σ acts much more strongly than λ: its effect appears as "
+    "a fourth power (σ⁴) where l1 is linear in λ", source="fig. 5, sec. 4",
+    paper="σ's rise far steeper", paper_scale=_FIG5, figure="fig5", stages=_SWEEP,
+    ours="{widths}", tolerance="{test}"))
+def _sigma_stronger(o: Outputs) -> Result:
     if not len(o.sweep_base) or not all(len(c) for c in o.sweep_curves.values()):
-        return claim.not_computed("every fig. 5 model of a kind diverged", o.scales["sweep"])
+        return Result(not_computed="every fig. 5 model of a kind diverged", scale=o.scales["sweep"])
     width = {k: rise_width(c.index.to_numpy(), c.fourth.to_numpy(), float(o.sweep_base.mean()))
              for k, c in o.sweep_curves.items()}
     if not np.isfinite(list(width.values())).all():
-        return claim.row(False, "no rise from 10% to 90% of the peak over the "
-                         + " and the ".join(f"{SWEPT[k][1]} swept" for k, w in width.items()
-                                            if not np.isfinite(w)),
-                         f"a rise of each, σ's at most {RISE_RATIO:g}× as wide (in decades) "
-                         "as λ's",
-                         o.scales["sweep"], inconclusive=_below(o.ip.sweep))
-    return claim.row(
-        width["noise"] <= RISE_RATIO * width["l1"], f"the fourth norm rises from 10% to 90% of "
-        f"its peak over {width['noise']:.2f} decades of σ and {width['l1']:.2f} decades of λ",
-        f"σ's rise at most {RISE_RATIO:g}× as wide (in decades) as λ's: a fourth power is 4× "
-        f"steeper on a log scale than a linear effect (on our grids, curves as steep as λ's "
-        f"give about 0.26× for σ⁴ and 0.9× for σ acting as λ)", o.scales["sweep"],
-        value=width["noise"] / width["l1"] if width["l1"] else None,
-        inconclusive=_below(o.ip.sweep))
+        return Result(False, scale=o.scales["sweep"], inconclusive=_below(o.ip.sweep), numbers={
+            "widths": "no rise from 10% to 90% of the peak over the " + " and the ".join(
+                f"{SWEPT[k][1]} swept" for k, w in width.items() if not np.isfinite(w)),
+            "test": f"a rise of each, σ's at most {RISE_RATIO:g}× as wide (in decades) as λ's"})
+    return Result(
+        width["noise"] <= RISE_RATIO * width["l1"],
+        width["noise"] / width["l1"] if width["l1"] else None, scale=o.scales["sweep"],
+        inconclusive=_below(o.ip.sweep), numbers={
+            "widths": f"the fourth norm rises from 10% to 90% of its peak over "
+                      f"{width['noise']:.2f} decades of σ and {width['l1']:.2f} decades of λ",
+            "test": f"σ's rise at most {RISE_RATIO:g}× as wide (in decades) as λ's: a fourth "
+                    f"power is 4× steeper on a log scale than a linear effect (on our grids, "
+                    f"curves as steep as λ's give about 0.26× for σ⁴ and 0.9× for σ acting as λ)"})
 
 
-def _stuck_row(claim: Claim, o: Outputs, run: str) -> dict:
+#: Fig. 6's test, in words.
+_STUCK_TEST = (f"found, ‖W_i‖₄⁴ < 0.2, every shared neuron of opposite sign, the other encodings "
+               f"sparse (median ‖W_j‖₄⁴ ≥ {MIN_OTHERS_FOURTH:g})")
+
+
+def _stuck_found(o: Outputs, run: str) -> Result:
     """Fig. 6: an encoding stuck at a low fourth norm, spread with opposite signs among sparse
     encodings, in any candidate model of the fig. 6 run ``run`` (params: ``o.ip``'s section of
     that name). Below the paper's steps, or (for fig6.stuck, the printed run) away from its
@@ -256,17 +262,15 @@ def _stuck_row(claim: Claim, o: Outputs, run: str) -> dict:
     scale = (f"n {cfg.n}, m {cfg.m}, {cfg.noise} σ {cfg.sigma:g}, {cfg.steps} steps, "
              f"{candidates} candidate(s)")
     if candidates == 0:
-        return claim.not_computed("every fig. 6 candidate diverged", scale)
+        return Result(not_computed="every fig. 6 candidate diverged", scale=scale)
     differ = ([f"σ {cfg.sigma:g}, not the paper's {PAPER_SIGMA6:g}"]
               if run == "single_printed" and cfg.sigma != PAPER_SIGMA6 else []) + _short(
         cfg, PAPER_STEPS6)
-    tol = (f"found, ‖W_i‖₄⁴ < 0.2, every shared neuron of opposite sign, the other encodings "
-           f"sparse (median ‖W_j‖₄⁴ ≥ {MIN_OTHERS_FOURTH:g})")
     like = stuck[(stuck.fourth < 0.2) & (stuck.opposite_sign == stuck.owned_by_others)
                  & (stuck.others_fourth >= MIN_OTHERS_FOURTH)]
     if not len(stuck):
-        return claim.row(False, f"no low, spread encoding among the {candidates} candidates",
-                         tol, scale, inconclusive="; ".join(differ) or None)
+        return Result(False, scale=scale, inconclusive="; ".join(differ) or None, numbers={
+            "found": f"no low, spread encoding among the {candidates} candidates"})
     if not differ and not len(like) and stuck.others_fourth.max() < MIN_OTHERS_FOURTH:
         differ = [f"setting unspecified: the paper gives n, m, σ and steps, not the optimiser, "
                   f"learning rate or initialisation (ours are fig. 4's); under them no "
@@ -274,30 +278,34 @@ def _stuck_row(claim: Claim, o: Outputs, run: str) -> dict:
                   f"{stuck.others_fourth.max():.2f}, a sparse encoding's ≥ "
                   f"{MIN_OTHERS_FOURTH:g}), so the claim's precondition is never met"]
     r = (like if len(like) else stuck).iloc[0]
-    ours = (f"{len(like)} of {len(stuck)} low, spread encodings (in {like.instance.nunique()} of "
-            f"{candidates} candidates) as fig. 6 shows; "
-            + ("e.g." if len(like) else "closest:")
-            + f" instance {int(r.instance)}: W_{int(r.feature)} at ‖W_i‖₄⁴ = {r.fourth:.3f}, "
-            f"spread over {int(r.coords)} neurons ({int(r.owned_by_others)} owned by other "
-            f"encodings, {int(r.opposite_sign)} with the opposite sign), the others at median "
-            f"‖W_j‖₄⁴ = {r.others_fourth:.2f}")
-    return claim.row(len(like) > 0, ours, tol, scale, value=r.fourth,
-                     inconclusive="; ".join(differ) or None)
+    return Result(len(like) > 0, r.fourth, scale=scale, inconclusive="; ".join(differ) or None,
+                  numbers={"found": (
+                      f"{len(like)} of {len(stuck)} low, spread encodings (in "
+                      f"{like.instance.nunique()} of {candidates} candidates) as fig. 6 shows; "
+                      + ("e.g." if len(like) else "closest:")
+                      + f" instance {int(r.instance)}: W_{int(r.feature)} at ‖W_i‖₄⁴ = "
+                      f"{r.fourth:.3f}, spread over {int(r.coords)} neurons "
+                      f"({int(r.owned_by_others)} owned by other encodings, "
+                      f"{int(r.opposite_sign)} with the opposite sign), the others at median "
+                      f"‖W_j‖₄⁴ = {r.others_fourth:.2f}")})
 
 
-@PART.claim("fig6.stuck", "an encoding stuck below ‖W_i‖₄⁴ = 0.2, spread over the other "
-            "encodings' neurons with opposite signs", "fig. 6, sec. 4",
-            "1 encoding, 7 neurons, opposite signs", "n 8, m 16, bipolar σ 0.01, 1M steps",
-            "fig6_printed", ("ip_single",))
-def _stuck(claim: Claim, o: Outputs) -> dict:
-    return _stuck_row(claim, o, "single_printed")
+@PART.record(Record(
+    id="fig6.stuck", statement="an encoding stuck below ‖W_i‖₄⁴ = 0.2, spread over the other "
+    "encodings' neurons with opposite signs", source="fig. 6, sec. 4",
+    paper="1 encoding, 7 neurons, opposite signs",
+    paper_scale="n 8, m 16, bipolar σ 0.01, 1M steps", figure="fig6_printed",
+    stages=("ip_single",), ours="{found}", tolerance=_STUCK_TEST))
+def _stuck(o: Outputs) -> Result:
+    return _stuck_found(o, "single_printed")
 
 
-@PART.claim("fig6.larger_sigma", "fig. 6's stuck encoding at a σ of fig. 4's range (10× the "
-            "printed 0.01 in both profiles): the paper ties fig. 6 to fig. 4 ('explains why "
-            "the fourth norms were not quite approaching 1 in Figure 4'), whose σ are "
-            "0.07–0.15, so the printed σ is likely a misprint", "fig. 6, sec. 4",
-            "1 encoding, 7 neurons, opposite signs", "n 8, m 16, bipolar σ 0.01 as printed, "
-            "1M steps", "fig6", ("ip_single",))
-def _larger_sigma(claim: Claim, o: Outputs) -> dict:
-    return _stuck_row(claim, o, "single")
+@PART.record(Record(
+    id="fig6.larger_sigma", statement="fig. 6's stuck encoding at a σ of fig. 4's range (10× the "
+    "printed 0.01 in both profiles): the paper ties fig. 6 to fig. 4 ('explains why the fourth "
+    "norms were not quite approaching 1 in Figure 4'), whose σ are 0.07–0.15, so the printed σ "
+    "is likely a misprint", source="fig. 6, sec. 4", paper="1 encoding, 7 neurons, opposite signs",
+    paper_scale="n 8, m 16, bipolar σ 0.01 as printed, 1M steps", figure="fig6",
+    stages=("ip_single",), ours="{found}", tolerance=_STUCK_TEST))
+def _larger_sigma(o: Outputs) -> Result:
+    return _stuck_found(o, "single")
