@@ -368,7 +368,8 @@ def _six_sigma(o: Outputs) -> Result:
     return _printed(o, "E(w·ξ)⁴, bipolar noise",
                     o.by_check.loc[theory.PRINTED_FOURTH_MOMENT].closed_form,
                     r"the printed $6 \sum_{j \neq j'}$",
-                    r"$3\sigma^4 \|w\|^4 + \|w\|_4^4 (\mu_4 - 3\sigma^4)$, i.e. $3 \sum_{j \neq j'}$")
+                    r"$3\sigma^4 \|w\|^4 + \|w\|_4^4 (\mu_4 - 3\sigma^4)$, "
+                    r"i.e. $3 \sum_{j \neq j'}$")
 
 
 @CLAIMS.record(Record(

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 import scipy.stats
 
-from tms.core.claim_rows import Claim, Claims, Record, Result, span
+from tms.core.claim_rows import Claims, Record, Result, span
 from tms.persian_rug import anatomy_claims, compare, scaling_claims, symmetry_claims
 from tms.persian_rug.evidence import (
     DIVERGED,
@@ -107,15 +107,15 @@ def _rug_theory(o: Outputs) -> Result:
                       f"rug n_s {rug_n_s} < {RUG_DECISIVE_N_S}"))
 
 
-def _in_regime(claim: Claim, o: Outputs) -> pd.DataFrame | dict:
-    """The converged trained cells where the theory applies, or the claim's row when there are
-    none."""
+def _in_regime(o: Outputs) -> pd.DataFrame | Result:
+    """The converged trained cells where the theory applies, or the claim's Result (not
+    computed) when there are none."""
     if not len(o.cells):
-        return claim.not_computed(DIVERGED)
+        return Result(not_computed=DIVERGED)
     reg = o.converged_cells[o.converged_cells.in_regime]
-    return reg if len(reg) else claim.not_computed(
-        f"no converged trained cell with ratio ≥ {compare.MIN_RATIO} and p·n_s ≥ "
-        f"{compare.MIN_ACTIVE}", o.grid_scale)
+    return reg if len(reg) else Result(
+        not_computed=f"no converged trained cell with ratio ≥ {compare.MIN_RATIO} and p·n_s ≥ "
+        f"{compare.MIN_ACTIVE}", scale=o.grid_scale)
 
 
 def _rug_gap(o: Outputs) -> str:
@@ -126,10 +126,15 @@ def _rug_gap(o: Outputs) -> str:
             if len(reg) else "")
 
 
-@CLAIMS.claim("fig2.trained_theory", "trained models reach the Persian rug's (the theory's) loss",
-              "fig. 2, abstract", "trained on the rug/theory curve ('precisely matches')",
-              PAPER_GRID, "fig2", (*_VS, "pr_fig3"))
-def _trained_theory(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="fig2.trained_theory", statement="trained models reach the Persian rug's (the theory's) "
+    "loss", source="fig. 2, abstract",
+    paper="trained on the rug/theory curve ('precisely matches')", paper_scale=PAPER_GRID,
+    figure="fig2", stages=(*_VS, "pr_fig3"), ours="{words}",
+    tolerance="|median − 1| ≤ {tol:g} at the largest n_s: the paper's 'precisely matches' (fig. "
+              "2 draws the curves on top of each other); a median of {breaks:g} breaks it, where "
+              "the median over every cell at its lowest value breaks it too"))
+def _trained_theory(o: Outputs) -> Result:
     """Every trained model of the run at the paper's cells: the grids and the fig. 3 models;
     judged on the median over the in-regime cells at the largest n_s that converged or whose
     lowest measured trained/theory, at the rule's stop or after their convergence check's
@@ -139,7 +144,7 @@ def _trained_theory(claim: Claim, o: Outputs) -> dict:
     did not fail to optimise, each at its lowest measured value (an upper bound: training
     longer lowers a loss), is below; otherwise inconclusive (the cells left out could hold the
     median up)."""
-    if isinstance(reg := _in_regime(claim, o), dict):
+    if isinstance(reg := _in_regime(o), Result):
         return reg
     below = o.decided_below(1 - CENTRAL_TOL)
     judged = pd.concat([reg[~reg.index.isin(below.index)], below[below.in_regime]])
@@ -169,18 +174,25 @@ def _trained_theory(claim: Claim, o: Outputs) -> dict:
         f"minibatch run's noise, so where they end is at or below it): median {bound:.3f}"
         + _rug_gap(o) + ("" if ok or small or held_up else f". Not reproduced at n_s ≤ {top_n_s}")
         + f". {o.convergence()}")
-    return claim.row(
-        ok, text, f"|median − 1| ≤ {CENTRAL_TOL:g} at the largest n_s: the paper's 'precisely "
-        f"matches' (fig. 2 draws the curves on top of each other); a median of "
-        f"{1 - 1.5 * CENTRAL_TOL:g} breaks it, where the median over every cell at its lowest "
-        "value breaks it too", o.grid_scale + "; fig. 3 models included",
-        value=med, inconclusive="; ".join(filter(None, (small, held_up))) or None)
+    return Result(ok, med, scale=o.grid_scale + "; fig. 3 models included",
+                  inconclusive="; ".join(filter(None, (small, held_up))) or None,
+                  numbers={"words": text, "tol": CENTRAL_TOL, "breaks": 1 - 1.5 * CENTRAL_TOL})
 
 
-@CLAIMS.claim("fig2.trained_trend", "trained/theory → 1 as n_s grows, to within the central "
-              "claim's tolerance by the paper's n_s 8192 (p·n_s ≥ 20)", "fig. 2, sec. 4",
-              "approach with n_s", PAPER_GRID, "fig2", _VS)
-def _trained_trend(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="fig2.trained_trend", statement="trained/theory → 1 as n_s grows, to within the central "
+    "claim's tolerance by the paper's n_s 8192 (p·n_s ≥ 20)", source="fig. 2, sec. 4",
+    paper="approach with n_s", paper_scale=PAPER_GRID, figure="fig2", stages=_VS,
+    ours="median |trained/theory − 1| {medians}; per cell converged at n_s {top} and a smaller "
+         "n_s ({cells}), the change of |trained/theory − 1| per e-fold of n_s: median "
+         "{slope:+.3f} [{low:+.3f}, {high:+.3f}]; each cell's straight line carried to n_s "
+         "{paper_n_s}: median gap {value:.3f} [{reach_low:.3f}, {reach_high:.3f}]. {mechanism}",
+    tolerance="the bootstrap 95% interval (over cells) of the median gap at n_s {paper_n_s}, "
+              "each cell's straight line in log n_s extended there, below {tol:g} (the central "
+              "claim's tolerance): on those lines the gap closes by the paper's scale; at or "
+              "above it: it does not (an interval across it cannot tell); a gap of {breaks:g} "
+              "there breaks it"))
+def _trained_trend(o: Outputs) -> Result:
     """The gap |trained/theory − 1| of the in-regime cells of the ladder converged at its largest
     n_s and at a smaller one: per cell, its straight line in log(n_s) (ladder.ladder_slope)
     carried to the paper's evidence.PAPER_N_S (ladder.ladder_reach: an extrapolation below it;
@@ -188,7 +200,7 @@ def _trained_trend(claim: Claim, o: Outputs) -> dict:
     cells) of the median gap there lies below CENTRAL_TOL (on those lines the gap closes by the
     paper's scale), not reproduced when it lies at or above it, inconclusive across it or below
     evidence.DECISIVE_N_S; not computed without such a cell."""
-    if isinstance(reg := _in_regime(claim, o), dict):
+    if isinstance(reg := _in_regime(o), Result):
         return reg
     grid = reg[reg.ratio_target.isin(o.stats.ratio_target)]          # the ladder's cells
     gap = (grid.set_index(CELL_KEYS).trained_theory - 1).abs()
@@ -198,27 +210,21 @@ def _trained_trend(claim: Claim, o: Outputs) -> dict:
         gap = gap[gap.index.droplevel("n_s").isin(gap.xs(top, level="n_s").index)]
     slope, lo, hi, k = ladder_slope(gap, log=False)
     if not k:
-        return claim.not_computed("no in-regime cell of the ladder converged at its largest n_s"
-                                  + (f" ({top})" if top else "") + " and at a smaller one",
-                                  o.grid_scale)
+        return Result(not_computed="no in-regime cell of the ladder converged at its largest n_s"
+                      + (f" ({top})" if top else "") + " and at a smaller one",
+                      scale=o.grid_scale)
     reach, rlo, rhi, _ = ladder_reach(gap, PAPER_N_S, floor=0.0)
     closes = side(rlo, rhi, CENTRAL_TOL)
-    return claim.row(
-        reach < CENTRAL_TOL if closes is None else closes, "median |trained/theory − 1| "
-        + ", ".join(f"{v:.3f} (n_s {n})" for n, v in dev.items()) + f"; per cell converged at "
-        f"n_s {top} and a smaller n_s ({k}), the change of |trained/theory − 1| per e-fold of "
-        f"n_s: median {slope:+.3f} [{lo:+.3f}, {hi:+.3f}]; each cell's straight line carried to "
-        f"n_s {PAPER_N_S}: median gap {reach:.3f} [{rlo:.3f}, {rhi:.3f}]. " + _mechanism(o),
-        "the bootstrap 95% "
-        f"interval (over cells) of the median gap at n_s {PAPER_N_S}, each cell's straight line "
-        f"in log n_s extended there, below {CENTRAL_TOL:g} (the central claim's tolerance): on "
-        f"those lines the gap closes by the paper's scale; at or above it: it does not (an "
-        f"interval across it cannot tell); a gap of {1.5 * CENTRAL_TOL:g} there breaks it",
-        o.grid_scale + (f"; carried to n_s {PAPER_N_S}" if top < PAPER_N_S else ""),
-        value=reach, uncertainty=(rhi - rlo) / 2,
+    return Result(
+        reach < CENTRAL_TOL if closes is None else closes, reach, (rhi - rlo) / 2,
+        scale=o.grid_scale + (f"; carried to n_s {PAPER_N_S}" if top < PAPER_N_S else ""),
         inconclusive=o.too_small(dev.index) or (
             f"the 95% interval [{rlo:.3f}, {rhi:.3f}] of the gap at n_s {PAPER_N_S} contains "
-            f"{CENTRAL_TOL:g}: a longer ladder" if closes is None else None))
+            f"{CENTRAL_TOL:g}: a longer ladder" if closes is None else None),
+        numbers={"medians": ", ".join(f"{v:.3f} (n_s {n})" for n, v in dev.items()), "top": top,
+                 "cells": k, "slope": slope, "low": lo, "high": hi, "paper_n_s": PAPER_N_S,
+                 "value": reach, "reach_low": rlo, "reach_high": rhi, "mechanism": _mechanism(o),
+                 "tol": CENTRAL_TOL, "breaks": 1.5 * CENTRAL_TOL})
 
 
 def _mechanism(o: Outputs) -> str:
@@ -312,72 +318,77 @@ def _bias(o: Outputs) -> Result:
     return _spread(o, "bias", -0.18)
 
 
-@CLAIMS.claim("fig3.off_diagonal", "the off-diagonal of W is approximately mean-zero, "
-              "'appearing like noise': but not Gaussian noise, which the theory takes it for "
-              "(sec. 4.1, the Lyapunov step), a qualification the paper leaves out", "fig. 3",
-              "mean ≈ 0, noise-like", _FIG3["paper_scale"], _FIG3["figure"],
-              ("pr_fig3", "pr_anatomy_fig3"),
-              "caveat")
-def _off_diagonal(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="fig3.off_diagonal", statement="the off-diagonal of W is approximately mean-zero, "
+    "'appearing like noise': but not Gaussian noise, which the theory takes it for (sec. 4.1, the "
+    "Lyapunov step), a qualification the paper leaves out", source="fig. 3",
+    paper="mean ≈ 0, noise-like", paper_scale=_FIG3["paper_scale"], figure=_FIG3["figure"],
+    stages=("pr_fig3", "pr_anatomy_fig3"), kind="caveat",
+    ours="made Gaussian (each feature's variance kept, its a and b optimised again) the "
+         "interference costs {value:+.1%} over the trained loss (median over {models} model(s); "
+         "the theory's loss {theory:.3f}× it); the off-diagonal: mean {mean:.4f} "
+         "({of_diagonal:.1%} of the diagonal), spread {sd:.4f}, skewness {skew:.2f}, 1st and 99th percentiles "
+         "{p1:.3f}, {p99:.3f}; its share of a row's energy below −W_ii/4: {negative:.0%}; summed "
+         "over a feature's n_s − 1 inputs the mean moves its pre-activation by {shift:+.3f} on "
+         "average, against its bias {bias:.3f}{capped}",
+    tolerance="Gaussianised loss more than {gain:.0%} above the trained loss: the interference "
+              "is not noise as the theory takes it; within it (the fig. 3 model's loss what "
+              "Gaussian noise of its variance gives) the caption stands as written"))
+def _off_diagonal(o: Outputs) -> Result:
     """Fig. 3's caption describes the off-diagonal by eye; what the theory needs of it is
     Gaussian interference. The caveat holds where the fig. 3 models' Gaussianised loss
     (tms.persian_rug.anatomy: each feature's interference variance kept, made Gaussian, its a
     and b optimised again) exceeds their loss by more than anatomy_claims.GAIN (median over
     seeds): the shape, not only the variance, sets the loss. The mean and skewness are said."""
     if o.fig3_model is None:
-        return claim.not_computed(_FIG3_DIVERGED)
+        return Result(not_computed=_FIG3_DIVERGED)
     if not len(o.fig3_anatomy):
-        return claim.not_computed("no anatomy of the fig. 3 model: run pr_anatomy_fig3",
-                                  o.fig3_model[1])
+        return Result(not_computed="no anatomy of the fig. 3 model: run pr_anatomy_fig3",
+                      scale=o.fig3_model[1])
     off = o.fig3_W[~np.eye(len(o.fig3_W), dtype=bool)]
-    mean, sd, skew = float(off.mean()), float(off.std()), float(scipy.stats.skew(off))
-    a = o.fig3_anatomy
+    mean, a = float(off.mean()), o.fig3_anatomy
     excess = float(np.median(a.gauss_loss / a.loss - 1))
-    theory_ratio = float(a.theory_loss.median()) / float(a.loss.median())
-    of_diagonal = abs(mean) / float(np.diag(o.fig3_W).mean())
     r = o.fig3_model[0].iloc[0]
-    shift = (len(o.fig3_W) - 1) * r.p / 2 * mean      # E x_j = p/2: uniform [0, 1] with prob. p
-    return claim.row(
-        excess > anatomy_claims.GAIN,
-        f"made Gaussian (each feature's variance kept, its a and b optimised again) the "
-        f"interference costs {excess:+.1%} over the trained loss (median over {len(a)} "
-        f"model(s); the theory's loss {theory_ratio:.3f}× it); the off-diagonal: mean {mean:.4f} "
-        f"({of_diagonal:.1%} of the diagonal), spread {sd:.4f}, skewness {skew:.2f}, 1st and 99th percentiles "
-        f"{np.percentile(off, 1):.3f}, {np.percentile(off, 99):.3f}; its share of a row's energy "
-        f"below −W_ii/4: {float(a.negative_energy.median()):.0%}; summed over a feature's n_s − 1 "
-        f"inputs the mean moves its pre-activation by {shift:+.3f} on average, against its bias "
-        f"{r.bias_mean:.3f}" + (f"; {o.fig3_model[2]}" if o.fig3_model[2] else ""),
-        f"Gaussianised loss more than {anatomy_claims.GAIN:.0%} above the trained loss: the "
-        "interference is not noise as the theory takes it; within it (the fig. 3 model's loss "
-        "what Gaussian noise of its variance gives) the caption stands as written",
-        o.fig3_model[1], value=excess)
+    return Result(excess > anatomy_claims.GAIN, excess, scale=o.fig3_model[1], numbers={
+        "value": excess, "models": len(a),
+        "theory": float(a.theory_loss.median()) / float(a.loss.median()), "mean": mean,
+        "of_diagonal": abs(mean) / float(np.diag(o.fig3_W).mean()), "sd": float(off.std()),
+        "skew": float(scipy.stats.skew(off)), "p1": np.percentile(off, 1),
+        "p99": np.percentile(off, 99), "negative": float(a.negative_energy.median()),
+        "shift": (len(o.fig3_W) - 1) * r.p / 2 * mean,   # E x_j = p/2: uniform [0, 1] w.p. p
+        "bias": r.bias_mean, "gain": anatomy_claims.GAIN,
+        "capped": f"; {o.fig3_model[2]}" if o.fig3_model[2] else ""})
 
 
 CLAIMS.include(symmetry_claims.CLAIMS)       # figs. 4–7 and eq. 6
 CLAIMS.include(scaling_claims.CLAIMS)        # sec. 4.3 and appendix D
 
 
-@CLAIMS.claim("finding.beats_theory", "trained models beat the 'optimal symmetric' theory by "
-              "more than 10% (a qualification of the central claim fig2.trained_theory the "
-              "paper leaves out): the theory is optimal among models whose interference is "
-              "Gaussian, and trained models' is not (finding.gaussian_gap)", "fig. 2", "—",
-              "—", "fig2", _VS, "caveat")
-def _beats_theory(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="finding.beats_theory", statement="trained models beat the 'optimal symmetric' theory by "
+    "more than 10% (a qualification of the central claim fig2.trained_theory the paper leaves "
+    "out): the theory is optimal among models whose interference is Gaussian, and trained "
+    "models' is not (finding.gaussian_gap)", source="fig. 2", paper="—", paper_scale="—",
+    figure="fig2", stages=_VS, kind="caveat",
+    ours="{beats} of {fit} cells that did not fail to optimise at trained/theory ≤ {level:g}, "
+         "{converged} of them converged{where}",
+    tolerance="any cell ≤ {level:g} at the rule's stop or after its convergence check's longer "
+              "training, converged or not (more training only lowers a trained loss), none "
+              "worse than linear"))
+def _beats_theory(o: Outputs) -> Result:
     if not len(o.cells):
-        return claim.not_computed(DIVERGED)
+        return Result(not_computed=DIVERGED)
     beats = o.decided_below(np.nextafter(compare.BEATS, 1.0))          # ≤ BEATS
     per = beats.groupby("n_s").size()
     fit = o.cells[~o.cells.worse_than_linear]
-    return claim.row(
-        len(beats) > 0, f"{len(beats)} of {len(fit)} cells that did not fail to optimise at "
-        f"trained/theory ≤ {compare.BEATS:g}, {int(beats.converged.sum())} of them converged"
-        + (f", down to {beats.trained_theory.min():.2f} (at p {span(beats.p)}, ratio "
-           f"{span(beats.ratio)}); by n_s: " + ", ".join(f"{k} at {n}" for n, k in per.items())
-           if len(beats) else ""),
-        f"any cell ≤ {compare.BEATS:g} at the rule's stop or after its convergence check's "
-        "longer training, converged or not (more training only lowers a trained loss), none "
-        "worse than linear", o.grid_scale,
-        value=float(fit.trained_theory_lowest.min()) if len(fit) else None)
+    return Result(len(beats) > 0, float(fit.trained_theory_lowest.min()) if len(fit) else None,
+                  scale=o.grid_scale, numbers={
+        "beats": len(beats), "fit": len(fit), "level": compare.BEATS,
+        "converged": int(beats.converged.sum()),
+        "where": (f", down to {beats.trained_theory.min():.2f} (at p {span(beats.p)}, ratio "
+                  f"{span(beats.ratio)}); by n_s: " + ", ".join(f"{k} at {n}"
+                                                             for n, k in per.items())
+                  if len(beats) else "")})
 
 
 #: finding.antipodal's one-sided level: the cells' mean share must exceed ½ at it.

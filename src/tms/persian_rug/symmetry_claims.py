@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from tms.core.claim_rows import Claim, Claims, Record, Result, span
+from tms.core.claim_rows import Claims, Record, Result, span
 from tms.persian_rug.evidence import (
     DIVERGED,
     MODEL_KEYS,
@@ -230,12 +230,19 @@ class _Uniformity:
     away: list[float]
 
 
-@CLAIMS.claim("sym.lyapunov", "Λ falls as n_s grows at every grid location, to the level of "
-              "untrained weights, whose off-diagonal terms are independent: no small set of terms "
-              "dominates, the interference is Gaussian", "fig. 7, eq. 3",
-              "falls with n_s at all locations; all models approach uniformity", PAPER_GRID,
-              "fig7", TRAINED)
-def _lyapunov(claim: Claim, o: Outputs) -> dict:
+@CLAIMS.record(Record(
+    id="sym.lyapunov", statement="Λ falls as n_s grows at every grid location, to the level of "
+    "untrained weights, whose off-diagonal terms are independent: no small set of terms "
+    "dominates, the interference is Gaussian", source="fig. 7, eq. 3",
+    paper="falls with n_s at all locations; all models approach uniformity",
+    paper_scale=PAPER_GRID, figure="fig7", stages=TRAINED, ours="{words}",
+    tolerance="the 95% interval of the median slope below 0 (the paper: 'falls at all "
+              "locations') and, at the largest n_s, that of the median trained/untrained Λ "
+              "below {bound:g}, every p judged there ('all models approach uniformity', read as "
+              "within {spread:.0%} of the Λ of independent terms, ≈ 1.6/√n_s), and no "
+              "convergence check there whose model, trained longer, ends above {bound:g} and "
+              "{spread:.0%} above its value at the stop"))
+def _lyapunov(o: Outputs) -> Result:
     """Fig. 7 on the converged cells, on the paper's words ("falls", "all models approach
     uniformity"; it does not compare with untrained weights): Λ falls (the median per-cell slope
     along the ladder and its bootstrap 95% interval below 0, as :func:`_falls`) and at the
@@ -249,30 +256,26 @@ def _lyapunov(claim: Claim, o: Outputs) -> dict:
     n_s say: a p whose check's model, trained longer, leaves the bound (:func:`_longer`), judged
     there or not, blocks reproduced and points the row away (direction fails)."""
     if (r := _not_judged(o)) is not None:
-        return claim.not_computed(r.not_computed, r.scale)
+        return r
     excess = (o.means[0].lyapunov / o.means[1].lyapunov).dropna()
     if not len(excess):
-        return claim.not_computed("no untrained weights of the converged cells", o.grid_scale)
+        return Result(not_computed="no untrained weights of the converged cells",
+                      scale=o.grid_scale)
     words, (_, lo, hi, _), _ = _ladder(o, "lyapunov")
     top = int(o.means[0].index.get_level_values("n_s").max())
     at_top = excess[excess.index.get_level_values("n_s") == top].droplevel("n_s")
     if not len(at_top):
-        return claim.not_computed(f"no untrained weights at n_s {top}", o.grid_scale)
+        return Result(not_computed=f"no untrained weights at n_s {top}", scale=o.grid_scale)
     u = _uniformity(o, excess, top, at_top)
     (level, rlo, rhi), bound, small = u.level, 1 + MAX_SPREAD, o.too_small(u.per.index)
     falls = side(lo, hi, 0.0)
     ok = bool(falls and side(rlo, rhi, bound) and not u.away)
     undecided = _lyapunov_undecided(o, u, falls, (lo, hi))
-    return claim.row(
-        ok, f"{words}. {_lyapunov_words(u)}"
-        + ("" if ok or undecided or small else f". Not reproduced at n_s ≤ {top}"),
-        "the 95% interval of the median slope below 0 (the paper: 'falls at all locations') and, "
-        f"at the largest n_s, that of the median trained/untrained Λ below {bound:g}, every p "
-        f"judged there ('all models approach uniformity', read as within {MAX_SPREAD:.0%} of "
-        "the Λ of independent terms, ≈ 1.6/√n_s), and no convergence check there whose model, "
-        f"trained longer, ends above {bound:g} and {MAX_SPREAD:.0%} above its value at the stop",
-        o.grid_scale, value=level, uncertainty=(rhi - rlo) / 2,
-        inconclusive="; ".join(filter(None, (small, undecided))) or None)
+    return Result(ok, level, (rhi - rlo) / 2, scale=o.grid_scale,
+                  inconclusive="; ".join(filter(None, (small, undecided))) or None, numbers={
+                      "words": f"{words}. {_lyapunov_words(u)}" + (
+                          "" if ok or undecided or small else f". Not reproduced at n_s ≤ {top}"),
+                      "bound": bound, "spread": MAX_SPREAD})
 
 
 def _uniformity(o: Outputs, excess: pd.Series, top: int, at_top: pd.Series) -> _Uniformity:
