@@ -77,10 +77,11 @@ repro: $(STAMP) $(PLOTS_PAGE)  ## validate params.yaml, run the pipeline (TARGET
 	$(BIN)/python -m tms.pipeline.repro $(TARGETS)
 
 # Two pytest-xdist processes (PYTEST_WORKERS=… for another number): the tests that share a copy
-# of the pipeline run in one of them (tests/conftest.py), the rest beside it.
+# of the pipeline run in one of them (tests/conftest.py), the rest beside it; the slowest ten
+# are listed at the end (where the suite's time goes).
 PYTEST_WORKERS ?= 2
 test: $(TEST_STAMP) $(PLOTS_PAGE)  ## the test suite (pytest; browser tests skipped without `make browser`)
-	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup
+	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadgroup --durations=10
 
 test-fast: $(TEST_STAMP)  ## the unit tests alone: no DVC, no stage process, no whole profile, no calibration
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) -m "not integration and not calibration"

@@ -1,7 +1,7 @@
-"""The incidental-polysemanticity stages and report on the smoke profile, run in-process in a
-temporary directory (tests/pipeline/test_repro.py runs the same stages through `dvc repro`)."""
+"""The incidental-polysemanticity stages and report on the smoke profile: their outputs in the
+shared smoke run (tests/conftest.py, ``smoke_repo``: `dvc repro`), a stage run again in this
+process on the same params, and the report stage stopped mid-run."""
 
-import hashlib
 import importlib.util
 import os
 import shutil
@@ -19,17 +19,12 @@ import yaml
 from tms.core import io
 from tms.incidental import params
 from tms.pipeline import stage
-from tms.reporting import notebook
 
-#: They run the paper's stages and its report notebook.
+#: They read the smoke run of `dvc repro`, or run the report stage as a process.
 pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = "data/incidental_polysemanticity"
-#: (stage script, its keyword arguments) as dvc.yaml runs them.
-STAGES = [("ip_sparsification", {}), ("ip_collisions", {}), ("ip_noise", {}), ("ip_sweep", {}),
-          ("ip_single", {"run": "single"}), ("ip_single", {"run": "single_printed"}),
-          ("ip_checks", {}), ("ip_claims", {})]
 
 
 def _stage(name):
@@ -40,17 +35,9 @@ def _stage(name):
 
 
 @pytest.fixture(scope="module")
-def ip_repo(tmp_path_factory, load_profile):
-    repo = tmp_path_factory.mktemp("ip_repo")
-    (repo / "params.yaml").write_text(yaml.safe_dump(load_profile("smoke")))
-    with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(repo)
-        smoke = params.SECTION.load("params.yaml")
-        for name, kwargs in STAGES:
-            _stage(name).main(smoke, **kwargs)
-        notebook.build("incidental_polysemanticity",
-                       ROOT / "reports/templates/incidental_polysemanticity.ipynb", Path("reports"))
-    return repo
+def ip_repo(smoke_repo) -> Path:
+    """The shared smoke run (read it; copy before changing anything)."""
+    return smoke_repo[0]
 
 
 def test_report_has_every_figure_and_the_claims(ip_repo):
@@ -84,12 +71,13 @@ def test_tables_and_arrays_have_the_grid_shape(ip_repo):
     assert len(traj) == 50 and traj.m_prime.iloc[-1] == 1
 
 
-def test_same_params_give_identical_files(ip_repo, monkeypatch):
-    files = [ip_repo / OUT / "noise.parquet", ip_repo / OUT / "noise_fourth/fourth.npy"]
-    before = [hashlib.sha256(f.read_bytes()).hexdigest() for f in files]
-    monkeypatch.chdir(ip_repo)
+def test_same_params_give_identical_files(ip_repo, tmp_path, monkeypatch):
+    # the stage's main in this process, on the params `dvc repro` ran it with: the same bytes
+    shutil.copy2(ip_repo / "params.yaml", tmp_path / "params.yaml")
+    monkeypatch.chdir(tmp_path)
     _stage("ip_noise").main(params.SECTION.load("params.yaml"))
-    assert [hashlib.sha256(f.read_bytes()).hexdigest() for f in files] == before
+    for name in ("noise.parquet", "noise_fourth/fourth.npy"):
+        assert (tmp_path / OUT / name).read_bytes() == (ip_repo / OUT / name).read_bytes(), name
 
 
 @pytest.mark.parametrize("section, key, value, message", [
@@ -118,10 +106,11 @@ def test_a_report_stopped_mid_run_leaves_no_file_and_no_kernel(ip_repo, tmp_path
     # SIGTERM and SIGINT: nothing left. SIGKILL, where nothing runs on the way out: the kernel
     # still goes with its stage, and what the stage left (its private temporary folder, the
     # hidden notebook beside the report) goes with the next run of a report
-    repo = tmp_path / "repo"
-    shutil.copytree(ip_repo, repo)
-    for old in (repo / "reports").glob("incidental_polysemanticity.*"):
-        old.unlink()
+    repo = tmp_path / "repo"                  # what the report stage reads
+    repo.mkdir()
+    for item in ("params.yaml", OUT, "reports/claims"):
+        (shutil.copytree if (ip_repo / item).is_dir() else shutil.copy2)(
+            ip_repo / item, repo / item)
     shutil.copytree(ROOT / "stages", repo / "stages")
     shutil.copytree(ROOT / "reports/templates", repo / "reports/templates")
     marker = tmp_path / "executing"           # a first cell says so, then waits to be stopped

@@ -3,6 +3,7 @@ each run's time in the console and the log."""
 
 import errno
 import os
+import runpy
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +16,6 @@ from tms.core.schema import ParamsError
 from tms.persian_rug import params as pr_params
 from tms.pipeline import params, repro, stage
 
-#: They run every stage script as its own process.
-pytestmark = pytest.mark.integration
-
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = sorted(p for p in ROOT.glob("stages/*/*.py") if not p.name.startswith("_"))
 
@@ -26,18 +24,30 @@ def test_every_stage_script_is_found():
     assert len(SCRIPTS) == len({s.stem for s in SCRIPTS}) >= 17
 
 
+def _in_process(script: Path, argv: list[str], cwd: Path, monkeypatch, capsys):
+    """Run stage ``script`` as ``python script argv…`` would, in this process (its imports are
+    shared, so thirty scripts cost one import of the package): (exit status, stdout, stderr)."""
+    monkeypatch.chdir(cwd)
+    monkeypatch.syspath_prepend(str(script.parent))            # where it finds _guard
+    monkeypatch.setattr(sys, "argv", [str(script), *argv])
+    with pytest.raises(SystemExit) as exit_:
+        runpy.run_path(str(script), run_name="__main__")
+    out = capsys.readouterr()
+    return exit_.value.code, out.out, out.err
+
+
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda s: s.stem)
-def test_help_describes_the_stage_and_touches_nothing(tmp_path, script):
+def test_help_describes_the_stage_and_touches_nothing(tmp_path, monkeypatch, capsys, script):
     # an empty folder: no params.yaml to read, nothing to write into
-    out = subprocess.run([sys.executable, str(script), "--help"], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr
-    assert out.stdout.startswith("usage: ")
+    code, out, err = _in_process(script, ["--help"], tmp_path, monkeypatch, capsys)
+    assert code == 0, err
+    assert out.startswith("usage: ")
     first = script.read_text().split('"""')[1].strip().splitlines()[0]
-    assert first in out.stdout
+    assert first in out
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.integration                        # the stage as its own process
 def test_a_stage_run_bare_where_the_package_is_missing_says_what_to_do(tmp_path):
     """`python3 stages/<paper>/<stage>.py` by the interpreter the environment was made from
     (it lacks the package): one message naming stages/run.py and make repro, no traceback,
@@ -63,10 +73,10 @@ def test_a_stage_run_bare_where_the_package_is_missing_says_what_to_do(tmp_path)
     ("stages/reporting/report.py", ["persian"], "invalid choice: 'persian'"),
     ("stages/persian_rug/pr_theory.py", ["--n-s", "8"], "unrecognized arguments: --n-s 8"),
 ])
-def test_bad_arguments_are_refused_before_any_work(tmp_path, script, argv, message):
-    out = subprocess.run([sys.executable, str(ROOT / script), *argv], cwd=tmp_path,
-                         capture_output=True, text=True, timeout=120)
-    assert out.returncode == 2 and message in out.stderr
+def test_bad_arguments_are_refused_before_any_work(tmp_path, monkeypatch, capsys, script, argv,
+                                                   message):
+    code, _, err = _in_process(ROOT / script, argv, tmp_path, monkeypatch, capsys)
+    assert code == 2 and message in err
     assert list(tmp_path.iterdir()) == []
 
 
@@ -80,6 +90,7 @@ def test_an_n_s_outside_the_grid_is_a_params_error(tmp_path, monkeypatch, capsys
     assert "--n-s 3 is not in persian_rug.grid.n_s" in capsys.readouterr().err
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("of", ["3", "fig", "-16"])
 def test_a_convergence_check_of_no_grid_is_refused_before_any_work(tmp_path, load_profile, of):
     (tmp_path / "params.yaml").write_text(yaml.safe_dump(load_profile("smoke")))
@@ -180,6 +191,7 @@ def test_a_disk_that_fills_during_a_stage_ends_in_a_message(tmp_path, monkeypatc
         stage.run(other, "doc", params=params.SECTION, argv=[])
 
 
+@pytest.mark.integration
 def test_a_real_file_size_limit_stops_a_stage_in_one_line(tmp_path, load_profile):
     import resource
 
