@@ -1,6 +1,9 @@
 """The trained experiments of *Incidental polysemanticity* built from their params sections
 (tms.incidental.training)."""
 
+import logging
+
+from tms.core import progress
 from tms.engine import checkpoint
 from tms.incidental import stats, training
 from tms.pipeline import params
@@ -13,7 +16,8 @@ def test_fig6_without_a_stuck_encoding_gives_an_empty_table(load_profile):
     assert arrays["diverged"].tolist() == [False] * cfg.candidates
 
 
-def test_fig3_resumes_each_m_from_its_checkpoint_with_the_same_table(load_profile, tmp_path):
+def test_fig3_resumes_each_m_from_its_checkpoint_with_the_same_table(load_profile, tmp_path,
+                                                                     caplog):
     cfg = params.SECTION.parse(load_profile("smoke")).incidental_polysemanticity.collisions
     whole = training.collisions(cfg)
     ckpt = checkpoint.Checkpoints(tmp_path, 1)
@@ -23,7 +27,10 @@ def test_fig3_resumes_each_m_from_its_checkpoint_with_the_same_table(load_profil
     kept["rows"][0][4] = -1                           # what it kept is read, not retrained
     ckpt.save(f"m{cfg.m[1]}", kept)
     (tmp_path / f"m{cfg.m[2]}.pt").unlink()
-    resumed = training.collisions(cfg, ckpt=ckpt)
+    with caplog.at_level(logging.INFO, logger=progress.LOG.name):
+        resumed = training.collisions(cfg, ckpt=ckpt)
+    said = [r for r in caplog.records if getattr(r, "event", None) == progress.RESUMED]
+    assert [r.step for r in said] == [len(cfg.m) - 1]     # one record: the stacks read back
     assert resumed.polysemantic.tolist() == [
         -1 if i == cfg.instances else v for i, v in enumerate(whole.polysemantic)]
     assert resumed.drop(columns="polysemantic").equals(whole.drop(columns="polysemantic"))

@@ -10,12 +10,12 @@ tms.engine.precision).
 from __future__ import annotations
 
 import itertools
-import sys
 
 import numpy as np
 import pandas as pd
 
 from tms.core import machine
+from tms.core.progress import Progress
 from tms.engine.checkpoint import Checkpoints
 from tms.engine.sampler import generators
 from tms.engine.tied import Optim, Setting, TiedSpec, init_weights, stack_bytes, stack_flops, train
@@ -112,17 +112,18 @@ def collisions(cfg: IpCollisions, device: str = "cpu", precision: str = "fp32",
     training) where a stack cannot fit this machine."""
     _check_fits(f"{KEY}.collisions", cfg.n, cfg.m, cfg.instances, cfg.steps, cfg.steps,
                 device)                          # every stack, before any training
+    kept = {m: ckpt.load(f"m{m}") if ckpt else None for m in cfg.m}
     rows = []
-    for j, m in enumerate(cfg.m):
-        state = ckpt.load(f"m{m}") if ckpt else None
-        if state is None:
-            state = {"rows": _collision_rows(cfg, j, device, precision)}
-            if ckpt:
-                ckpt.save(f"m{m}", state)
-        else:
-            print(f"{KEY}.collisions: the {cfg.instances} models at m = {m} resumed from their "
-                  f"checkpoint", file=sys.stderr)
-        rows += state["rows"]
+    with Progress(f"{KEY}.collisions", len(cfg.m), unit="stack") as stacks:
+        if done := [m for m in cfg.m if kept[m] is not None]:
+            stacks.resume(len(done))           # one line (a record): m = … read, not retrained
+        for j, m in enumerate(cfg.m):
+            if kept[m] is None:
+                kept[m] = {"rows": _collision_rows(cfg, j, device, precision)}
+                if ckpt:
+                    ckpt.save(f"m{m}", kept[m])
+                stacks.update()
+            rows += kept[m]["rows"]
     return pd.DataFrame(rows, columns=list(COLLISION_COLUMNS))
 
 
