@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PROFILES = {name: ROOT / f"profiles/{name}.yaml"
             for name in ("paper", "gpu", "smoke", "cpu-paper")}
 DVC = [sys.executable, "-m", "dvc"]
+pytest_plugins = ["pytester"]     # tests/test_groups.py runs a small suite under pytest-xdist
 
 
 #: A test that takes one of these fixtures runs DVC on a copy of the pipeline.
