@@ -2,6 +2,7 @@
 of the pipeline to run ``dvc repro`` in."""
 
 import hashlib
+import json
 import math
 import os
 import shutil
@@ -12,7 +13,9 @@ from pathlib import Path
 
 import pytest
 import yaml
+from filelock import FileLock
 
+from tms.core.io import write_json
 from tms.pipeline import profiles
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,7 +27,7 @@ pytest_plugins = ["pytester"]     # tests/test_groups.py runs a small suite unde
 
 
 #: A test that takes one of these fixtures runs DVC on a copy of the pipeline.
-PIPELINE_FIXTURES = {"smoke_repo", "repro_smoke", "pipeline_copy", "dvc_repro"}
+PIPELINE_FIXTURES = {"smoke_repo", "shared_smoke", "repro_smoke", "pipeline_copy", "dvc_repro"}
 
 
 @pytest.hookimpl(tryfirst=True)                 # before pytest-xdist reads the groups
@@ -67,6 +70,14 @@ def load_profile() -> Callable[[str], dict]:
     return load
 
 
+def _pipeline_env() -> dict:
+    """The environment to run dvc and the stages of a pipeline copy with: this one, with this
+    Python's folder first on PATH and no TMS_DEVICE."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("TMS_DEVICE", None)
+    return env
+
+
 @pytest.fixture(scope="session")
 def pipeline_copy() -> Callable[[Path, dict], dict]:
     """``pipeline_copy(repo, params)``: copy the pipeline (dvc.yaml, stages, library, report
@@ -81,9 +92,7 @@ def pipeline_copy() -> Callable[[Path, dict], dict]:
             else:
                 shutil.copy2(src, dst)
         (repo / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-        env = {**os.environ,
-               "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
-        env.pop("TMS_DEVICE", None)
+        env = _pipeline_env()
         subprocess.run(DVC + ["init", "--no-scm", "-q"], cwd=repo, env=env, check=True)
         for config in [".dvc/config", ".dvcignore"]:
             shutil.copy2(ROOT / config, repo / config)
@@ -155,28 +164,50 @@ def cross_cpu_differences() -> Callable[..., list[str]]:
 
 
 @pytest.fixture(scope="session")
-def smoke_hashes() -> dict[Path, tuple[dict[str, str], dict[str, str]]]:
-    """{repository copy: (hashes of all its files before its smoke `dvc repro`, right after)}."""
-    return {}
-
-
-@pytest.fixture(scope="session")
-def repro_smoke(pipeline_copy, load_profile, dvc_repro, smoke_hashes) -> Callable[[Path], dict]:
-    """``repro_smoke(repo)``: copy the pipeline into ``repo`` with the smoke profile, run
-    ``dvc repro`` there and return the environment (the copy's hashes around it go to
-    ``smoke_hashes``)."""
-    def run(repo: Path) -> dict:
+def repro_smoke(pipeline_copy, load_profile, dvc_repro) -> Callable[..., dict]:
+    """``repro_smoke(repo, hashes=None)``: copy the pipeline into ``repo`` with the smoke profile,
+    run ``dvc repro`` there and return the environment; with ``hashes`` (a path), the hashes of
+    all the copy's files right before and right after the repro go there as JSON."""
+    def run(repo: Path, hashes: Path | None = None) -> dict:
         env = pipeline_copy(repo, load_profile("smoke"))
         before = _hashes(repo, ".")
         dvc_repro(repo, env)
-        smoke_hashes[repo] = (before, _hashes(repo, "."))
+        if hashes:
+            write_json({"before": before, "after": _hashes(repo, ".")}, hashes)
         return env
     return run
 
 
 @pytest.fixture(scope="session")
-def smoke_repo(tmp_path_factory, repro_smoke) -> tuple[Path, dict]:
-    """(repository, environment): the pipeline run once on the smoke profile, shared by every
-    test that reads its outputs (copy it before changing anything)."""
-    repo = tmp_path_factory.mktemp("repo")
-    return repo, repro_smoke(repo)
+def shared_smoke(tmp_path_factory, repro_smoke) -> Callable[[], tuple[Path, dict]]:
+    """``shared_smoke()``: (repository, environment) of the pipeline run once on the smoke
+    profile for the whole session, in a folder every pytest-xdist process shares: the first
+    process to ask builds it under a file lock, the others wait for it (a build that failed is
+    tried again by the next to ask). A test that builds a run of its own first and then asks
+    (the determinism test) overlaps the two builds."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    repo, hashes = shared / "smoke", shared / "smoke_hashes.json"
+
+    def get() -> tuple[Path, dict]:
+        with FileLock(shared / "smoke.lock"):
+            if not hashes.exists():
+                shutil.rmtree(repo, ignore_errors=True)
+                repo.mkdir()
+                repro_smoke(repo, hashes)
+        return repo, _pipeline_env()
+    return get
+
+
+@pytest.fixture(scope="session")
+def smoke_repo(shared_smoke) -> tuple[Path, dict]:
+    """(repository, environment): the pipeline run once on the smoke profile (:func:`shared_smoke`),
+    shared by every test that reads its outputs (copy it before changing anything)."""
+    return shared_smoke()
+
+
+@pytest.fixture(scope="session")
+def smoke_hashes(smoke_repo) -> tuple[dict[str, str], dict[str, str]]:
+    """(hashes of all the shared smoke run's files before its `dvc repro`, right after)."""
+    saved = json.loads((smoke_repo[0].parent / "smoke_hashes.json").read_text())
+    return saved["before"], saved["after"]

@@ -52,12 +52,12 @@ def test_tables_have_one_row_per_model(smoke_repo):
     assert len(pd.read_parquet(repo / "data/persian_rug/theory.parquet")) == 2 * 5
 
 
-def test_same_params_give_byte_identical_data_and_figures(smoke_repo, repro_smoke, tmp_path,
+def test_same_params_give_byte_identical_data_and_figures(shared_smoke, repro_smoke, tmp_path,
                                                            file_hashes):
-    repo, _ = smoke_repo
     again = tmp_path / "again"
     again.mkdir()
-    repro_smoke(again)
+    repro_smoke(again)                        # beside the shared run's build, in another process
+    repo, _ = shared_smoke()
     first, second = file_hashes(repo), file_hashes(again)
     assert len(first) > 20 and first.keys() == second.keys()
     for paper in PAPERS:                      # the data and the figures of every paper
@@ -73,7 +73,7 @@ def test_no_stage_writes_outside_its_declared_outs(smoke_repo, smoke_hashes):
         outs = [Path(o.fs_path).relative_to(repo) for st in stages for o in st.outs]
     assert len(stages) >= 18
     assert [o for o in outs if not (repo / o).exists()] == []   # each stage wrote its outs
-    before, after = smoke_hashes[repo]                  # around the fixture's `dvc repro`
+    before, after = smoke_hashes                        # around the fixture's `dvc repro`
     written = [f for f in after if before.get(f) != after[f]
                and not f.startswith(".dvc/")
                and f not in ("dvc.lock", str(stage.LOG_FILE), str(stage.RECORDS_FILE))]
