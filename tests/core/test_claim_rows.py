@@ -66,3 +66,17 @@ def test_a_record_whose_template_names_a_missing_number_is_an_error():
 
     with pytest.raises(KeyError, match="level"):
         part.row("fig9.level", None)
+
+
+@pytest.mark.parametrize("low, high, undecided", [
+    (-1.22, -1.08, False),      # narrower than the tolerance: decides (inside the band)
+    (-1.60, -0.90, True),       # wider, reaching the band: undecided
+    (-2.00, -1.30, False),      # wider, wholly below the band: decides (a fail)
+    (-0.70, 0.10, False),       # wider, wholly above it
+])
+def test_an_interval_wider_than_the_tolerance_is_undecided_only_where_it_reaches_the_band(
+        low, high, undecided):
+    why = claim_rows.too_wide(low, high, -1, 0.18, "the 95% interval")
+    assert (why is not None) == undecided
+    if undecided:
+        assert why == f"the 95% interval (±{(high - low) / 2:.2f}) is wider than the tolerance"

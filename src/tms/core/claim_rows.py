@@ -379,6 +379,16 @@ def max_z(estimate, exact, se) -> float:
     return float(np.max(np.where(np.isnan(z), np.inf, z)))
 
 
+def too_wide(low: float, high: float, target: float, tol: float, interval: str) -> str | None:
+    """Why an estimate judged "within ``target`` ± ``tol``" is undecided: its interval
+    [``low``, ``high``] is wider than the tolerance and reaches into the band ("``interval``
+    (±half-width) is wider than the tolerance", ``interval`` naming it, e.g. 'the 95% interval');
+    None where the interval decides (narrow enough, or wholly outside the band: a fail)."""
+    half = (high - low) / 2
+    return (f"{interval} (±{half:.2f}) is wider than the tolerance"
+            if half > tol and low <= target + tol and high >= target - tol else None)
+
+
 def span(values: Iterable) -> str:
     """Distinct values for a scale text: 'a' for one, 'a–b' for several (sorted)."""
     v = sorted(set(values))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.stats
 
-from tms.core.claim_rows import Claims, Record, Result, max_z
+from tms.core.claim_rows import Claims, Record, Result, max_z, too_wide
 from tms.incidental import noise_claims, stats, theory
 from tms.incidental.evidence import Outputs
 from tms.incidental.race import RACE_LEVEL, trend, trend_words, wins_by_m
@@ -173,8 +173,7 @@ def _beta(o: Outputs, fit: dict, note: str, short: str | None = None) -> Result:
     a reproduction is inconclusive below the paper's n, or where ``short`` says why the run
     falls short of the claim's regime."""
     cfg, v, lo, hi = o.ip.collisions, fit["beta"], fit["lo"], fit["hi"]
-    wide = (f"the {cfg.level:.0%} interval (±{(hi - lo) / 2:.2f}) is wider than the tolerance"
-            if (hi - lo) / 2 > BETA_TOL and lo <= -1 + BETA_TOL and hi >= -1 - BETA_TOL else None)
+    wide = too_wide(lo, hi, -1, BETA_TOL, f"the {cfg.level:.0%} interval")
     small = "; ".join(filter(None, (
         f"n {cfg.n} < the paper's {PAPER_N}: at m = n the fit is dominated by a point where "
         "training removes collisions" if cfg.n < PAPER_N else None, short, wide))) or None

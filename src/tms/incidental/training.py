@@ -115,8 +115,8 @@ def collisions(cfg: IpCollisions, device: str = "cpu", precision: str = "fp32",
     kept = {m: ckpt.load(f"m{m}") if ckpt else None for m in cfg.m}
     rows = []
     with Progress(f"{KEY}.collisions", len(cfg.m), unit="stack") as stacks:
-        if done := [m for m in cfg.m if kept[m] is not None]:
-            stacks.resume(len(done))           # one line (a record): m = … read, not retrained
+        if done := sum(k is not None for k in kept.values()):
+            stacks.resume(done)                # one line (a record): how many stacks were read
         for j, m in enumerate(cfg.m):
             if kept[m] is None:
                 kept[m] = {"rows": _collision_rows(cfg, j, device, precision)}

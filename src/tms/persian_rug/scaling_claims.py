@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from tms.core.claim_rows import Claims, Record, Result, span
+from tms.core.claim_rows import Claims, Record, Result, span, too_wide
 from tms.persian_rug import bounds, compare, scaling
 from tms.persian_rug.evidence import PAPER_GRID, Outputs, exponent, interval
 from tms.persian_rug.scaling import MIN_POINTS, trained_source
@@ -184,13 +184,12 @@ def _judged(est: pd.Series, points: pd.DataFrame, law: str, term: str, name: str
     tolerance and reaches into the band; an interval wholly outside fails."""
     target = scaling.PAPER_EXPONENTS[term]
     tol, factor = scaling.log_factor_shift(points, law, term)
-    lo, hi, half = target - tol, target + tol, (est.high - est.low) / 2
+    lo, hi = target - tol, target + tol
     numbers = {"name": name, "target": _signed(target, 0), "tol": tol, "factor": factor,
                "lo": _signed(lo), "hi": _signed(hi), "est": est.estimate, "low": est.low,
                "high": est.high, "points": int(est.points)}
     return _Judged(bool(lo <= est.estimate <= hi), {f"{key}_{k}": v for k, v in numbers.items()},
-                   f"the 95% interval of {name} (±{half:.2f}) is wider than the tolerance"
-                   if half > tol and est.low <= hi and est.high >= lo else None)
+                   too_wide(est.low, est.high, target, tol, f"the 95% interval of {name}"))
 
 
 #: Why an exponent's tolerance is one logarithmic factor (the rows' words).
