@@ -4,14 +4,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tms.persian_rug import ladder, stats, symmetry_claims
+from tms.persian_rug import cells, ladder, symmetry_claims
 
 
 def _cells(values_by_n_s):
     """Values indexed (n_s, ratio_target, p): per n_s, one value per cell (ratio, p) in the order
     (0.1, 0.05), (0.2, 0.05), (0.3, 0.05)."""
     idx = pd.MultiIndex.from_product([sorted(values_by_n_s), (0.1, 0.2, 0.3), (0.05,)],
-                                     names=stats.CELL_KEYS)
+                                     names=cells.CELL_KEYS)
     return pd.Series(np.concatenate([values_by_n_s[n] for n in sorted(values_by_n_s)]), index=idx)
 
 
@@ -54,7 +54,7 @@ def test_median_interval_of_equal_values_is_that_value():
 def test_ladder_reach_carries_each_cells_line_to_the_paper_n_s():
     # per cell a + b·ln(n_s/128): at 8192 its line reaches a + b·ln 64
     idx = pd.MultiIndex.from_product([(128, 256, 512, 1024), (0.1, 0.2), (0.05,)],
-                                     names=stats.CELL_KEYS)
+                                     names=cells.CELL_KEYS)
     x = np.log(idx.get_level_values("n_s").to_numpy(float) / 128)
     first = idx.get_level_values("ratio_target") == 0.1
     lines = pd.Series(np.where(first, 0.2 - 0.01 * x, 0.1 + 0.02 * x), index=idx)

@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tms.persian_rug import fits, rug, stats
+from tms.persian_rug import cells, fits, rug, stats
 
 
 def test_statistics_by_hand_on_a_small_matrix():
@@ -75,7 +75,7 @@ def test_power_law_rejects_non_positive_values():
 def test_over_seeds_gives_mean_and_standard_error_by_hand():
     t = pd.DataFrame({"model": "relu", "n_s": 8, "n_d": [2, 2, 2, 4], "ratio": [.25, .25, .25, .5],
                       "p": 0.1, "seed_index": [0, 1, 2, 0], "loss": [1.0, 2.0, 4.0, 3.0]})
-    out = stats.over_seeds(t, ["loss"]).set_index("n_d")
+    out = cells.over_seeds(t, ["loss"]).set_index("n_d")
     assert out.loc[2, "loss"] == pytest.approx(7 / 3)
     assert out.loc[2, "loss_se"] == pytest.approx(np.std([1, 2, 4], ddof=1) / np.sqrt(3))
     assert out.loc[2, "seeds"] == 3

@@ -33,7 +33,7 @@ from tms.persian_rug.evidence import (
     Outputs,
 )
 from tms.persian_rug.ladder import ladder_reach, ladder_slope, side
-from tms.persian_rug.stats import CELL_KEYS
+from tms.persian_rug.cells import CELL_KEYS
 
 #: The rug's n_s from which a gap to the theory over 5% reads not reproduced.
 RUG_DECISIVE_N_S = 1024

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from tms.persian_rug import theory
-from tms.persian_rug.stats import CELL_KEYS, cell_means
+from tms.persian_rug.cells import CELL_KEYS, cell_means
 
 #: Grid points where the thermodynamic-limit theory applies: ratio ≥ 0.1 and p·n_s ≥ 20 active
 #: features per vector (Gaussian interference).

@@ -22,7 +22,7 @@ from matplotlib.colors import LogNorm, Normalize, TwoSlopeNorm
 
 from tms.core.savefig import plt
 from tms.persian_rug import bounds, theory
-from tms.persian_rug.stats import CELL_KEYS, over_seeds
+from tms.persian_rug.cells import CELL_KEYS, over_seeds
 
 
 def fig1_rug(W: np.ndarray, n_d: int) -> plt.Figure:
@@ -230,7 +230,7 @@ def initial_loss(trained: pd.DataFrame) -> plt.Figure:
     beside L0(p) = Var(x) = p/3 − p²/4 (the ratio → 0 limit) and the paper's printed bound
     p/3 − p²/9 (an erratum: L0 lies below it).
 
-    trained: mean-over-seeds table (tms.persian_rug.stats.over_seeds of the trained tables: columns
+    trained: mean-over-seeds table (tms.persian_rug.cells.over_seeds of the trained tables: columns
     model, n_s, ratio, p, loss, loss_se). Left: loss; right: loss / L0(p).
     """
     relu = trained[trained.model == "relu"]
@@ -296,7 +296,7 @@ def bounds_panels(theory_grid: pd.DataFrame, rug: pd.DataFrame, trained: pd.Data
     over seeds, colour: n_s). The shaded band is the fits' regime p/r ≤ max_p_over_r.
 
     theory_grid: tms.persian_rug.scaling.THEORY_COLUMNS; rug: p, ratio, loss; trained:
-    tms.persian_rug.stats.over_seeds of the trained tables (model, n_s, ratio, p, loss, loss_se).
+    tms.persian_rug.cells.over_seeds of the trained tables (model, n_s, ratio, p, loss, loss_se).
     A p absent from a table simply has none of its points.
     """
     p_values = list(p_values)

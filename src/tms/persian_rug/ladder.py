@@ -5,7 +5,7 @@ log(n_s) with a bootstrap interval (:func:`ladder_slope`), where each cell's lin
 larger n_s (:func:`ladder_reach`), a median with its bootstrap interval
 (:func:`median_interval`), and where an interval lies against a threshold (:func:`side`). A
 statistic is given per grid cell: values indexed (n_s, ratio_target, p), as a column of
-tms.persian_rug.stats.cell_means.
+tms.persian_rug.cells.cell_means.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ N_BOOT, BOOT_SEED = 2000, 0
 
 def falling(cells: pd.Series) -> tuple[pd.Series, float, int, float]:
     """How one statistic falls with n_s over the grid (figs. 4–7). cells: one column of
-    tms.persian_rug.stats.cell_means (index n_s, ratio_target, p). Returns its median over the
+    tms.persian_rug.cells.cell_means (index n_s, ratio_target, p). Returns its median over the
     cells per n_s (indexed by n_s); the share of the cells lower at the largest n_s than at the
     smallest (NaN with none at both) and how many are at both; and the log-log slope of the
     medians from the smallest to the largest n_s (NaN with fewer than two n_s or a non-positive
@@ -59,7 +59,7 @@ def _lines(cells: pd.Series, log: bool) -> list[tuple[float, float, float]]:
 
 def ladder_slope(cells: pd.Series, log: bool = True) -> tuple[float, float, float, int]:
     """How one statistic changes along an n_s ladder, with its uncertainty. cells: values
-    indexed (n_s, ratio_target, p) (e.g. a column of tms.persian_rug.stats.cell_means, the
+    indexed (n_s, ratio_target, p) (e.g. a column of tms.persian_rug.cells.cell_means, the
     converged cells). Per cell present at two n_s or more (positive values, where ``log``), the
     least-squares slope of log(value) (or the value) on log(n_s) over the n_s it has; returns the
     median slope over those cells, the 2.5% and 97.5% quantiles of that median over

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from tms.core import divergence
-from tms.persian_rug import bounds, fits, stats, theory
+from tms.persian_rug import bounds, cells, fits, theory
 
 #: The paper's exponents, by term of the two laws.
 PAPER_EXPONENTS = {"p": 2.0, "r": -1.0, "n_s/n_d − 1": 1.0}
@@ -122,9 +122,9 @@ def log_factor_shift(points: pd.DataFrame, law: str, term: str) -> tuple[float, 
 def trained_means(trained: pd.DataFrame) -> pd.DataFrame:
     """The points of a trained grid's fits (stage pr_scaling): its ReLU models that did not
     diverge (tms.core.divergence.split), their loss averaged over seeds per (p, ratio)
-    (tms.persian_rug.stats.over_seeds)."""
+    (tms.persian_rug.cells.over_seeds)."""
     kept = divergence.split(trained)[0]
-    return stats.over_seeds(kept[kept.model == "relu"], ["loss"])
+    return cells.over_seeds(kept[kept.model == "relu"], ["loss"])
 
 
 def fit_laws(table: pd.DataFrame, source: str, max_p_over_r: float, n_boot: int,

@@ -1,10 +1,9 @@
 """Statistics of trained weights (Persian Rug paper, section 3 and figs. 3–7).
 
 The per-model functions take one model's W_in (n_d × n_s), W_out (n_s × n_d) and b (n_s), as
-numpy arrays, and never form more than they need (tms.persian_rug.rows); :func:`over_seeds`
-aggregates a table of models over independent seeds. They run downstream of training, on the
-weights it keeps (:func:`grid_statistics`, the pr_stats stage): a statistic added here reruns no
-training.
+numpy arrays, and never form more than they need (tms.persian_rug.rows). They run downstream of
+training, on the weights it keeps (:func:`grid_statistics`, the pr_stats stage): a statistic added
+here reruns no training. A table's means per grid cell are tms.persian_rug.cells'.
 """
 
 from __future__ import annotations
@@ -111,34 +110,6 @@ def statistics_from_rows(diag: np.ndarray, off2: np.ndarray, off3: np.ndarray, b
             "var_nu_normalised": var_nu_norm, "variance_bound": float(bound),
             "bound_ratio": var_nu_norm / bound if bound > 0 else np.nan,
             "bound_ratio_live": var_nu_live / bound if bound > 0 else np.nan}
-
-
-#: The keys of a grid cell: one (ratio, p) point of one n_s (ratio_target, the grid's ratio before
-#: n_d is rounded, is the same at every n_s of a ladder).
-CELL_KEYS = ["n_s", "ratio_target", "p"]
-
-
-def cell_means(table: pd.DataFrame, columns: Sequence[str]) -> pd.DataFrame:
-    """Mean over seeds of each of ``columns`` per grid cell (n_s, ratio_target, p) of the ReLU
-    models of ``table`` (tms.persian_rug.stats tables of every n_s concatenated): one row per cell
-    (a MultiIndex in that order), as figs. 4–7 and their claims use them."""
-    relu = table[table.model == "relu"]
-    return relu.groupby(CELL_KEYS)[list(columns)].mean()
-
-
-def over_seeds(table: pd.DataFrame, values: Sequence[str],
-               keys: Sequence[str] = ("model", "n_s", "n_d", "ratio", "p")) -> pd.DataFrame:
-    """Mean and standard error over seeds of each column of ``values``, per grid point.
-
-    table: one row per model (a seed_index column tells the seeds apart). Returns one row per
-    distinct ``keys`` (in sorted order) with, for each value column v, ``v`` (mean over seeds),
-    ``v_se`` (standard error std/sqrt(K), ddof 1; NaN for a single seed) and ``seeds`` (K).
-    """
-    g = table.groupby(list(keys), sort=True)[list(values)]
-    mean, se = g.mean(), g.sem()
-    out = mean.join(se.add_suffix("_se"))
-    out["seeds"] = g.size()
-    return out.reset_index()
 
 
 #: Columns of the statistics tables (data/persian_rug/stats/n{n_s}.parquet) besides the keys

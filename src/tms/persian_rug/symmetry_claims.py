@@ -24,7 +24,7 @@ from tms.persian_rug.evidence import (
     Outputs,
 )
 from tms.persian_rug.ladder import falling, ladder_slope, median_interval, side
-from tms.persian_rug.stats import cell_means
+from tms.persian_rug.cells import cell_means
 
 #: The share of grid cells that must hold fig. 6's "identical variances" (the paper: all; seed
 #: noise allowed for).
