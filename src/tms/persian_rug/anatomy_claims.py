@@ -14,8 +14,8 @@ import pandas as pd
 import scipy.stats
 
 from tms.core.claim_rows import Claims, Record, Result, span
-from tms.persian_rug.evidence import Outputs
 from tms.persian_rug.cells import CELL_KEYS, cell_means
+from tms.persian_rug.evidence import Outputs
 
 PART = Claims(empirical=("pr_train", "pr_fig3"))
 _STAGES = ("pr_anatomy", "pr_train", "pr_theory")

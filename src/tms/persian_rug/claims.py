@@ -25,6 +25,7 @@ import scipy.stats
 
 from tms.core.claim_rows import Claims, Record, Result, span
 from tms.persian_rug import anatomy_claims, compare, scaling_claims, symmetry_claims
+from tms.persian_rug.cells import CELL_KEYS
 from tms.persian_rug.evidence import (
     DIVERGED,
     PAPER_GRID,
@@ -33,7 +34,6 @@ from tms.persian_rug.evidence import (
     Outputs,
 )
 from tms.persian_rug.ladder import ladder_reach, ladder_slope, side
-from tms.persian_rug.cells import CELL_KEYS
 
 #: The rug's n_s from which a gap to the theory over 5% reads not reproduced.
 RUG_DECISIVE_N_S = 1024

@@ -20,8 +20,8 @@ import pandas as pd
 from tms.core import divergence
 from tms.core.claim_rows import span
 from tms.persian_rug import artefacts, compare, converge, scaling, weights
-from tms.persian_rug.params import PersianRug
 from tms.persian_rug.cells import CELL_KEYS, cell_means
+from tms.persian_rug.params import PersianRug
 
 #: The smallest largest-n_s at which a trained-model trend is decided: the paper's heat maps run
 #: n_s 128, 1024, 8192, and a trend must reach its middle size.

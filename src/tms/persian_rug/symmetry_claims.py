@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from tms.core.claim_rows import Claims, Record, Result, span
+from tms.persian_rug.cells import cell_means
 from tms.persian_rug.evidence import (
     DIVERGED,
     MODEL_KEYS,
@@ -24,7 +25,6 @@ from tms.persian_rug.evidence import (
     Outputs,
 )
 from tms.persian_rug.ladder import falling, ladder_slope, median_interval, side
-from tms.persian_rug.cells import cell_means
 
 #: The share of grid cells that must hold fig. 6's "identical variances" (the paper: all; seed
 #: noise allowed for).
