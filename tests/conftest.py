@@ -27,7 +27,7 @@ pytest_plugins = ["pytester"]     # tests/test_groups.py runs a small suite unde
 
 
 #: A test that takes one of these fixtures runs DVC on a copy of the pipeline.
-PIPELINE_FIXTURES = {"smoke_repo", "shared_smoke", "repro_smoke", "pipeline_copy", "dvc_repro"}
+PIPELINE_FIXTURES = {"smoke_repo", "pipeline_copy", "dvc_repro"}
 
 
 @pytest.hookimpl(tryfirst=True)                 # before pytest-xdist reads the groups
@@ -164,46 +164,26 @@ def cross_cpu_differences() -> Callable[..., list[str]]:
 
 
 @pytest.fixture(scope="session")
-def repro_smoke(pipeline_copy, load_profile, dvc_repro) -> Callable[..., dict]:
-    """``repro_smoke(repo, hashes=None)``: copy the pipeline into ``repo`` with the smoke profile,
-    run ``dvc repro`` there and return the environment; with ``hashes`` (a path), the hashes of
-    all the copy's files right before and right after the repro go there as JSON."""
-    def run(repo: Path, hashes: Path | None = None) -> dict:
-        env = pipeline_copy(repo, load_profile("smoke"))
-        before = _hashes(repo, ".")
-        dvc_repro(repo, env)
-        if hashes:
-            write_json({"before": before, "after": _hashes(repo, ".")}, hashes)
-        return env
-    return run
-
-
-@pytest.fixture(scope="session")
-def shared_smoke(tmp_path_factory, repro_smoke) -> Callable[[], tuple[Path, dict]]:
-    """``shared_smoke()``: (repository, environment) of the pipeline run once on the smoke
-    profile for the whole session, in a folder every pytest-xdist process shares: the first
-    process to ask builds it under a file lock, the others wait for it (a build that failed is
-    tried again by the next to ask). A test that builds a run of its own first and then asks
-    (the determinism test) overlaps the two builds."""
+def smoke_repo(tmp_path_factory, pipeline_copy, load_profile, dvc_repro) -> tuple[Path, dict]:
+    """(repository, environment): the pipeline run once on the smoke profile for the whole
+    session, shared by every test that reads its outputs (copy it before changing anything). It
+    lies in a folder every pytest-xdist process shares: the first process to ask builds it under
+    a file lock, another waits for it (``--dist loadgroup`` sends its tests to one process; the
+    lock keeps one build where they are spread), and a build that failed is tried again by the
+    next to ask. The hashes of all its files right before and right after its ``dvc repro`` are
+    in ``smoke_hashes.json`` beside it."""
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
     repo, hashes = shared / "smoke", shared / "smoke_hashes.json"
-
-    def get() -> tuple[Path, dict]:
-        with FileLock(shared / "smoke.lock"):
-            if not hashes.exists():
-                shutil.rmtree(repo, ignore_errors=True)
-                repo.mkdir()
-                repro_smoke(repo, hashes)
-        return repo, _pipeline_env()
-    return get
-
-
-@pytest.fixture(scope="session")
-def smoke_repo(shared_smoke) -> tuple[Path, dict]:
-    """(repository, environment): the pipeline run once on the smoke profile (:func:`shared_smoke`),
-    shared by every test that reads its outputs (copy it before changing anything)."""
-    return shared_smoke()
+    with FileLock(shared / "smoke.lock"):
+        if not hashes.exists():
+            shutil.rmtree(repo, ignore_errors=True)
+            repo.mkdir()
+            env = pipeline_copy(repo, load_profile("smoke"))
+            before = _hashes(repo, ".")
+            dvc_repro(repo, env)
+            write_json({"before": before, "after": _hashes(repo, ".")}, hashes)
+    return repo, _pipeline_env()
 
 
 @pytest.fixture(scope="session")
