@@ -5,14 +5,19 @@ import hashlib
 import json
 import math
 import os
+import runpy
+import shlex
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import networkx as nx
 import pytest
 import yaml
+from dvc.repo import Repo
 from filelock import FileLock
 
 from tms.core.io import write_json
@@ -27,7 +32,7 @@ pytest_plugins = ["pytester"]     # tests/test_groups.py runs a small suite unde
 
 
 #: A test that takes one of these fixtures runs DVC on a copy of the pipeline.
-PIPELINE_FIXTURES = {"smoke_repo", "pipeline_copy", "dvc_repro"}
+PIPELINE_FIXTURES = {"smoke_repo", "pipeline_copy", "dvc_repro", "run_stages"}
 
 
 @pytest.hookimpl(tryfirst=True)                 # before pytest-xdist reads the groups
@@ -111,6 +116,36 @@ def dvc_repro() -> Callable[..., subprocess.CompletedProcess]:
         assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
         return run
     return repro
+
+
+@pytest.fixture(scope="session")
+def run_stages() -> Callable[[Path], None]:
+    """``run_stages(repo)``: every stage of the pipeline copy ``repo`` (:func:`pipeline_copy`),
+    matrix entries expanded, each after the stages whose outputs it reads, all in this process
+    through stages/run.py as dvc.yaml's commands name it: a whole run without a Python process
+    and DVC's bookkeeping per stage (about a quarter of the smoke profile's time). Asserts each
+    stage exits 0; this process's cwd, path, environment and signal handlers are restored."""
+    def run(repo: Path) -> None:
+        with Repo(str(repo)) as dvc:
+            commands = [st.cmd for st in reversed(list(nx.topological_sort(dvc.index.graph)))]
+        handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
+        with pytest.MonkeyPatch.context() as mp:
+            mp.chdir(repo)
+            mp.setattr(sys, "path", list(sys.path))              # what stages/run.py changes
+            mp.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
+            mp.delenv("TMS_DEVICE", raising=False)
+            try:
+                for cmd in commands:
+                    argv = shlex.split(cmd)
+                    assert argv[:2] == ["python", "stages/run.py"], cmd
+                    mp.setattr(sys, "argv", argv[1:])
+                    with pytest.raises(SystemExit) as end:
+                        runpy.run_path("stages/run.py", run_name="__main__")
+                    assert end.value.code == 0, cmd
+            finally:
+                for s, handler in handlers.items():     # the stages' own (tms.pipeline.stage)
+                    signal.signal(s, handler)
+    return run
 
 
 def _hashes(repo: Path, *dirs: str) -> dict[str, str]:

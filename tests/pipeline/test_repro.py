@@ -4,15 +4,11 @@ the tests, tests/conftest.py), and every stage run again in one process on the s
 import json
 import os
 import re
-import runpy
-import shlex
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
 
-import networkx as nx
 import numpy as np
 import pandas as pd
 import pytest
@@ -57,38 +53,16 @@ def test_tables_have_one_row_per_model(smoke_repo):
     assert len(pd.read_parquet(repo / "data/persian_rug/theory.parquet")) == 2 * 5
 
 
-def _stage_commands(repo: Path) -> list[str]:
-    """Every stage's command of ``repo``'s dvc.yaml (matrix entries expanded), each after the
-    stages whose outputs it reads."""
-    with Repo(str(repo)) as dvc:
-        return [st.cmd for st in reversed(list(nx.topological_sort(dvc.index.graph)))]
-
-
 def test_same_params_give_byte_identical_data_and_figures(smoke_repo, pipeline_copy,
-                                                           load_profile, tmp_path, file_hashes,
-                                                           monkeypatch):
+                                                           load_profile, run_stages, tmp_path,
+                                                           file_hashes):
     # every stage again on a fresh copy with the same params, all in this one process (through
     # stages/run.py, as dvc.yaml's commands name it): the bytes of `dvc repro`'s processes
     repo, _ = smoke_repo
     again = tmp_path / "again"
     again.mkdir()
     pipeline_copy(again, load_profile("smoke"))
-    monkeypatch.chdir(again)
-    monkeypatch.setattr(sys, "path", list(sys.path))             # what stages/run.py changes
-    monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))
-    monkeypatch.delenv("TMS_DEVICE", raising=False)
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGINT)}
-    try:
-        for cmd in _stage_commands(again):
-            argv = shlex.split(cmd)
-            assert argv[:2] == ["python", "stages/run.py"], cmd
-            monkeypatch.setattr(sys, "argv", argv[1:])
-            with pytest.raises(SystemExit) as end:
-                runpy.run_path("stages/run.py", run_name="__main__")
-            assert end.value.code == 0, cmd
-    finally:
-        for s, handler in handlers.items():             # the stages' own (tms.pipeline.stage)
-            signal.signal(s, handler)
+    run_stages(again)
     first, second = file_hashes(repo), file_hashes(again)
     assert len(first) > 20 and first.keys() == second.keys()
     for paper in PAPERS:                      # the data and the figures of every paper
