@@ -1,5 +1,5 @@
 """Fixtures shared by the test packages: the repository, its params profiles, and a temporary copy
-of the pipeline to run ``dvc repro`` in."""
+of the pipeline to run ``dvc repro`` in (or every stage in the test's process)."""
 
 import hashlib
 import json
