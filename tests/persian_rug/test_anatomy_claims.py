@@ -41,8 +41,8 @@ def _cells(**change):
 def judge(monkeypatch):
     """judge(cells) → {id: Result} of the anatomy's findings on ``cells``."""
     def run(cells):
-        monkeypatch.setattr(anatomy_claims, "cells", lambda o: (cells, "n_s 1024"))
-        o = SimpleNamespace(anatomy=pd.DataFrame({"n_s": [1024]}), cells=cells)
+        monkeypatch.setattr(anatomy_claims, "regime_cells", lambda o: cells)
+        o = SimpleNamespace(anatomy=pd.DataFrame({"n_s": [1024], "seed_index": [0]}), cells=cells)
         return {cid: claims.CLAIMS.result(cid, o) for cid in anatomy_claims.PART}
     return run
 
@@ -116,7 +116,7 @@ def test_a_finding_without_enough_cells_is_not_computed_and_says_why(judge):
 def test_the_rows_say_the_numbers_their_results_hold(judge, monkeypatch):
     cells = _cells()
     judge(cells)
-    o = SimpleNamespace(anatomy=pd.DataFrame({"n_s": [1024]}), cells=cells)
+    o = SimpleNamespace(anatomy=pd.DataFrame({"n_s": [1024], "seed_index": [0]}), cells=cells)
     row = claims.CLAIMS.row("finding.gaussian_gap", o)
     assert row["verdict"] == "finding" and row["value"] == pytest.approx(1.001)
     assert "median 1.001" in row["ours"] and "a median of 0.97 breaks it" in row["tolerance"]
@@ -138,12 +138,12 @@ def _skew_found(monkeypatch, slope, draws=1000, seed=0):
     for _ in range(draws):
         energy = SKEW_LINE[0] + (SKEW_LINE[1] if slope is None else slope) * SKEW_GAINS
         energy = energy + rng.normal(0, SKEW_SPREAD, len(energy))
-        cells = pd.DataFrame({"p": p, "theory_loss": 1.0, "skew": -2.0, "negative_energy": (
+        cells = pd.DataFrame({"n_s": 512, "ratio_target": 0.25, "p": p, "theory_loss": 1.0, "skew": -2.0, "negative_energy": (
             rng.permutation(energy) if slope is None else energy), "loss": (1 - SKEW_GAINS) * (
             1 + rng.normal(0, SEED_SPREAD, len(p)))})
-        monkeypatch.setattr(anatomy_claims, "cells", lambda o, c=cells: (c, "n_s 512"))
+        monkeypatch.setattr(anatomy_claims, "regime_cells", lambda o, c=cells: c)
         found.append(claims.CLAIMS.result("finding.negative_skew", SimpleNamespace(
-            anatomy=pd.DataFrame({"n_s": [512]}), cells=cells)).ok)
+            anatomy=pd.DataFrame({"n_s": [512], "seed_index": [0]}), cells=cells)).ok)
     return float(np.mean(found))
 
 
@@ -158,3 +158,20 @@ def test_the_negative_skew_finding_is_not_found_where_the_energy_is_unrelated_to
     rate = {s: _skew_found(monkeypatch, s) for s in (1.0, SKEW_LINE[1], None)}
     print(f"finding.negative_skew: found at slope {rate}")
     assert rate[None] <= 0.05 and rate[1.0] >= 0.95
+
+
+def test_a_finding_is_judged_at_the_largest_n_s_and_says_its_median_at_each(judge):
+    small = _cells(n_s=512, gauss_loss=lambda c: 0.9 * c.theory_loss)   # fails, at n_s 512
+    got = judge(pd.concat([small, _cells()]))
+    gauss = got["finding.gaussian_gap"]
+    assert gauss.ok and gauss.value == pytest.approx(1.001)             # n_s 1024 decides
+    assert gauss.numbers["per_n_s"] == "n_s 512: 0.900 (16 cells); 1024: 1.001 (16)"
+
+
+@pytest.mark.filterwarnings("ignore::scipy.stats.ConstantInputWarning")   # no gain: no ρ
+def test_not_computed_counts_the_cells_its_finding_needs(judge):
+    level = _cells(loss=lambda c: c.theory_loss)          # in the regime, none beats the theory
+    got = judge(level)
+    assert got["finding.gaussian_gap"].not_computed == (
+        "0 converged cells in the theory's regime beat the theory by more than 2%, fewer than 3")
+    assert got["finding.paired_large_p"].not_computed is None          # 6 cells at p ≥ 0.17

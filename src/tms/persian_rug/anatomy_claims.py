@@ -9,6 +9,8 @@ Each is judged on the converged cells in the theory's regime (tms.persian_rug.ev
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 import scipy.stats
@@ -33,36 +35,65 @@ _COLUMNS = ["loss", "loss_off", "loss_on", "gauss_loss", "theory_loss", "theory_
             "dead_fraction"]
 
 
-def cells(o: Outputs) -> tuple[pd.DataFrame, str]:
-    """The anatomy's cell means (seeds averaged) of the converged in-regime cells at the largest
-    n_s with an anatomy, and the scale in words; empty without an anatomy."""
+def regime_cells(o: Outputs) -> pd.DataFrame:
+    """The anatomy's cell means (seeds averaged) of the converged cells in the theory's regime, at
+    every n_s with an anatomy; empty without one."""
     if not len(o.anatomy) or not len(o.cells):
-        return pd.DataFrame(columns=[*CELL_KEYS, *_COLUMNS]), "—"
+        return pd.DataFrame(columns=[*CELL_KEYS, *_COLUMNS])
     conv = o.converged_cells
     conv = conv[conv.in_regime]
-    means = cell_means(o.anatomy, _COLUMNS).reset_index()
-    out = means.merge(conv[CELL_KEYS], on=CELL_KEYS)
-    top = int(out.n_s.max()) if len(out) else int(o.anatomy.n_s.max())
-    out = out[out.n_s == top]
+    return cell_means(o.anatomy, _COLUMNS).reset_index().merge(conv[CELL_KEYS], on=CELL_KEYS)
+
+
+def cells(o: Outputs) -> tuple[pd.DataFrame, str]:
+    """The cells of :func:`regime_cells` at the largest n_s with an anatomy, and the scale in
+    words; empty without an anatomy."""
+    every = regime_cells(o)
+    if not len(o.anatomy):
+        return every, "—"
+    top = int(every.n_s.max()) if len(every) else int(o.anatomy.n_s.max())
+    out = every[every.n_s == top].reset_index(drop=True)
     seeds = o.anatomy.seed_index.nunique()
-    return out.reset_index(drop=True), (
+    return out, (
         f"n_s {top}; {len(out)} converged cells in the theory's regime (ratio ≥ 0.1, p·n_s ≥ "
         f"20): p {span(out.p)}, ratio {span(out.ratio_target)}; {seeds} seed(s)")
 
 
-def _none(o: Outputs, scale: str) -> Result:
+def per_n_s(o: Outputs, stat: Callable[[pd.DataFrame], pd.Series]) -> str:
+    """``stat`` of :func:`regime_cells` (a value per cell, NaN where a cell does not count) as
+    its median at each n_s with a cell that counts, in words: 'n_s 128: 0.985 (11 cells); 256:
+    1.019 (5)'; '—' where none counts."""
+    parts = []
+    for n_s, c in regime_cells(o).groupby("n_s"):
+        v = stat(c).dropna()
+        if len(v):
+            parts.append(f"{int(n_s)}: {v.median():.3f} ({len(v)}{' cells' if not parts else ''})")
+    return "n_s " + "; ".join(parts) if parts else "—"
+
+
+def _none(o: Outputs, scale: str, counted: str, k: int, least: int = MIN_CELLS) -> Result:
+    """Not computed: no anatomy, or ``k`` cells (``counted``, in words) where ``least`` are
+    needed."""
     return Result(not_computed=("no anatomy: the weights of the trained grids were not kept"
                                 if not len(o.anatomy) else
-                                f"fewer than {MIN_CELLS} converged cells in the theory's regime"),
-                  scale=scale)
+                                f"{k} {counted}, fewer than {least}"), scale=scale)
+
+
+def _beats(c: pd.DataFrame) -> pd.Series:
+    """Whether each cell's trained loss is at least :data:`GAIN` below the theory's."""
+    return c.loss <= (1 - GAIN) * c.theory_loss
 
 
 def beating(o: Outputs) -> tuple[pd.DataFrame, str]:
     """The cells of :func:`cells` whose trained loss is at least :data:`GAIN` below the theory's,
     with ``gain`` = theory − trained loss."""
     c, scale = cells(o)
-    c = c[c.loss <= (1 - GAIN) * c.theory_loss]
+    c = c[_beats(c)]
     return c.assign(gain=c.theory_loss - c.loss), scale
+
+
+#: What :func:`beating` counts, in words.
+_BEATING = f"converged cells in the theory's regime beat the theory by more than {GAIN:.0%}"
 
 
 @PART.record(Record(
@@ -75,20 +106,22 @@ def beating(o: Outputs) -> tuple[pd.DataFrame, str]:
     ours="over the {cells} cells that beat the theory by more than {gain:.0%} (median "
          "trained/theory {trained:.3f}), the Gaussianised loss over the theory's: median "
          "{value:.3f} ({low:.3f}–{high:.3f}); the live features' interference variance over the "
-         "bound (eq. 6): median {variance:.3f}",
+         "bound (eq. 6): median {variance:.3f}. The median by n_s (cells that beat it): "
+         "{per_n_s}",
     tolerance="median Gaussianised/theory ≥ {limit:.2f}: at most {gain:.0%} of a gain of over "
               "{gain:.0%} survives Gaussianising; a median of {breaks:.2f} breaks it"))
 def _gaussian_gap(o: Outputs) -> Result:
     c, scale = beating(o)
     if len(c) < MIN_CELLS:
-        return _none(o, scale)
+        return _none(o, scale, _BEATING, len(c))
     ratio = c.gauss_loss / c.theory_loss
     value = float(ratio.median())
     return Result(value >= 1 - GAIN, value, numbers={
         "cells": len(c), "gain": GAIN, "trained": float((c.loss / c.theory_loss).median()),
         "value": value, "low": float(ratio.min()), "high": float(ratio.max()),
         "variance": float(c.variance_ratio.median()), "limit": 1 - GAIN,
-        "breaks": 1 - 1.5 * GAIN}, scale=scale)
+        "breaks": 1 - 1.5 * GAIN, "per_n_s": per_n_s(
+            o, lambda c: (c.gauss_loss / c.theory_loss).where(_beats(c)))}, scale=scale)
 
 
 @PART.record(Record(
@@ -99,19 +132,22 @@ def _gaussian_gap(o: Outputs) -> Result:
     figure="anatomy", kind="finding",
     ours="over the {cells} cells that beat the theory by more than {gain:.0%}, the share of the "
          "gain (theory − trained loss) in the feature-off term: median {value:.2f} "
-         "({low:.2f}–{high:.2f}); trained off/theory off: median {off:.2f}, on/on: {on:.2f}",
+         "({low:.2f}–{high:.2f}); trained off/theory off: median {off:.2f}, on/on: {on:.2f}. The "
+         "median share by n_s: {per_n_s}",
     tolerance="median share > 0.5: most of the gain is where the feature is off; a median of "
               "0.4 breaks it"))
 def _gain_off(o: Outputs) -> Result:
     c, scale = beating(o)
     if len(c) < MIN_CELLS:
-        return _none(o, scale)
+        return _none(o, scale, _BEATING, len(c))
     share = (c.theory_off - c.loss_off) / c.gain
     value = float(share.median())
     return Result(value > 0.5, value, numbers={
         "cells": len(c), "gain": GAIN, "value": value, "low": float(share.min()),
         "high": float(share.max()), "off": float((c.loss_off / c.theory_off).median()),
-        "on": float((c.loss_on / c.theory_on).median())}, scale=scale)
+        "on": float((c.loss_on / c.theory_on).median()), "per_n_s": per_n_s(
+            o, lambda c: ((c.theory_off - c.loss_off) / (c.theory_loss - c.loss)).where(
+                _beats(c)))}, scale=scale)
 
 
 @PART.record(Record(
@@ -124,7 +160,7 @@ def _gain_off(o: Outputs) -> Result:
     ours="|trained/construction − 1| over the {cells} cells at p ≥ {large_p}: median "
          "{value:.3f} (per p: {per_p}); below p {large_p} ({below} cells): median {rest}; "
          "share of live features in an exact pair (cosine ≤ −0.99) at p ≥ {large_p}: median "
-         "{paired:.2f}",
+         "{paired:.2f}; the median at p ≥ {large_p} by n_s: {per_n_s}",
     tolerance="median |trained/construction − 1| ≤ {tol:.2f}, a tolerance of ours (the seeds' "
               "spread and the construction's a and b shared by all pairs); {breaks:.2f} breaks "
               "it"))
@@ -132,7 +168,8 @@ def _paired_large_p(o: Outputs) -> Result:
     c, scale = cells(o)
     large, small = c[c.p >= LARGE_P], c[c.p < LARGE_P]
     if len(large) < MIN_CELLS:
-        return _none(o, scale)
+        return _none(o, scale, f"converged cells in the theory's regime at p ≥ {LARGE_P}",
+                     len(large))
     off = (large.loss / large.paired_loss - 1).abs()
     value = float(off.median())
     rest = (small.loss / small.paired_loss - 1).abs()
@@ -141,7 +178,8 @@ def _paired_large_p(o: Outputs) -> Result:
         "cells": len(large), "large_p": LARGE_P, "value": value, "per_p": per_p,
         "below": len(small), "rest": f"{rest.median():.3f}" if len(small) else "—",
         "paired": float(large.paired.median()), "tol": PAIRED_TOL,
-        "breaks": 1.5 * PAIRED_TOL}, scale=scale)
+        "breaks": 1.5 * PAIRED_TOL, "per_n_s": per_n_s(
+            o, lambda c: (c.loss / c.paired_loss - 1).abs().where(c.p >= LARGE_P))}, scale=scale)
 
 
 @PART.record(Record(
@@ -153,19 +191,19 @@ def _paired_large_p(o: Outputs) -> Result:
     kind="finding",
     ours="over the {cells} cells at p < {large_p}: Spearman ρ between the strongly negative "
          "share of row energy (median {energy:.2f}) and the gain 1 − trained/theory: {value:+.2f} "
-         "(p-value {pvalue:.2g}); row skewness median {skew:+.2f}",
+         "(p-value {pvalue:.2g}); row skewness median {skew:+.2f}; the strongly negative share's "
+         "median at p < {large_p} by n_s: {per_n_s}",
     tolerance="ρ > 0 with a one-sided p-value below 0.05 (scipy.stats.spearmanr): the number "
               "grows where the gap grows; ρ ≤ 0 breaks it"))
 def _negative_skew(o: Outputs) -> Result:
     c, scale = cells(o)
     small = c[c.p < LARGE_P]
     if len(small) < MIN_CELLS + 2:
-        return Result(not_computed=f"{len(small)} converged cells in the theory's regime at "
-                      f"p < {LARGE_P}, fewer than {MIN_CELLS + 2}" if len(o.anatomy) else
-                      _none(o, scale).not_computed, scale=scale)
+        return _none(o, scale, f"converged cells in the theory's regime at p < {LARGE_P}",
+                     len(small), MIN_CELLS + 2)
     rho, pvalue = scipy.stats.spearmanr(small.negative_energy,
                                         1 - small.loss / small.theory_loss, alternative="greater")
     return Result(bool(rho > 0 and pvalue < 0.05), float(rho), numbers={
         "cells": len(small), "large_p": LARGE_P, "energy": float(small.negative_energy.median()),
-        "value": float(rho), "pvalue": float(pvalue), "skew": float(small["skew"].median())},
-        scale=scale)
+        "value": float(rho), "pvalue": float(pvalue), "skew": float(small["skew"].median()),
+        "per_n_s": per_n_s(o, lambda c: c.negative_energy.where(c.p < LARGE_P))}, scale=scale)
