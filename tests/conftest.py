@@ -36,18 +36,20 @@ PIPELINE_FIXTURES = {"smoke_repo", "pipeline_copy", "dvc_repro", "run_stages"}
 
 
 @pytest.hookimpl(tryfirst=True)                 # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items) -> None:
+def pytest_collection_modifyitems(config, items) -> None:
     """Mark ``integration`` every test that runs the pipeline under DVC (it takes one of
-    :data:`PIPELINE_FIXTURES`; the other integration tests carry the marker themselves), and
-    group them for pytest-xdist (``pytest -n 2 --dist loadgroup``): those that read the shared
-    smoke run in one process, which builds it once; the others by module, so that a module's
-    own copy of the pipeline is built once too, in a process beside it."""
+    :data:`PIPELINE_FIXTURES`; the other integration tests carry the marker themselves), and,
+    where pytest-xdist is loaded, group them (``pytest -n 2 --dist loadgroup``): those that read
+    the shared smoke run in one process, which builds it once; the others by module, so that a
+    module's own copy of the pipeline is built once too, in a process beside it."""
+    xdist = config.pluginmanager.hasplugin("xdist")     # its marker is unknown without it
     for item in items:
         fixtures = set(getattr(item, "fixturenames", ()))
         if PIPELINE_FIXTURES & fixtures:
             item.add_marker(pytest.mark.integration)
             group = "smoke_repo" if "smoke_repo" in fixtures else item.module.__name__
-            item.add_marker(pytest.mark.xdist_group(group))
+            if xdist:
+                item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture(autouse=True)
