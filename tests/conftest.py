@@ -33,6 +33,8 @@ pytest_plugins = ["pytester"]     # tests/test_groups.py runs a small suite unde
 
 #: A test that takes one of these fixtures runs DVC on a copy of the pipeline.
 PIPELINE_FIXTURES = {"smoke_repo", "pipeline_copy", "dvc_repro", "run_stages"}
+#: Beside the shared smoke run (:func:`smoke_repo`): its files' hashes around its `dvc repro`.
+SMOKE_HASHES = "smoke_hashes.json"
 
 
 @pytest.hookimpl(tryfirst=True)                 # before pytest-xdist reads the groups
@@ -208,10 +210,10 @@ def smoke_repo(tmp_path_factory, pipeline_copy, load_profile, dvc_repro) -> tupl
     a file lock, another waits for it (``--dist loadgroup`` sends its tests to one process; the
     lock keeps one build where they are spread), and a build that failed is tried again by the
     next to ask. The hashes of all its files right before and right after its ``dvc repro`` are
-    in ``smoke_hashes.json`` beside it."""
+    in :data:`SMOKE_HASHES` beside it."""
     base = tmp_path_factory.getbasetemp()
     shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    repo, hashes = shared / "smoke", shared / "smoke_hashes.json"
+    repo, hashes = shared / "smoke", shared / SMOKE_HASHES
     with FileLock(shared / "smoke.lock"):
         if not hashes.exists():
             shutil.rmtree(repo, ignore_errors=True)
@@ -226,5 +228,5 @@ def smoke_repo(tmp_path_factory, pipeline_copy, load_profile, dvc_repro) -> tupl
 @pytest.fixture(scope="session")
 def smoke_hashes(smoke_repo) -> tuple[dict[str, str], dict[str, str]]:
     """(hashes of all the shared smoke run's files before its `dvc repro`, right after)."""
-    saved = json.loads((smoke_repo[0].parent / "smoke_hashes.json").read_text())
+    saved = json.loads((smoke_repo[0].parent / SMOKE_HASHES).read_text())
     return saved["before"], saved["after"]

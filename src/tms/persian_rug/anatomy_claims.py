@@ -85,11 +85,26 @@ def _beats(c: pd.DataFrame) -> pd.Series:
 
 
 def beating(o: Outputs) -> tuple[pd.DataFrame, str]:
-    """The cells of :func:`cells` whose trained loss is at least :data:`GAIN` below the theory's,
-    with ``gain`` = theory − trained loss."""
+    """The cells of :func:`cells` whose trained loss is at least :data:`GAIN` below the
+    theory's."""
     c, scale = cells(o)
-    c = c[_beats(c)]
-    return c.assign(gain=c.theory_loss - c.loss), scale
+    return c[_beats(c)], scale
+
+
+# Each finding's number per cell, read both at the deciding n_s and at every n_s (per_n_s).
+def _gauss_ratio(c: pd.DataFrame) -> pd.Series:
+    """The Gaussianised loss over the theory's."""
+    return c.gauss_loss / c.theory_loss
+
+
+def _off_share(c: pd.DataFrame) -> pd.Series:
+    """The share of the gain (theory − trained loss) in the feature-off term."""
+    return (c.theory_off - c.loss_off) / (c.theory_loss - c.loss)
+
+
+def _from_construction(c: pd.DataFrame) -> pd.Series:
+    """|trained/construction − 1|."""
+    return (c.loss / c.paired_loss - 1).abs()
 
 
 #: What :func:`beating` counts, in words.
@@ -114,14 +129,14 @@ def _gaussian_gap(o: Outputs) -> Result:
     c, scale = beating(o)
     if len(c) < MIN_CELLS:
         return _none(o, scale, _BEATING, len(c))
-    ratio = c.gauss_loss / c.theory_loss
+    ratio = _gauss_ratio(c)
     value = float(ratio.median())
     return Result(value >= 1 - GAIN, value, numbers={
         "cells": len(c), "gain": GAIN, "trained": float((c.loss / c.theory_loss).median()),
         "value": value, "low": float(ratio.min()), "high": float(ratio.max()),
         "variance": float(c.variance_ratio.median()), "limit": 1 - GAIN,
         "breaks": 1 - 1.5 * GAIN, "per_n_s": per_n_s(
-            o, lambda c: (c.gauss_loss / c.theory_loss).where(_beats(c)))}, scale=scale)
+            o, lambda c: _gauss_ratio(c).where(_beats(c)))}, scale=scale)
 
 
 @PART.record(Record(
@@ -140,14 +155,13 @@ def _gain_off(o: Outputs) -> Result:
     c, scale = beating(o)
     if len(c) < MIN_CELLS:
         return _none(o, scale, _BEATING, len(c))
-    share = (c.theory_off - c.loss_off) / c.gain
+    share = _off_share(c)
     value = float(share.median())
     return Result(value > 0.5, value, numbers={
         "cells": len(c), "gain": GAIN, "value": value, "low": float(share.min()),
         "high": float(share.max()), "off": float((c.loss_off / c.theory_off).median()),
         "on": float((c.loss_on / c.theory_on).median()), "per_n_s": per_n_s(
-            o, lambda c: ((c.theory_off - c.loss_off) / (c.theory_loss - c.loss)).where(
-                _beats(c)))}, scale=scale)
+            o, lambda c: _off_share(c).where(_beats(c)))}, scale=scale)
 
 
 @PART.record(Record(
@@ -170,16 +184,16 @@ def _paired_large_p(o: Outputs) -> Result:
     if len(large) < MIN_CELLS:
         return _none(o, scale, f"converged cells in the theory's regime at p ≥ {LARGE_P}",
                      len(large))
-    off = (large.loss / large.paired_loss - 1).abs()
+    off = _from_construction(large)
     value = float(off.median())
-    rest = (small.loss / small.paired_loss - 1).abs()
+    rest = _from_construction(small)
     per_p = ", ".join(f"{p:g}: {v:.3f}" for p, v in off.groupby(large.p).median().items())
     return Result(value <= PAIRED_TOL, value, numbers={
         "cells": len(large), "large_p": LARGE_P, "value": value, "per_p": per_p,
         "below": len(small), "rest": f"{rest.median():.3f}" if len(small) else "—",
         "paired": float(large.paired.median()), "tol": PAIRED_TOL,
         "breaks": 1.5 * PAIRED_TOL, "per_n_s": per_n_s(
-            o, lambda c: (c.loss / c.paired_loss - 1).abs().where(c.p >= LARGE_P))}, scale=scale)
+            o, lambda c: _from_construction(c).where(c.p >= LARGE_P))}, scale=scale)
 
 
 @PART.record(Record(
