@@ -6,6 +6,10 @@ Without pytest-xdist (``-p no:xdist``) the suite runs too, in one process."""
 import tomllib
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.integration
+
 ROOT = Path(__file__).resolve().parents[1]
 
 SHARED = '''

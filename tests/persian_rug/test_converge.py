@@ -35,9 +35,9 @@ def test_the_sample_is_the_slowest_model_the_rule_stopped_per_n_s_and_p():
 def _grid(window, max_steps=20000):
     """A small grid trained with the stopping rule (window ``window``, step cap ``max_steps``):
     its spec and table, with each model's Λ (its statistics table's ``lyapunov``)."""
-    sched = Schedule(batch_size=64, adam_eps=1e-7, window=window, check_every=5,
+    sched = Schedule(batch_size=256, adam_eps=1e-7, window=window, check_every=5,
                      max_steps=max_steps)
-    spec = training.GridSpec(16, 0, 1e-2, sched, 3, 8192)
+    spec = training.GridSpec(16, 0, 2e-2, sched, 3, 8192)
     points = [training.Point(k, p, 0.25, 4, 0) for k, p in enumerate((0.05, 0.2))]
     table, measured = training.train_and_score(
         spec, points, True, measure_unkept=_statistics,
@@ -69,7 +69,7 @@ def test_a_model_stopped_early_fails_and_one_at_its_minimum_passes():
     assert (longer["drop"] > 0.02).all(), longer
     assert (longer.long_lyapunov != early.lyapunov).all()      # other weights, another Λ
     assert not converge.passing(longer, 0.02).any()
-    spec, settled = _grid(window=1500)         # stopped after a flat 1,500-step window
+    spec, settled = _grid(window=600)          # stopped after a flat 600-step window
     again = converge.rerun(spec, settled, 2.0, "grid")
     assert converge.passing(again, 0.02).all(), again
     # the tolerance is a bound on the drop: at it, a pass; just above it, a fail
@@ -84,7 +84,7 @@ def test_capped_models_are_retrained_only_with_capped_and_judged_like_stopped_on
     early = converge.rerun(spec, capped, 2.0, "grid", capped=True)
     assert early.steps.tolist() == [60, 60] and (early.long_steps == 120).all()
     assert not converge.passing(early, 0.02).any(), early       # 60 steps: far from settled
-    spec, late = _grid(window=5000, max_steps=6000)
+    spec, late = _grid(window=5000, max_steps=1000)
     settled = converge.rerun(spec, late, 2.0, "grid", capped=True)
     assert converge.passing(settled, 0.02).all(), settled
 

@@ -337,23 +337,25 @@ def test_what_a_killed_write_leaves_is_never_hashed_and_goes_with_the_next_write
 
 
 def test_an_experiment_applied_after_the_baseline_leaves_nothing_to_rerun(smoke_repo, tmp_path):
+    # up to the notes' claims: the report and the site after them are stages like these
     repo, env = smoke_repo
     work = tmp_path / "exp"
     _git_checkout(repo, work, env)
-    report = work / "reports/autoencoding_notes.ipynb"
-    baseline = report.read_bytes()
-    _dvc(work, env, "exp", "run", "-n", "short", "-S", "autoencoding_notes.relu.max_steps=31")
-    changed = report.read_bytes()
+    claims = work / "reports/claims/autoencoding_notes.json"
+    baseline = claims.read_bytes()
+    _dvc(work, env, "exp", "run", "-n", "short", "-S", "autoencoding_notes.relu.max_steps=31",
+         "notes_claims")
+    changed = claims.read_bytes()
     assert changed != baseline
     subprocess.run(["git", "checkout", "--", "."], cwd=work, check=True)
-    _dvc(work, env, "checkout")                       # the baseline, executed notebooks included
-    assert report.read_bytes() == baseline
+    _dvc(work, env, "checkout")                       # the baseline
+    assert claims.read_bytes() == baseline
     assert "up to date" in _dvc(work, env, "status").stdout
     _dvc(work, env, "exp", "apply", "short")
-    assert report.read_bytes() == changed
-    assert "up to date" in _dvc(work, env, "status").stdout
-    again = _dvc(work, env, "repro")
-    assert "Running stage" not in again.stdout
+    assert claims.read_bytes() == changed
+    assert "up to date" in _dvc(work, env, "status", "notes_claims").stdout
+    again = _dvc(work, env, "repro", "notes_claims")
+    assert "Running stage" not in again.stdout and "notes_relu" in again.stdout
 
 
 def _wrapper(work: Path, env: dict, *args: str) -> subprocess.CompletedProcess:

@@ -42,6 +42,8 @@ the best rank-n_d linear map, with or without bias, has per-feature loss Var(x)Â
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pandas as pd
 from scipy.optimize import minimize_scalar
@@ -208,8 +210,15 @@ def optimal_at_sigma(p, sigma):
     sigma = float(sigma)
     if not (np.isfinite(sigma) and sigma >= 0):
         raise ValueError(f"sigma must be finite and >= 0, got sigma={sigma!r}")
+    return dict(zip(("loss", "a", "b"), _optimum(p, sigma)))
+
+
+@functools.lru_cache(maxsize=65536)
+def _optimum(p: float, sigma: float) -> tuple[float, float, float]:
+    """(loss, a, b) of :func:`optimal_at_sigma`, once per (p, Ïƒ): the claims and the reports ask
+    for the same cells again and again."""
     if sigma == 0.0:
-        return {"loss": 0.0, "a": 1.0, "b": 0.0}
+        return 0.0, 1.0, 0.0
     grid_loss = _profile_loss(sigma * _T_GRID, p, sigma)
     k = int(np.argmin(grid_loss))
     lo, hi = _T_GRID[max(k - 1, 0)], _T_GRID[min(k + 1, len(_T_GRID) - 1)]
@@ -219,8 +228,7 @@ def optimal_at_sigma(p, sigma):
     c = sigma * t_best
     big_a, big_b = _profile(np.array([c]), p, sigma)
     a = float(big_b[0] / big_a[0])
-    b = a * c
-    return {"loss": float(symmetric_loss(a, b, p, sigma)), "a": a, "b": float(b)}
+    return float(symmetric_loss(a, a * c, p, sigma)), a, float(a * c)
 
 
 def optimal_linear_loss(p, ratio):
