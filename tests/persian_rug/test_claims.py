@@ -122,6 +122,11 @@ def _rows(i):
     return {r["id"]: r for r in claims.CLAIMS.rows(i)}
 
 
+def _row(i, cid):
+    """The row of claim ``cid`` alone (its check only: the others' cost nothing)."""
+    return claims.CLAIMS.row(cid, i)
+
+
 def _set(i, key, **columns):
     """i with columns of table ``key`` replaced (a callable gets the table)."""
     t = getattr(i, key).copy()
@@ -173,14 +178,14 @@ def _gap(i, by_n_s):
 
 def test_the_trend_is_judged_on_the_gap_its_line_leaves_at_the_paper_n_s():
     base = _inputs()                   # 4% at n_s 1024, 1% at 2048: crosses 0 before 8192
-    row = _rows(base)["fig2.trained_trend"]
+    row = _row(base, "fig2.trained_trend")
     assert row["verdict"] == "reproduced" and row["value"] == 0.0, row["ours"]
     # a steady gap: 1% at the paper's n_s holds, 3% (1.5× the tolerance) breaks it
     for gap, verdict in ((0.01, "reproduced"), (0.03, "not reproduced")):
-        row = _rows(_gap(base, {1024: gap, 2048: gap}))["fig2.trained_trend"]
+        row = _row(_gap(base, {1024: gap, 2048: gap}), "fig2.trained_trend")
         assert row["verdict"] == verdict and row["value"] == pytest.approx(gap, abs=1e-9)
     # closing, but too slowly: 10% → 8% over one doubling reaches 4% at 8192 (two more)
-    slow = _rows(_gap(base, {1024: 0.10, 2048: 0.08}))["fig2.trained_trend"]
+    slow = _row(_gap(base, {1024: 0.10, 2048: 0.08}), "fig2.trained_trend")
     assert slow["verdict"] == "not reproduced" and slow["value"] == pytest.approx(0.04)
     assert "median -0.029" in slow["ours"] and "n_s 8192: median gap 0.040" in slow["ours"]
     # half the cells close, half stay at 5%: the interval spans the tolerance
@@ -189,7 +194,7 @@ def test_the_trend_is_judged_on_the_gap_its_line_leaves_at_the_paper_n_s():
     split = _set(base, "stats", loss=lambda t: [
         th[(p, r)] * (1.05 if p == 0.5 or (p == 0.1 and r == 0.5) else 1.0)
         for p, r in zip(t.p, t.ratio)])
-    row = _rows(split)["fig2.trained_trend"]
+    row = _row(split, "fig2.trained_trend")
     assert row["verdict"] == "inconclusive at this scale", row["ours"]
     assert row["direction"] == "fails"                 # the median of 3 cells at 5%, 3 at 0%
     assert row["inconclusive"].startswith("the 95% interval [0.000, 0.050] of the gap at n_s "
@@ -211,13 +216,13 @@ def test_a_trend_needs_cells_converged_at_the_largest_n_s_and_a_smaller_one():
 
 def test_the_bound_fails_only_for_a_cell_below_it_inside_the_theorys_regime():
     base = _inputs()
-    row = _rows(base)["scaling.trained_bound"]
+    row = _row(base, "scaling.trained_bound")
     assert row["verdict"] == "reproduced" and row["value"] > 1
-    few = _rows(_below(base, 0.01, 1024))["scaling.trained_bound"]      # p·n_s 10.24: outside
+    few = _row(_below(base, 0.01, 1024), "scaling.trained_bound")      # p·n_s 10.24: outside
     assert few["verdict"] == "reproduced" and "p·n_s 10.24" in few["ours"], few["ours"]
     assert "Outside the regime 2 of " in few["ours"]
     for many in (_below(base, 0.01, 2048), _below(base, 0.1, 1024)):  # p·n_s 20.48, 102.4
-        row = _rows(many)["scaling.trained_bound"]
+        row = _row(many, "scaling.trained_bound")
         assert row["verdict"] == "not reproduced" and row["value"] < 1
     # the boundary: the lowest in-regime cell put at 0.99× the bound, then at 1.01×
     cells = base.converged_cells[base.converged_cells.in_regime]
@@ -227,7 +232,7 @@ def test_the_bound_fails_only_for_a_cell_below_it_inside_the_theorys_regime():
     for times, verdict in ((0.99, "not reproduced"), (1.01, "reproduced")):
         moved = _set(base, "stats", loss=lambda t, f=factor * times: t.loss * np.where(
             (t.n_s == at.n_s) & (t.p == at.p) & (t.ratio == at.ratio), f, 1.0))
-        assert _rows(moved)["scaling.trained_bound"]["verdict"] == verdict
+        assert _row(moved, "scaling.trained_bound")["verdict"] == verdict
 
 
 def _antipodal_at_p(i, p=0.01, share=0.8):
@@ -282,10 +287,10 @@ def test_antipodal_finding_needs_most_live_features_paired_where_large_p_beats_t
     found = _antipodal_at_p(i, p=0.5, share=0.8)
     r = claims.CLAIMS.result("finding.antipodal", found)
     assert (r.ok, r.value, r.numbers["top"], r.numbers["cells"]) == (True, 0.8, 2048, 2)
-    assert _rows(found)["finding.antipodal"]["verdict"] == "finding"
+    assert _row(found, "finding.antipodal")["verdict"] == "finding"
     for fails in (_antipodal_at_p(i, p=0.5, share=0.49),             # not most
                   _set(found, "baseline", antipodal=0.5)):           # half pair by chance
-        assert _rows(fails)["finding.antipodal"]["verdict"] == "not found"
+        assert _row(fails, "finding.antipodal")["verdict"] == "not found"
     # pairs where small p beats the theory are not the large-p mechanism; said beside it
     small = _antipodal_at_p(_beats_at(i, 0.01), p=0.01, share=0.8)
     r = claims.CLAIMS.result("finding.antipodal", small)
@@ -296,7 +301,7 @@ def test_antipodal_finding_needs_most_live_features_paired_where_large_p_beats_t
     r = claims.CLAIMS.result("finding.antipodal", early)
     assert not r.ok and r.numbers["per"] == "0.80 (n_s 1024), 0.00 (n_s 2048)"
     # only small p beats it: nothing to judge
-    assert _rows(_antipodal_at_p(_beats(_inputs())))["finding.antipodal"]["verdict"] == (
+    assert _row(_antipodal_at_p(_beats(_inputs())), "finding.antipodal")["verdict"] == (
         "not computed")
 
 
@@ -314,7 +319,7 @@ def test_every_claim_is_present_and_its_verdict_can_flip(monkeypatch):
     for cid in anatomy_claims.PART:                # no anatomy here: no weights kept
         assert base[cid]["verdict"] == "not computed"
     for cid, perturb in PERTURB.items():
-        changed = _rows(perturb(_inputs()))[cid]["verdict"]
+        changed = _row(perturb(_inputs()), cid)["verdict"]
         assert changed != base[cid]["verdict"], (cid, changed)
 
 
@@ -347,7 +352,7 @@ def test_trained_claims_below_the_paper_scale_or_unconverged_are_inconclusive():
     # a cell whose models stopped at the step cap is left out; too few left: inconclusive
     capped = _set(i, "trained", stopped=lambda t: ~((t.n_s == 2048) & (t.p == 0.5)))
     assert "4 of 6 at n_s 2048" in capped.convergence()
-    assert "over 4 cells converged" in _rows(capped)["sym.lyapunov"]["ours"]
+    assert "over 4 cells converged" in _row(capped, "sym.lyapunov")["ours"]
     # so is a cell whose (n_s, p) still loses more than the tolerance when trained longer
     falling = _set(i, "converge", drop=lambda t: t["drop"].where(
         (t.n_s != 2048) | (t.p != 0.5), 0.021))
@@ -355,11 +360,11 @@ def test_trained_claims_below_the_paper_scale_or_unconverged_are_inconclusive():
     assert "2 still falling" in falling.convergence()
     assert ("the loss of 6 of 7 (n_s, p) falls by at most 2%, the largest fall 2.1%"
             in falling.convergence())
-    assert "over 4 cells converged" in _rows(falling)["sym.lyapunov"]["ours"]
+    assert "over 4 cells converged" in _row(falling, "sym.lyapunov")["ours"]
     # the row says why the others did not converge and what deciding needs
-    assert _rows(falling)["sym.diag_var"]["inconclusive"].startswith(
+    assert _row(falling, "sym.diag_var")["inconclusive"].startswith(
         "4 converged cells at n_s 2048, fewer than 5 (of the other 2, 2 still falling: their "
-        "convergence checks lose up to 2.1% more at "), _rows(falling)["sym.diag_var"]
+        "convergence checks lose up to 2.1% more at "), _row(falling, "sym.diag_var")
     at_tolerance = _set(i, "converge", drop=0.02)
     assert at_tolerance.converged_cells.shape == i.converged_cells.shape
     few = _rows(_set(i, "trained", stopped=lambda t: (t.n_s == 1024) | (t.p == 0.1)))
@@ -402,31 +407,31 @@ def test_a_capped_cell_counts_only_where_its_check_retrained_a_capped_model_as_l
     # the fig. 3 models at their cap: undecided, unless their check retrained one of them
     fig3 = _set(i, "fig3", stopped=False)
     assert fig3.fig3_model[2] == "the model stopped at the step cap, not converged"
-    assert _rows(fig3)["fig3.bias"]["verdict"] == "inconclusive at this scale"
+    assert _row(fig3, "fig3.bias")["verdict"] == "inconclusive at this scale"
     own = fig3.converge.source == "fig3"
     c = fig3.converge.copy()
     c.loc[own, ["ratio_target", "seed_index"]] = [130 / 512, 0]
     assert replace(fig3, converge=c).fig3_model[2] is None
-    assert _rows(replace(fig3, converge=c))["fig3.bias"]["verdict"] == "reproduced"
+    assert _row(replace(fig3, converge=c), "fig3.bias")["verdict"] == "reproduced"
 
 
 def test_the_central_claim_uses_the_fig3_models_and_fails_when_the_gap_stays():
     i = _inputs()
-    row = _rows(i)["fig2.trained_theory"]
+    row = _row(i, "fig2.trained_theory")
     assert row["value"] == pytest.approx(1.01)              # the median at the largest n_s
     assert "fig. 3 models included" in row["scale"]
     cells = i.cells
     assert ((cells.n_s == 512) & (cells.p == 0.044)).sum() == 1       # the fig. 3 model's cell
     # a gap of 3% at the largest n_s (1.5× the tolerance) breaks it, naming the scale
     wide = _set(i, "stats", loss=lambda t: t.loss * np.where(t.n_s == 2048, 1.03 / 1.01, 1.0))
-    broken = _rows(wide)["fig2.trained_theory"]
+    broken = _row(wide, "fig2.trained_theory")
     assert broken["verdict"] == "not reproduced"
     assert "Not reproduced at n_s ≤ 2048" in broken["ours"]
     # a model worse than the optimal linear map failed to optimise: its cell is left out
     worse = _set(i, "stats", loss=lambda t: np.where(
         (t.n_s == 2048) & (t.p == 0.5) & (t.ratio == 0.5), 10 * t.loss, t.loss))
     assert worse.cells.worse_than_linear.sum() == 2            # and the p 0.5, r 0.25 cell at 1024
-    assert _rows(worse)["fig2.trained_theory"]["verdict"] == "reproduced"
+    assert _row(worse, "fig2.trained_theory")["verdict"] == "reproduced"
 
 
 def test_cells_below_the_theory_count_converged_or_not_and_those_at_it_only_converged():
@@ -437,14 +442,14 @@ def test_cells_below_the_theory_count_converged_or_not_and_those_at_it_only_conv
         (t.n_s == 2048) & (t.p < 0.5), 0.9 / 1.01, 1.0)),
         "converge", drop=lambda t: t["drop"].where((t.n_s != 2048) | (t.p == 0.5), 0.05))
     assert not low.converged_cells[low.converged_cells.n_s == 2048].p.lt(0.5).any()
-    row = _rows(low)["fig2.trained_theory"]
+    row = _row(low, "fig2.trained_theory")
     assert row["verdict"] == "not reproduced" and row["value"] == pytest.approx(0.9), row["ours"]
-    beats = _rows(low)["finding.beats_theory"]
+    beats = _row(low, "finding.beats_theory")
     assert beats["verdict"] == "caveat" and "0 of them converged" in beats["ours"], beats["ours"]
     # the same cells 10% above the theory and still falling are left out: undecided
     high = _set(low, "stats", loss=lambda t: t.loss * np.where(
         (t.n_s == 2048) & (t.p < 0.5), 1.1 / 0.9, 1.0))
-    kept = _rows(high)["fig2.trained_theory"]
+    kept = _row(high, "fig2.trained_theory")
     assert kept["value"] == pytest.approx(1.01) and "4 in-regime cells did not converge" in kept[
         "ours"], kept["ours"]
 
@@ -459,31 +464,31 @@ def test_a_cell_its_check_takes_below_the_theory_counts_at_the_lower_value(monke
     c.loc[failing, "long_loss"] = [0.7 * th[p] for p in c.p[failing]]
     c.loc[failing, "drop"] = 1 - 0.7 / 1.01
     longer = replace(i, converge=c)
-    row = _rows(longer)["fig2.trained_theory"]
+    row = _row(longer, "fig2.trained_theory")
     # judged: the 2 converged p 0.5 cells at 1.01 and the 2 checked cells at (0.7 + 1.01) / 2
     assert row["value"] == pytest.approx((1.01 + 0.855) / 2), row["ours"]
     assert "n_s 2048: 0.933 (0.85–1.01, 4)" in row["ours"], row["ours"]
     assert row["verdict"] == "inconclusive at this scale"      # 4 cells, fewer than 5
     # and the 2 left out at 1.01 hold the median over every cell at its lowest value up: 1.01
     assert "hold it up" in row["inconclusive"] and "median 1.010" in row["ours"], row
-    beats = _rows(longer)["finding.beats_theory"]
+    beats = _row(longer, "finding.beats_theory")
     assert beats["verdict"] == "caveat" and beats["ours"].startswith("2 of"), beats["ours"]
     assert beats["value"] == pytest.approx(0.855)           # the lowest measured: stop's 1.01
     # long_loss as objects, None where no check reran (as a column with gaps can arrive): the
     # same rows; a missing rerun never hides the loss at the rule's stop
     objects = replace(i, converge=c.assign(
         long_loss=c.long_loss.astype(object).where(c.long_loss.notna(), None)))
-    assert _rows(objects)["fig2.trained_theory"]["value"] == row["value"]
-    assert _rows(objects)["finding.beats_theory"]["value"] == beats["value"]
+    assert _row(objects, "fig2.trained_theory")["value"] == row["value"]
+    assert _row(objects, "finding.beats_theory")["value"] == beats["value"]
     # with 4 cells enough to decide, the cells left out alone keep it open, pointing to fails
     monkeypatch.setattr(evidence, "MIN_CELLS", 4)
-    held = _rows(longer)["fig2.trained_theory"]
+    held = _row(longer, "fig2.trained_theory")
     assert held["verdict"] == "inconclusive at this scale" and held["direction"] == "fails"
     assert held["inconclusive"].startswith("the judged cells' median 0.933"), held
     assert "Not reproduced" not in held["ours"]
     # the same checks failing without going below: their cells are left out, as before
     level = replace(i, converge=c.assign(long_loss=c.long_loss / 0.7 * 0.99))
-    kept = _rows(level)["fig2.trained_theory"]
+    kept = _row(level, "fig2.trained_theory")
     assert kept["value"] == pytest.approx(1.01) and "4 in-regime cells did not converge" in kept[
         "ours"], kept["ours"]
 
@@ -491,16 +496,16 @@ def test_a_cell_its_check_takes_below_the_theory_counts_at_the_lower_value(monke
 def test_the_bound_holds_for_any_trained_model_converged_or_not():
     i = _inputs()                       # the p 0.1 cells at n_s 1024 stopped by the step cap
     capped = _set(i, "trained", stopped=lambda t: ~((t.n_s == 1024) & (t.p == 0.1)))
-    assert _rows(capped)["scaling.trained_bound"]["verdict"] == "reproduced"
+    assert _row(capped, "scaling.trained_bound")["verdict"] == "reproduced"
     below = _below(capped, 0.1, 1024)
     assert not below.converged_cells.query("n_s == 1024 and p == 0.1").shape[0]
-    assert _rows(below)["scaling.trained_bound"]["verdict"] == "not reproduced"
+    assert _row(below, "scaling.trained_bound")["verdict"] == "not reproduced"
     # 2 converged cells at the largest n_s leave it decided: its 6 trained cells decide it
     few = _set(i, "converge", drop=lambda t: t["drop"].where(
         (t.n_s != 2048) | (t.p == 0.5), 0.05))
     assert len(few.converged_cells.query("n_s == 2048")) == 2
-    assert _rows(few)["scaling.trained_bound"]["verdict"] == "reproduced"
-    assert _rows(few)["fig2.trained_trend"]["verdict"] == "inconclusive at this scale"
+    assert _row(few, "scaling.trained_bound")["verdict"] == "reproduced"
+    assert _row(few, "fig2.trained_trend")["verdict"] == "inconclusive at this scale"
 
 
 def _fig3_longer(i, drop, **long):
@@ -517,9 +522,9 @@ def _fig3_longer(i, drop, **long):
 
 def test_a_fig3_model_still_learning_decides_only_where_the_retrained_model_agrees():
     i = _inputs()
-    assert _rows(i)["fig3.bias"]["verdict"] == "reproduced"
+    assert _row(i, "fig3.bias")["verdict"] == "reproduced"
     same = _fig3_longer(i, 0.034, long_bias_mean=-0.185, long_bias_std=0.01)
-    row = _rows(same)["fig3.bias"]
+    row = _row(same, "fig3.bias")
     assert row["verdict"] == "reproduced" and "falls 3.4% more" in row["ours"], row["ours"]
     assert "then -0.185 ± 0.010" in row["ours"]
     turned = _rows(_fig3_longer(i, 0.034, long_bias_mean=-0.25, long_bias_std=0.01))
@@ -568,7 +573,7 @@ def test_an_exponent_fitted_with_an_interval_wider_than_its_tolerance_is_inconcl
     row = claims.CLAIMS.row("scaling.beta", replace(i, fits=f))
     assert row["verdict"] == "inconclusive at this scale"
     assert row["inconclusive"] == "the 95% interval of β (±0.45) is wider than the tolerance"
-    assert _rows(i)["scaling.beta"]["verdict"] == "reproduced"
+    assert _row(i, "scaling.beta")["verdict"] == "reproduced"
 
 
 def test_an_exponent_may_differ_from_the_papers_by_one_logarithmic_factor():
@@ -577,7 +582,7 @@ def test_an_exponent_may_differ_from_the_papers_by_one_logarithmic_factor():
     reproduces, just outside it does not, on either side; the law rows judge α′ as well as β′
     and print the band that breaks it."""
     i = _inputs()
-    row = _rows(i)["scaling.beta_prime"]
+    row = _row(i, "scaling.beta_prime")
     assert row["tolerance"].startswith(
         "β′ within +1 ± 0.19 (multiplying L by log(r/p) moves the fitted β′ 0.19 on these "
         "points, more than the other factor; β′ outside [+0.81, +1.19] breaks it): the law "
@@ -587,13 +592,13 @@ def test_an_exponent_may_differ_from_the_papers_by_one_logarithmic_factor():
     assert tol == pytest.approx(0.194, abs=5e-4)
     for est, verdict in ((1 + 0.95 * tol, "reproduced"), (1 + 1.05 * tol, "not reproduced"),
                          (1 - 0.95 * tol, "reproduced"), (1 - 1.05 * tol, "not reproduced")):
-        assert _rows(_fit(i, "theory", "n_s/n_d − 1", est))["scaling.beta_prime"][
+        assert _row(_fit(i, "theory", "n_s/n_d − 1", est), "scaling.beta_prime")[
             "verdict"] == verdict, est
     rug = "Persian rug (n_s = 1024)"
     a_tol = scaling.log_factor_shift(i.fit_points(rug, "p, n_s/n_d − 1"), "p, n_s/n_d − 1",
                                      "p")[0]
     assert a_tol == pytest.approx(0.486, abs=5e-4)
-    row = _rows(_fit(i, rug, "p", 2 - 1.05 * a_tol))["scaling.rug"]
+    row = _row(_fit(i, rug, "p", 2 - 1.05 * a_tol), "scaling.rug")
     assert row["verdict"] == "not reproduced", row          # β′ as before, α′ too far
     assert "α′ outside [+1.51, +2.49] breaks it" in row["tolerance"]
 
@@ -603,16 +608,16 @@ def test_a_wide_interval_is_undecided_only_where_it_reaches_the_band():
     f = i.fits.copy()
     src, at = "trained (n_s = 2048)", (i.fits.term == "p")
     f.loc[(f.source == src) & at, ["estimate", "low", "high"]] = [1.0, 0.5, 1.6]   # reaches 1.53
-    row = _rows(replace(i, fits=f))["scaling.trained"]
+    row = _row(replace(i, fits=f), "scaling.trained")
     assert (row["verdict"], row["direction"]) == ("inconclusive at this scale", "fails")
     assert row["inconclusive"] == "the 95% interval of α′ (±0.55) is wider than the tolerance"
     f.loc[(f.source == src) & at, ["estimate", "low", "high"]] = [0.5, 0.0, 1.0]    # wholly out
-    assert _rows(replace(i, fits=f))["scaling.trained"]["verdict"] == "not reproduced"
+    assert _row(replace(i, fits=f), "scaling.trained")["verdict"] == "not reproduced"
     # β′ fails outright: a wide α′ cannot make the row undecided
     f.loc[(f.source == src) & at, ["estimate", "low", "high"]] = [2.0, 1.0, 3.0]
     f.loc[(f.source == src) & (f.term == "n_s/n_d − 1"), ["estimate", "low", "high"]] = [
         0.3, 0.29, 0.31]
-    row = _rows(replace(i, fits=f))["scaling.trained"]
+    row = _row(replace(i, fits=f), "scaling.trained")
     assert (row["verdict"], row["inconclusive"]) == ("not reproduced", None), row
 
 
@@ -633,7 +638,7 @@ def test_the_claims_count_the_points_the_stage_fitted_diverged_models_left_out()
         counts.points)
     judged = counts[counts.law == "p, n_s/n_d − 1"]              # the law the law rows judge
     assert judged.points.min() >= scaling.MIN_POINTS and judged.estimate.notna().all()
-    assert _rows(i)["scaling.trained"]["verdict"] == "reproduced"
+    assert _row(i, "scaling.trained")["verdict"] == "reproduced"
 
 
 def test_an_exponent_fitted_to_other_points_than_its_inputs_raises():
@@ -645,9 +650,9 @@ def test_an_exponent_fitted_to_other_points_than_its_inputs_raises():
 
 def test_the_rug_against_the_theory_is_decided_from_n_s_1024():
     far = _set(_inputs(), "rug", loss=lambda t: t.loss * 1.06)          # 5% breaks it
-    assert _rows(far)["fig2.rug_theory"]["verdict"] == "not reproduced"
+    assert _row(far, "fig2.rug_theory")["verdict"] == "not reproduced"
     small = _set(far, "rug", n_s=512)
-    row = _rows(small)["fig2.rug_theory"]
+    row = _row(small, "fig2.rug_theory")
     assert (row["verdict"], row["direction"]) == ("inconclusive at this scale", "fails")
     assert row["inconclusive"] == "rug n_s 512 < 1024"
 
@@ -667,8 +672,8 @@ def test_a_slope_whose_interval_spans_0_is_undecided_and_one_spanning_untrained_
     faster = _rows(replace(i, baseline=_stats({1024: 0.2, 2048: 0.18})))   # untrained −0.15
     assert faster["finding.faster_than_untrained"]["verdict"] == "finding"
     across = {0.01: 0.8, 0.1: 1.0, 0.5: 1.2}                # slopes −0.32, 0, +0.26
-    row = _rows(_set(_inputs(), "stats", diag_var=lambda t: t.diag_var * np.where(
-        t.n_s == 2048, t.p.map(across) / 0.5, 1.0)))["sym.diag_var"]
+    row = _row(_set(_inputs(), "stats", diag_var=lambda t: t.diag_var * np.where(
+        t.n_s == 2048, t.p.map(across) / 0.5, 1.0)), "sym.diag_var")
     assert (row["verdict"], row["direction"]) == ("inconclusive at this scale", "fails")
     assert row["inconclusive"].startswith("the 95% interval [-0.32, 0.26] of the slope "
                                           "contains 0"), row["inconclusive"]
@@ -690,25 +695,25 @@ def _longer_lyapunov(i, p, longer, drop=0.001, level=1.02):
     stopped = s.stats[cells & (s.stats.ratio_target == 0.25) & (s.stats.seed_index == 0)]
     c.loc[at, "drop"] = drop
     c.loc[at, "long_lyapunov"] = stopped.lyapunov.iloc[0] * longer
-    return _rows(replace(s, converge=c))["sym.lyapunov"]
+    return _row(replace(s, converge=c), "sym.lyapunov")
 
 
 def test_lyapunov_falls_to_the_untrained_level_and_no_faster_is_needed(monkeypatch):
     i = _inputs()
-    row = _rows(i)["sym.lyapunov"]
+    row = _row(i, "sym.lyapunov")
     assert row["verdict"] == "reproduced" and row["value"] == pytest.approx(1.02)
     assert ("2 (n_s 1024), 1.020 [1.020, 1.020] at n_s 2048, within 10% in 100% of 6 cells "
             "(p 0.01–0.5)") in row["ours"], row["ours"]
     # at the untrained level at every n_s: the same slope as untrained weights, still reproduced
-    level = _rows(_set(i, "stats", lyapunov=i.baseline.lyapunov * 1.02))["sym.lyapunov"]
+    level = _row(_set(i, "stats", lyapunov=i.baseline.lyapunov * 1.02), "sym.lyapunov")
     assert level["verdict"] == "reproduced" and "median -0.42 [-0.42, -0.42]" in level["ours"]
     # 10% more at the largest n_s (1.12× untrained), still falling towards it: a larger n_s
-    high = _rows(_lyapunov_at(i, 1.1))["sym.lyapunov"]
+    high = _row(_lyapunov_at(i, 1.1), "sym.lyapunov")
     assert (high["verdict"], high["direction"]) == ("inconclusive at this scale", "fails")
     assert "1.122 at n_s 2048, above 1.1 but falling along the ladder" in high["inconclusive"]
     # 1.4× then 1.5× untrained: the excess grows, not reproduced
-    stays = _rows(_set(i, "stats", lyapunov=i.baseline.lyapunov * np.where(
-        i.baseline.n_s == 1024, 1.4, 1.5)))["sym.lyapunov"]
+    stays = _row(_set(i, "stats", lyapunov=i.baseline.lyapunov * np.where(
+        i.baseline.n_s == 1024, 1.4, 1.5)), "sym.lyapunov")
     assert stays["verdict"] == "not reproduced" and "Not reproduced at n_s ≤ 2048" in stays[
         "ours"], stays["ours"]
     # half the cells at the level, half 30% above: the interval holds 1.1, the data cannot tell
@@ -762,7 +767,7 @@ def test_lyapunov_falls_to_the_untrained_level_and_no_faster_is_needed(monkeypat
                            "2048, training longer moves Λ away: p 0.1"), both
     monkeypatch.setattr(evidence, "MIN_CELLS", 4)
     # no untrained weights for the converged cells: nothing to compare with
-    gone = _rows(_set(i, "baseline", n_s=lambda t: t.n_s * 3))["sym.lyapunov"]
+    gone = _row(_set(i, "baseline", n_s=lambda t: t.n_s * 3), "sym.lyapunov")
     assert gone["verdict"] == "not computed"
 
 
@@ -790,13 +795,13 @@ def test_a_trend_whose_verdict_turns_when_trained_longer_is_inconclusive(monkeyp
     i = _inputs()
     # Var diag(W) halves from n_s 1024 to 2048 (slope −1, untrained −0.42): reproduced, and
     # still so where the longer training raises it 10% at 2048 (−0.86)
-    steady = _rows(_checked_diag(i, 1.1))["sym.diag_var"]
+    steady = _row(_checked_diag(i, 1.1), "sym.diag_var")
     assert steady["verdict"] == "reproduced", steady
     assert ("As if every model moved as its (n_s, p)'s convergence check's model did when "
             "trained longer (×1.1–1.1 at n_s 2048 from 3 checks): slope -0.86 [-0.86, -0.86]"
             ) in steady["ours"], steady["ours"]
     # raised 2.1× there (+0.07: rising): the verdict may turn
-    turns = _rows(_checked_diag(i, 2.1))["sym.diag_var"]
+    turns = _row(_checked_diag(i, 2.1), "sym.diag_var")
     assert (turns["verdict"], turns["direction"]) == ("inconclusive at this scale", "holds")
     assert turns["inconclusive"].endswith(
         "the slope's interval would be [0.07, 0.07]: the verdict may turn with where training "
@@ -804,18 +809,18 @@ def test_a_trend_whose_verdict_turns_when_trained_longer_is_inconclusive(monkeyp
     # rising at the stop (+0.17: not reproduced), but scaled per p the cells spread from −0.83
     # to +0.17 around 0: undecided there, so inconclusive (fails)
     rising = _set(i, "stats", diag_var=lambda t: t.diag_var * np.where(t.n_s == 2048, 2.25, 1.0))
-    assert _rows(rising)["sym.diag_var"]["verdict"] == "not reproduced"
-    spread = _rows(_checked_diag(rising, {0.01: 0.5, 0.1: 1.0, 0.5: 0.7}))["sym.diag_var"]
+    assert _row(rising, "sym.diag_var")["verdict"] == "not reproduced"
+    spread = _row(_checked_diag(rising, {0.01: 0.5, 0.1: 1.0, 0.5: 0.7}), "sym.diag_var")
     assert (spread["verdict"], spread["direction"]) == ("inconclusive at this scale", "fails")
     assert "×0.5–1 at n_s 2048 from 3 checks" in spread["inconclusive"]
     # a check that fails its tolerance (its cells not converged) lends no factor
     monkeypatch.setattr(evidence, "MIN_CELLS", 4)
-    failing = _rows(_checked_diag(i, 1.1, failing=0.5))["sym.diag_var"]
+    failing = _row(_checked_diag(i, 1.1, failing=0.5), "sym.diag_var")
     assert failing["verdict"] == "reproduced"
     assert "(×1.1–1.1 at n_s 2048 from 2 checks)" in failing["ours"], failing["ours"]
     # ΔVar(ν) is not kept by the check: said, not judged
-    assert "Not measured past the rule's stop" in _rows(i)["sym.dvar_nu"]["ours"]
-    assert "convergence checks" not in _rows(i)["sym.dvar_nu"]["tolerance"]
+    assert "Not measured past the rule's stop" in _row(i, "sym.dvar_nu")["ours"]
+    assert "convergence checks" not in _row(i, "sym.dvar_nu")["tolerance"]
 
 
 def test_the_off_diagonal_row_sums_its_mean_over_a_features_inputs():
@@ -823,7 +828,7 @@ def test_the_off_diagonal_row_sums_its_mean_over_a_features_inputs():
     W = np.eye(64) * 1.29 - 0.01 * (1 - np.eye(64))          # off-diagonal mean −0.01 …
     W[::2] += 0.005 * (1 - np.eye(64))[::2]                   # … ± 0.0025 rows apart
     W[1::2] -= 0.005 * (1 - np.eye(64))[1::2]
-    row = _rows(replace(i, fig3_W=W))["fig3.off_diagonal"]
+    row = _row(replace(i, fig3_W=W), "fig3.off_diagonal")
     p, b = i.fig3.p.iloc[0], i.fig3.bias_mean.iloc[0]
     # 63 inputs, each active with p at mean 1/2: 63·p/2·(−0.01)
     assert f"moves its pre-activation by {-0.01 * 63 * p / 2:+.3f} on average, against its " \
@@ -833,7 +838,7 @@ def test_the_off_diagonal_row_sums_its_mean_over_a_features_inputs():
     assert row["verdict"] == "reproduced" and row["value"] == pytest.approx(0.01)
     assert _rows(_set(i, "fig3_anatomy", gauss_loss=lambda t: t.loss * 1.03))[
         "fig3.off_diagonal"]["verdict"] == "caveat"
-    gone = _rows(replace(i, fig3_anatomy=pd.DataFrame()))["fig3.off_diagonal"]
+    gone = _row(replace(i, fig3_anatomy=pd.DataFrame()), "fig3.off_diagonal")
     assert gone["ours"] == "not computed: no anatomy of the fig. 3 model: run pr_anatomy_fig3"
 
 

@@ -307,6 +307,7 @@ def test_claims_table_can_be_filtered_and_sorted_and_links_into_the_reports():
     assert "<script>" in html and "<script src" not in html
 
 
+@pytest.mark.integration
 def test_browser_check_reports_broken_images_links_and_script_errors(tmp_path):
     if None in browser.executables():
         pytest.skip(browser.MISSING)
@@ -343,6 +344,7 @@ def test_a_long_ours_shows_its_first_sentence_and_the_rest_a_click_away():
     assert "<details" not in site.brief(inside)
 
 
+@pytest.mark.integration
 def test_browser_check_reports_a_formula_that_runs_out_of_its_cell(tmp_path):
     if None in browser.executables():
         pytest.skip(browser.MISSING)
