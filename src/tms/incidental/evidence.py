@@ -79,7 +79,7 @@ class Outputs:
         'exact' (the checks of the closed forms), 'fig3', 'noise' (fig. 4), 'sweep' (fig. 5)."""
         ip = self.ip
         ck, c, nz, sw = ip.checks, ip.collisions, ip.noise, ip.sweep
-        ms = ", ".join(f"{m:.0e}" for m in self.sparsification["ratio"])
+        ms = ", ".join(f"{m:.0e}" for m in sorted(self.trajectory.m.unique()))   # its m values
         return {"ode": f"m {ms}, λ {ip.sparsification.lam:g}",
                 "mc": f"n {ck.n}, m {ck.m}, σ {ck.sigma:g}; {ck.samples} samples",
                 "fig3": f"n {c.n}, m {min(c.m)}–{max(c.m)}, {len(self.collisions)} models, "
