@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from tms.persian_rug import figures
+from tms.persian_rug import compare, figures
 
 
 def test_nearest_grid_point():
@@ -29,6 +29,24 @@ def test_fig2_draws_every_series_for_every_p():
     theory_line = next(line for line in left.get_lines() if line.get_label() == "p = 0.1: theory")
     assert list(theory_line.get_xdata()) == [0.25, 0.5]        # ratio 1 (loss 0) left off log axis
     assert left.get_yscale() == "log"
+
+
+def test_the_best_known_loss_is_the_lower_of_theory_and_construction_at_each_point():
+    theory = pd.DataFrame({"p": [0.1, 0.1, 0.5], "ratio": [0.25, 0.5, 0.25],
+                           "loss": [0.02, 0.01, 0.08], "loss_linear": 0.1})
+    paired = pd.DataFrame({"p": [0.5, 0.1, 0.1, 0.9], "ratio": [0.25, 0.5, 0.25, 0.25],
+                           "loss": [0.05, 0.01, 0.03, 0.2]})
+    best = compare.best_known(theory, paired)
+    assert best.to_dict("list") == {"p": [0.1, 0.1, 0.5], "ratio": [0.25, 0.5, 0.25],
+                                    "loss": [0.02, 0.01, 0.05],      # only points in both
+                                    "by": ["theory", "theory", "construction"]}   # a tie: theory
+    fig = figures.fig2_loss(pd.DataFrame(columns=["model", "n_s", "p", "ratio", "loss",
+                                                  "seed_index"]),
+                            pd.DataFrame(columns=["n_s", "p", "ratio", "loss"]), theory,
+                            [0.5], paired)
+    band = next(line for line in fig.axes[0].get_lines()
+                if line.get_label() == "p = 0.5: best known, theory or construction")
+    assert list(band.get_ydata()) == [0.05]
 
 
 def test_fig3_puts_the_bias_on_its_own_scale_and_marks_dead_features():

@@ -62,6 +62,24 @@ def trained_vs_theory(stats: pd.DataFrame) -> pd.DataFrame:
                 "in_regime"]]
 
 
+def best_known(theory_table: pd.DataFrame, paired: pd.DataFrame) -> pd.DataFrame:
+    """The best known loss of a model built by hand at each (p, ratio) both tables hold: the
+    lower of the optimal symmetric theory's (tms.persian_rug.theory, Gaussian interference) and
+    the antipodal construction's (ours, tms.persian_rug.paired: pairs, no Gaussian step), the
+    reference fig. 2 draws beside the trained models. theory_table: p, ratio, loss; paired: p,
+    ratio, loss (per feature, as both stages write them). Returns p, ratio, loss and ``by``
+    ('theory' or 'construction', the theory on a tie), sorted by p then ratio; raises KeyError
+    for a table without those columns."""
+    both = theory_table[["p", "ratio", "loss"]].merge(
+        paired[["p", "ratio", "loss"]], on=["p", "ratio"], suffixes=("_theory", "_paired"))
+    paired_wins = both.loss_paired < both.loss_theory
+    return pd.DataFrame({
+        "p": both.p, "ratio": both.ratio,
+        "loss": np.where(paired_wins, both.loss_paired, both.loss_theory),
+        "by": np.where(paired_wins, "construction", "theory")}).sort_values(
+            ["p", "ratio"], ignore_index=True)
+
+
 #: A cell beats the theory when its trained/theory loss is at most this (10% better).
 BEATS = 0.9
 

@@ -21,7 +21,7 @@ import pandas as pd
 from matplotlib.colors import LogNorm, Normalize, TwoSlopeNorm
 
 from tms.core.savefig import plt
-from tms.persian_rug import bounds, theory
+from tms.persian_rug import bounds, compare, theory
 from tms.persian_rug.cells import CELL_KEYS, over_seeds
 
 
@@ -51,8 +51,10 @@ def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataFra
     trained: columns model, n_s, p, ratio, loss, seed_index (mean ± standard error over seeds
     is drawn; relu models only, the grid p nearest each target); rug: n_s, p, ratio, loss;
     theory_table: p, ratio, loss, loss_linear; paired: the antipodal construction (ours,
-    tms.persian_rug.paired: p, ratio, loss), dash-dot, when given. Left: per-feature loss (log
-    scale); right: the same divided by p/3, the loss of the all-zero output.
+    tms.persian_rug.paired: p, ratio, loss), dash-dot, when given, with the best known of theory
+    and construction (tms.persian_rug.compare.best_known) under them as a wide pale band. Left:
+    per-feature loss (log scale); right: the same divided by p/3, the loss of the all-zero
+    output.
     """
     relu = trained[trained.model == "relu"]
     colors = plt.cm.viridis(np.linspace(0, 0.9, len(p_targets)))
@@ -75,6 +77,9 @@ def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataFra
                 pa = paired[np.isclose(paired.p, p) & (paired.loss > 0)].sort_values("ratio")
                 ax.plot(pa.ratio, pa.loss * scale, "-.", color=c, lw=1.0,
                         label=f"p = {p:g}: antipodal construction (ours)")
+                best = compare.best_known(th, pa)
+                ax.plot(best.ratio, best.loss * scale, "-", color=c, lw=6, alpha=0.2,
+                        label=f"p = {p:g}: best known, theory or construction")
             if len(tr):
                 err = tr["sem"].fillna(0.0) * scale
                 ax.errorbar(tr.ratio, tr["mean"] * scale, yerr=err, fmt="o", color=c, ms=5,
