@@ -120,7 +120,8 @@ _BEATING = f"converged cells in the theory's regime beat the theory by more than
     stages=_STAGES, figure="anatomy", kind="finding",
     ours="over the {cells} cells that beat the theory by more than {gain:.0%} (median "
          "trained/theory {trained:.3f}), the Gaussianised loss over the theory's: median "
-         "{value:.3f} ({low:.3f}–{high:.3f}); the live features' interference variance over the "
+         "{value:.3f} ({low:.3f}–{high:.3f}; at or above {limit:.2f} in {within} of them); the "
+         "live features' interference variance over the "
          "bound (eq. 6): median {variance:.3f}. The median by n_s (cells that beat it): "
          "{per_n_s}",
     tolerance="median Gaussianised/theory ≥ {limit:.2f}: at most {gain:.0%} of a gain of over "
@@ -135,6 +136,7 @@ def _gaussian_gap(o: Outputs) -> Result:
         "cells": len(c), "gain": GAIN, "trained": float((c.loss / c.theory_loss).median()),
         "value": value, "low": float(ratio.min()), "high": float(ratio.max()),
         "variance": float(c.variance_ratio.median()), "limit": 1 - GAIN,
+        "within": int((ratio >= 1 - GAIN).sum()),
         "breaks": 1 - 1.5 * GAIN, "per_n_s": per_n_s(
             o, lambda c: _gauss_ratio(c).where(_beats(c)))}, scale=scale)
 
