@@ -32,8 +32,8 @@ def test_fig2_draws_every_series_for_every_p():
 
 
 def test_the_best_known_loss_is_the_lower_of_theory_and_construction_at_each_point():
-    theory = pd.DataFrame({"p": [0.1, 0.1, 0.5], "ratio": [0.25, 0.5, 0.25],
-                           "loss": [0.02, 0.01, 0.08], "loss_linear": 0.1})
+    theory = pd.DataFrame({"p": [0.5, 0.1, 0.1, 0.5], "ratio": [0.25, 0.5, 0.25, 0.75],
+                           "loss": [0.08, 0.01, 0.02, 0.04], "loss_linear": 0.1})   # unsorted
     paired = pd.DataFrame({"p": [0.5, 0.1, 0.1, 0.9], "ratio": [0.25, 0.5, 0.25, 0.25],
                            "loss": [0.05, 0.01, 0.03, 0.2]})
     best = compare.best_known(theory, paired)
@@ -45,7 +45,7 @@ def test_the_best_known_loss_is_the_lower_of_theory_and_construction_at_each_poi
                             pd.DataFrame(columns=["n_s", "p", "ratio", "loss"]), theory,
                             [0.5], paired)
     band = next(line for line in fig.axes[0].get_lines()
-                if line.get_label() == "p = 0.5: best known, theory or construction")
+                if line.get_label() == "p = 0.5: lower of theory and construction")
     assert list(band.get_ydata()) == [0.05]
 
 

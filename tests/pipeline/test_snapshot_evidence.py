@@ -126,6 +126,7 @@ def _gain_on(o, share):
     t = o.anatomy.copy()
     top = t.n_s == t.n_s.max()
     t.loc[top, "loss_off"] = t.theory_off[top] - share * (t.theory_off - t.loss_off)[top]
+    t.loc[top, "loss_on"] = t.loss[top] - t.loss_off[top]        # the split still adds up
     return replace(o, anatomy=t)
 
 

@@ -121,9 +121,8 @@ _BEATING = f"converged cells in the theory's regime beat the theory by more than
     ours="over the {cells} cells that beat the theory by more than {gain:.0%} (median "
          "trained/theory {trained:.3f}), the Gaussianised loss over the theory's: median "
          "{value:.3f} ({low:.3f}–{high:.3f}; at or above {limit:.2f} in {within} of them); the "
-         "live features' interference variance over the "
-         "bound (eq. 6): median {variance:.3f}. The median by n_s (cells that beat it): "
-         "{per_n_s}",
+         "live features' interference variance over the bound (eq. 6): median {variance:.3f}. "
+         "The median by n_s (cells that beat it): {per_n_s}",
     tolerance="median Gaussianised/theory ≥ {limit:.2f}: at most {gain:.0%} of a gain of over "
               "{gain:.0%} survives Gaussianising; a median of {breaks:.2f} breaks it"))
 def _gaussian_gap(o: Outputs) -> Result:

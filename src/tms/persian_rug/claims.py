@@ -367,8 +367,9 @@ CLAIMS.include(scaling_claims.CLAIMS)        # sec. 4.3 and appendix D
 @CLAIMS.record(Record(
     id="finding.beats_theory", statement="trained models beat the 'optimal symmetric' theory by "
     "more than 10% (a qualification of the central claim fig2.trained_theory the paper leaves "
-    "out): the theory is optimal among models whose interference is Gaussian; whether "
-    "trained models' is not, finding.gaussian_gap tests", source="fig. 2", paper="—",
+    "out): the theory is optimal among models whose interference is Gaussian; whether the "
+    "gain comes from non-Gaussian interference, finding.gaussian_gap tests", source="fig. 2",
+    paper="—",
     paper_scale="—", figure="fig2", stages=_VS, kind="caveat",
     ours="{beats} of {fit} cells that did not fail to optimise at trained/theory ≤ {level:g}, "
          "{converged} of them converged{where}",
@@ -399,9 +400,9 @@ PAIRED_LEVEL = 0.05
     id="finding.antipodal",
     statement=f"at large p (≥ {anatomy_claims.LARGE_P:g}), where trained models beat the "
               "theory, most live features sit in antipodal pairs (two embeddings at cosine ≤ "
-              "−0.9), a structure the symmetric theory has not; at small p they do not, and "
-              "the candidate there is the interference's negative skew, which "
-              "finding.negative_skew tests (ours, beyond the paper)",
+              "−0.9), a structure the symmetric theory has not (the share at small p is "
+              "reported beside it, not judged: the candidate there is the interference's "
+              "negative skew, which finding.negative_skew tests; ours, beyond the paper)",
     source="fig. 2", paper="—", paper_scale="—", stages=TRAINED, figure="antipodal",
     kind="finding",
     ours="mean share of live features in an antipodal pair, over the {cells} converged cells "

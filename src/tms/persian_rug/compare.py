@@ -63,10 +63,11 @@ def trained_vs_theory(stats: pd.DataFrame) -> pd.DataFrame:
 
 
 def best_known(theory_table: pd.DataFrame, paired: pd.DataFrame) -> pd.DataFrame:
-    """The best known loss of a model built by hand at each (p, ratio) both tables hold: the
-    lower of the optimal symmetric theory's (tms.persian_rug.theory, Gaussian interference) and
-    the antipodal construction's (ours, tms.persian_rug.paired: pairs, no Gaussian step), the
-    reference fig. 2 draws beside the trained models. theory_table: p, ratio, loss; paired: p,
+    """The best known symmetric-or-paired loss at each (p, ratio) both tables hold: the lower
+    of the optimal symmetric theory's (tms.persian_rug.theory, Gaussian interference) and the
+    antipodal construction's (ours, tms.persian_rug.paired: pairs, no Gaussian step), the
+    reference fig. 2 draws beside the trained models (which may beat it: it is the best of two
+    known forms, not an optimum). theory_table: p, ratio, loss; paired: p,
     ratio, loss (per feature, as both stages write them). Returns p, ratio, loss and ``by``
     ('theory' or 'construction', the theory on a tie), sorted by p then ratio; raises KeyError
     for a table without those columns."""

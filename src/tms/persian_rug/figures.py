@@ -51,8 +51,8 @@ def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataFra
     trained: columns model, n_s, p, ratio, loss, seed_index (mean ± standard error over seeds
     is drawn; relu models only, the grid p nearest each target); rug: n_s, p, ratio, loss;
     theory_table: p, ratio, loss, loss_linear; paired: the antipodal construction (ours,
-    tms.persian_rug.paired: p, ratio, loss), dash-dot, when given, with the best known of theory
-    and construction (tms.persian_rug.compare.best_known) under them as a wide pale band. Left:
+    tms.persian_rug.paired: p, ratio, loss), dash-dot, when given, with the lower of theory and
+    construction (tms.persian_rug.compare.best_known) under them as a wide pale band. Left:
     per-feature loss (log scale); right: the same divided by p/3, the loss of the all-zero
     output.
     """
@@ -79,7 +79,7 @@ def fig2_loss(trained: pd.DataFrame, rug: pd.DataFrame, theory_table: pd.DataFra
                         label=f"p = {p:g}: antipodal construction (ours)")
                 best = compare.best_known(th, pa)
                 ax.plot(best.ratio, best.loss * scale, "-", color=c, lw=6, alpha=0.2,
-                        label=f"p = {p:g}: best known, theory or construction")
+                        zorder=1, label=f"p = {p:g}: lower of theory and construction")
             if len(tr):
                 err = tr["sem"].fillna(0.0) * scale
                 ax.errorbar(tr.ratio, tr["mean"] * scale, yerr=err, fmt="o", color=c, ms=5,
