@@ -144,3 +144,24 @@ def test_l1_training_makes_encodings_sparse():
     assert trace.recorded[:, 0].mean() < 0.2                    # dense at init (≈ 3/m)
     assert trace.recorded[:, -1].mean() > 0.8                   # one weight ≈ 1 per encoding
 
+
+
+def test_the_stacks_sgd_is_torchs_sgd_to_the_bit():
+    # the same update as torch.optim.SGD (no momentum, no weight decay), byte for byte, over
+    # many steps of a stack; lr·g rounded before it is subtracted, or lr 1% off, is told apart
+    torch.manual_seed(3)
+    grads = [torch.randn(5, 8, 16) for _ in range(50)]
+    start = torch.randn(5, 8, 16)
+    ref = start.clone().requires_grad_(True)
+    sgd = torch.optim.SGD([ref], lr=0.02)
+    ours, rounded, off = start.clone(), start.clone(), start.clone()
+    plain, slightly = tied.PlainSgd(0.02), tied.PlainSgd(0.0202)
+    for g in grads:
+        ref.grad = g.clone()
+        sgd.step()
+        plain.step([ours], [g])
+        slightly.step([off], [g])
+        rounded.sub_(0.02 * g)
+    assert torch.equal(ours, ref.detach())
+    assert not torch.equal(rounded, ref.detach()) and not torch.equal(off, ref.detach())
+    assert (ours - start).abs().max() > 0.1
