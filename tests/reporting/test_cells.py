@@ -1,6 +1,6 @@
 """The report cells' figure helper: image, data and caption, with the anchor the site links to."""
 
-import struct
+import io
 
 import matplotlib
 
@@ -8,6 +8,8 @@ matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from PIL import Image  # noqa: E402
 
 from tms.reporting import anchors, cells  # noqa: E402
 
@@ -34,11 +36,32 @@ def test_figure_writes_image_and_data_byte_stable(tmp_path, monkeypatch):
     assert written[0]["fig9.csv"] == b"p,loss\n0.1,1e-09\n0.3333333333,2\n"
     caption, image = shown[:2]                                 # the caption, then the image
     assert "(figures/p/fig9.csv)" in caption.data and "n_s = 8." in caption.data
-    # the page shows the caption once: the image as drawn before the stamp, which the files
-    # carry (a caption line more: taller)
-    heights = [struct.unpack(">I", png[20:24])[0] for png in (image.data, written[0]["fig9.png"])]
-    assert image.data != written[0]["fig9.png"] and heights[0] < heights[1]
+    # the page shows the caption once: the PNG's rows above the stamp, which the files carry
+    # (a caption line more: taller), the same pixels
+    with Image.open(io.BytesIO(image.data)) as top, \
+            Image.open(io.BytesIO(written[0]["fig9.png"])) as whole:
+        assert top.width == whole.width and 0.5 * whole.height < top.height < whole.height
+        assert top.tobytes() == whole.crop((0, 0, whole.width, top.height)).tobytes()
+        under = whole.crop((0, top.height, whole.width, whole.height)).convert("L")
+        assert under.getextrema()[0] < 128                     # the stamp's text, under it
     assert not plt.get_fignums()                               # the figure is closed
+
+
+def test_the_stamp_goes_under_what_the_figure_draws_below_its_edge(tmp_path, monkeypatch):
+    # a label drawn below the figure's bottom edge stays in the image shown, above the stamp
+    shown = []
+    monkeypatch.setattr(cells, "display", shown.append)
+    tops = []
+    for low in (False, True):
+        fig, ax = plt.subplots(figsize=(4, 3))
+        ax.plot([0, 1], [0, 1])
+        if low:
+            fig.text(0.5, -0.2, "drawn low", va="top")
+        cells.figure(fig, tmp_path / "reports/figures/p", "fig", "Figure", "n_s = 8.",
+                     pd.DataFrame({"x": [0]}))
+        with Image.open(io.BytesIO(shown[-1].data)) as image:
+            tops.append(image.height)
+    assert tops[1] > tops[0] + 0.2 * 3 * 150 * 0.9             # 0.2 of 3 inches, at 150 dpi
 
 
 def test_stamp_writes_the_caption_under_the_figure_wrapped_to_its_width():
@@ -50,4 +73,6 @@ def test_stamp_writes_the_caption_under_the_figure_wrapped_to_its_width():
     assert lines[0].startswith("Figure 2. Trained at n_s = 128, single,")      # no backticks
     assert len(lines) > 1 and max(map(len, lines)) <= 4 * 17
     assert stamped.get_position()[1] == 0.0 and stamped.get_va() == "top"    # under the axes
+    cells.stamp(fig, "Figure 2", text, top=-0.6)                # 0.6 inches lower: a fifth of 3
+    assert fig.texts[-1].get_position()[1] == pytest.approx(-0.2)
     plt.close(fig)

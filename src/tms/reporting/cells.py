@@ -39,29 +39,34 @@ def caption(name: str, title: str, text: str, data_href: str) -> str:
             f"[Data of this figure (CSV)]({data_href})")
 
 
-def stamp(fig: plt.Figure, title: str, text: str) -> None:
+def stamp(fig: plt.Figure, title: str, text: str, top: float = 0.0) -> None:
     """Write ``title`` and ``text`` (the caption: what the figure shows, at what scale) under
-    ``fig``, wrapped to its width, so that the image says its scale away from the report too."""
+    ``fig``, wrapped to its width, its top ``top`` inches above the figure's bottom edge (0: at
+    the edge; below it where the figure draws lower), so that the image says its scale away from
+    the report too."""
     lines = textwrap.wrap(f"{title}. {text}".replace("`", ""), int(fig.get_figwidth() * 17))
-    fig.text(0.01, 0.0, "\n".join(lines), ha="left", va="top", fontsize=7, color="0.3")
+    fig.text(0.01, top / fig.get_figheight(), "\n".join(lines), ha="left", va="top", fontsize=7,
+             color="0.3")
 
 
 def figure(fig: plt.Figure, figures_dir: str | os.PathLike, name: str, title: str, text: str,
            data: pd.DataFrame) -> None:
-    """Write ``fig``, :func:`stamp`-ed with its title and caption text, as
+    """Write ``fig``, :func:`stamp`-ed with its title and caption text under all it draws, as
     ``figures_dir/name``.png and .svg (tms.core.savefig) and ``data``, the numbers it draws,
     as ``name``.csv beside them (byte-stable: no index, floats to 10 significant digits), then
-    show the :func:`caption` and the image in the report: the image as drawn before the stamp,
-    so that the page shows the caption once (the files carry it away from the report).
+    show the :func:`caption` and the image in the report: the PNG's part above the stamp, so
+    that the page shows the caption once (the files carry it away from the report).
 
     figures_dir: ``reports/figures/<paper>`` (the data link is made relative to ``reports/``,
     where the report page is). ``fig`` is closed.
     """
     stem = Path(figures_dir) / name
-    shown = savefig.png_bytes(fig)
-    stamp(fig, title, text)
-    savefig.save(fig, stem)
+    top = min(0.0, savefig.tight_box(fig, pad=0.0).y0)     # the lowest point drawn, inches
+    stamp(fig, title, text, top)
+    box = savefig.tight_box(fig, lay_out=False)              # the stamp's lines too
+    png, _ = savefig.save(fig, stem, box)
     plt.close(fig)
+    shown = savefig.png_top(png, box.y1 - top)
     io.write_csv(data, stem.with_suffix(".csv"))
     href = stem.with_suffix(".csv").relative_to(Path(figures_dir).parent.parent).as_posix()
     display(Markdown(caption(name, title, text, href)))
