@@ -20,6 +20,17 @@ TRAINING = ("pr_rug", "pr_train", "pr_fig3", "ip_collisions", "ip_noise", "ip_sw
             "notes_linear", "notes_relu")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _parse_each_text_once():
+    """tms.core.code_deps's imports of a file, a function of its text alone, parsed once per
+    text for this module's tests: each walk of every stage reads the same files again (the two
+    slowest unit tests, 8 s and 7 s, were mostly ast.parse). A file edited by a test is a new
+    text, parsed anew."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(code_deps, "_imports", functools.cache(code_deps._imports))
+        yield
+
+
 @functools.cache
 def _differences() -> dict:
     """dvc_yaml.differences of every stage, walked once for all the stages' tests."""
