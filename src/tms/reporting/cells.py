@@ -41,9 +41,9 @@ def caption(name: str, title: str, text: str, data_href: str) -> str:
 
 def stamp(fig: plt.Figure, title: str, text: str, top: float = 0.0) -> None:
     """Write ``title`` and ``text`` (the caption: what the figure shows, at what scale) under
-    ``fig``, wrapped to its width, its top ``top`` inches above the figure's bottom edge (0: at
-    the edge; below it where the figure draws lower), so that the image says its scale away from
-    the report too."""
+    ``fig``, wrapped to its width, its top at height ``top`` inches from the figure's bottom edge
+    (0: at the edge; negative: below it, under what the figure draws there), so that the image
+    says its scale away from the report too."""
     lines = textwrap.wrap(f"{title}. {text}".replace("`", ""), int(fig.get_figwidth() * 17))
     fig.text(0.01, top / fig.get_figheight(), "\n".join(lines), ha="left", va="top", fontsize=7,
              color="0.3")
