@@ -145,7 +145,6 @@ def test_l1_training_makes_encodings_sparse():
     assert trace.recorded[:, -1].mean() > 0.8                   # one weight ≈ 1 per encoding
 
 
-
 def test_the_stacks_sgd_is_torchs_sgd_to_the_bit():
     # the same update as torch.optim.SGD (no momentum, no weight decay), byte for byte, over
     # many steps of a stack; lr·g rounded before it is subtracted, or lr 1% off, is told apart
