@@ -3,7 +3,8 @@ trained grid (``--of N_S``: data/persian_rug/train/n{N_S}.parquet) or of the fig
 (``--of fig3``: data/persian_rug/fig3.parquet): per (n_s, p), the model the rule stopped last
 (with persian_rug.converge.capped, the model with the most steps, capped or stopped) trained
 again persian_rug.converge.factor times its steps (at least converge.min_steps) with the rule
-off.
+off, on from where it stopped (the training state its training stage kept: data/persian_rug/
+train/n{N_S}_ends/, data/persian_rug/fig3_ends/).
 
 Writes data/persian_rug/converge/n{N_S}.parquet or data/persian_rug/converge/fig3.parquet
 (columns tms.persian_rug.converge.COLUMNS).
@@ -18,7 +19,7 @@ from tms.core.device import resolve_device
 from tms.core.schema import ParamsError
 from tms.engine import checkpoint
 from tms.engine.grid import Schedule
-from tms.persian_rug import converge, params, trained_artefacts, training
+from tms.persian_rug import converge, ends, params, trained_artefacts, training
 from tms.pipeline import stage
 
 OF = ("--of", {"required": True, "metavar": "N_S|fig3", "dest": "of",
@@ -28,10 +29,12 @@ OF = ("--of", {"required": True, "metavar": "N_S|fig3", "dest": "of",
 def main(pr, of):
     if of == "fig3":
         n_s, source = pr.fig3.n_s, "fig3"
-        table, out = trained_artefacts.FIG3, trained_artefacts.CONVERGE_FIG3
+        table, states, out = (trained_artefacts.FIG3, trained_artefacts.FIG3_ENDS,
+                              trained_artefacts.CONVERGE_FIG3)
     elif of.isdigit() and int(of) in pr.grid.n_s:
         n_s, source = int(of), "grid"
-        table, out = trained_artefacts.trained(n_s), trained_artefacts.converge(n_s)
+        table, states, out = (trained_artefacts.trained(n_s), trained_artefacts.trained_ends(n_s),
+                              trained_artefacts.converge(n_s))
     else:
         raise ParamsError(f"--of {of}: one of persian_rug.grid.n_s = {pr.grid.n_s}, or fig3")
     device = resolve_device(pr.device)
@@ -41,7 +44,7 @@ def main(pr, of):
     spec = training.GridSpec(n_s, pr.train.seed, pr.train.lr_for(n_s), Schedule.of(pr.train),
                              pr.eval.seed, pr.eval.n_vectors, device, pr.compute)
     checks = converge.rerun(spec, pd.read_parquet(table), pr.converge.factor, source, ckpt,
-                            pr.converge.min_steps, pr.converge.capped)
+                            pr.converge.min_steps, pr.converge.capped, ends.read(states))
     io.write_parquet(checks, out)
     if ckpt:
         ckpt.clear()

@@ -1,8 +1,9 @@
 """Stage: train the fig. 3 model(s) of the Persian Rug paper (n_s 512, n_d 130, p 0.044).
 
 Writes data/persian_rug/fig3.parquet (one row per seed, columns
-tms.persian_rug.training.TRAIN_COLUMNS) and data/persian_rug/fig3_weights/
-(tms.persian_rug.weights).
+tms.persian_rug.training.TRAIN_COLUMNS), data/persian_rug/fig3_weights/
+(tms.persian_rug.weights) and data/persian_rug/fig3_ends/ (the training state where the model
+the convergence check retrains stopped, tms.persian_rug.ends).
 """
 
 if __name__ == "__main__":         # first: says what to do where the package is missing
@@ -27,7 +28,8 @@ def main(pr):
     spec = training.GridSpec(f3.n_s, pr.train.seed, lr, sched, pr.eval.seed, pr.eval.n_vectors,
                              device, pr.compute, label="fig. 3 ")
     points = [training.Point(k, f3.p, f3.n_d / f3.n_s, f3.n_d, k) for k in range(f3.seeds)]
-    table = training.train_models(spec, points, ["relu"], trained_artefacts.FIG3_WEIGHTS, ckpt)
+    table = training.train_models(spec, points, ["relu"], trained_artefacts.FIG3_WEIGHTS, ckpt,
+                                  ends_dir=trained_artefacts.FIG3_ENDS)
     io.write_parquet(table, trained_artefacts.FIG3)
     if ckpt:
         ckpt.clear()

@@ -5,7 +5,9 @@ Writes data/persian_rug/train/n{n_s}.parquet (columns tms.persian_rug.training.T
 data/persian_rug/train/n{n_s}_weights/ (the weights that persian_rug.grid.keep_weights keeps,
 tms.persian_rug.weights; the statistics of figs. 4–7 are computed from them downstream, by
 pr_stats). A model whose weights are not kept is measured here instead, and its statistics go
-into the folder (tms.persian_rug.unkept: the one exception).
+into the folder (tms.persian_rug.unkept: the one exception). And data/persian_rug/train/
+n{n_s}_ends/: the training states where the models the convergence check retrains stopped
+(tms.persian_rug.ends), for pr_converge to train on from.
 """
 
 if __name__ == "__main__":         # first: says what to do where the package is missing
@@ -31,7 +33,8 @@ def main(pr, n_s):
     table = training.train_models(
         spec, training.expand(n_s, grid.p, grid.ratio, grid.seeds), grid.models,
         trained_artefacts.trained_weights(n_s), ckpt,
-        lambda pt: grid.keeps(pt.p, pt.ratio_target), unkept.measure)
+        lambda pt: grid.keeps(pt.p, pt.ratio_target), unkept.measure,
+        trained_artefacts.trained_ends(n_s))
     io.write_parquet(table, trained_artefacts.trained(n_s))
     if ckpt:
         ckpt.clear()

@@ -6,7 +6,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from tms.engine import checkpoint, train
+from tms.engine import checkpoint, steps, train
 from tms.engine.grid import Instance, Schedule, StackSpec
 from tms.engine.train import train_grid
 
@@ -51,12 +51,12 @@ def test_resumed_training_gives_the_same_bytes(tmp_path, monkeypatch, capsys, ki
     with pytest.raises(Killed):
         train_grid(StackSpec(12, SCHED), INSTS, memory_budget_mb=budget, ckpt=ckpt)
     monkeypatch.setattr(checkpoint.Checkpoints, "save", save)
-    real, calls = train.loss_and_grads, []
+    real, calls = steps.loss_and_grads, []
 
     def counted(*args, **kwargs):
         calls.append(1)
         return real(*args, **kwargs)
-    monkeypatch.setattr(train, "loss_and_grads", counted)
+    monkeypatch.setattr(steps, "loss_and_grads", counted)
     train_grid(StackSpec(12, SCHED), INSTS, memory_budget_mb=budget)       # from scratch
     fresh, calls[:] = len(calls), []
     resumed = train_grid(StackSpec(12, SCHED), INSTS, memory_budget_mb=budget, ckpt=ckpt)
@@ -73,7 +73,7 @@ def test_finished_stacks_are_not_trained_again(tmp_path, monkeypatch):
     def no_training(*args):
         raise AssertionError("a finished stack was trained again")
 
-    monkeypatch.setattr(train, "loss_and_grads", no_training)
+    monkeypatch.setattr(steps, "loss_and_grads", no_training)
     _same_bytes(train_grid(StackSpec(12, SCHED), INSTS, ckpt=ckpt), first)
 
 

@@ -45,6 +45,40 @@ def test_batched_adam_rows_shared_by_threads_give_the_same_bytes(monkeypatch):
     assert torch.equal(flat[0], flat[1])
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_rows_resumed_at_their_own_step_counts_go_on_as_if_never_stopped(threads, monkeypatch):
+    monkeypatch.setattr(optim, "ADAM_BLOCK", 1)       # the rows shared among the threads
+    torch.manual_seed(2)
+    begun, after = [0, 3, 3, 17, 0, 25], 12
+    lr, grads = torch.linspace(1e-3, 1e-2, 6), [torch.randn(6, 5) for _ in range(25 + 12)]
+    p = torch.randn(6, 5)
+    ref = BatchedAdam([p], lr, 1e-7)
+    history = [(p.clone(), torch.zeros(6, 5), torch.zeros(6, 5))]   # after 0, 1, 2, ... steps
+    for g in grads:
+        ref.step([p], [g])
+        history.append((p.clone(), ref.m[0].clone(), ref.v[0].clone()))
+
+    def rows_at(steps, part):                  # row r of the run after steps[r] steps
+        return torch.stack([history[s][part][r] for r, s in enumerate(steps)])
+
+    def resumed(begun_rows):
+        flat = rows_at(begun, 0)
+        ours = BatchedAdam([flat], lr, 1e-7, begun=begun_rows)
+        ours.m[0].copy_(rows_at(begun, 1))
+        ours.v[0].copy_(rows_at(begun, 2))
+        with torch_threads(1), WorkerPool(threads) as pool:
+            for j in range(after):             # each row the gradients after its own stop
+                ours.step([flat], [torch.stack([grads[s + j][r] for r, s in enumerate(begun)])],
+                          pool)
+        return flat
+
+    want = rows_at([s + after for s in begun], 0)
+    assert torch.equal(resumed(torch.tensor(begun)), want)
+    # counted from 1 again, the resumed rows' bias corrections are wrong: other numbers
+    restarted = resumed(None)
+    assert [torch.equal(restarted[r], want[r]) for r in range(6)] == [s == 0 for s in begun]
+
+
 def test_batched_adam_shares_a_tensor_in_blocks_of_at_least_adam_block(monkeypatch):
     class Recorder(WorkerPool):                      # four workers in name, the caller's thread
         def map(self, fn, items):

@@ -1,3 +1,5 @@
+import dataclasses
+
 import numpy as np
 import pytest
 import torch
@@ -100,6 +102,34 @@ def test_an_instance_leaves_its_stack_at_its_own_cap_as_if_trained_alone_to_it(b
             np.testing.assert_array_equal(alone.train_losses, res.train_losses)
     with pytest.raises(ValueError, match="max_steps must be >= 1"):
         Instance(0.2, 4, 0, 1e-2, None, 0)
+
+
+@pytest.mark.parametrize("bucketed", [False, True])
+def test_a_model_trained_on_from_its_kept_state_goes_on_as_if_it_had_never_stopped(bucketed):
+    sched = Schedule(batch_size=64, adam_eps=1e-7, window=400, check_every=10, max_steps=150)
+    insts = [Instance(p, d, 10 + k, 1e-2, 5) for k, (p, d) in    # one shared stream, then its own
+             enumerate([(0.1, 4), (0.1, 9), (0.3, 6), (0.05, 3)])] + [Instance(0.2, 5, 20, 1e-2)]
+    spec = StackSpec(16, sched, bucketed=bucketed)
+    whole = train_grid(spec, insts)                     # the rule off: each to the cap, 150
+    stops = [40, 70, 23, 150, 60]
+    kept = train_grid(dataclasses.replace(spec, keep_state=True),
+                      [dataclasses.replace(i, max_steps=s) for i, s in zip(insts, stops)])
+    assert [r.state.steps for r in kept] == stops and whole[0].state is None
+    # on from there, beside a model that starts afresh: the last has no step left to train
+    on = train_grid(spec, [dataclasses.replace(i, start=r.state) for i, r in
+                           zip(insts[:3] + insts[4:], kept[:3] + kept[4:])] + [insts[3]])
+    for a, b, s in zip(whole[:3] + whole[4:] + whole[3:4], on, stops[:3] + stops[4:] + [0]):
+        assert b.steps == a.steps == 150 and len(b.train_losses) == 150 - s
+        np.testing.assert_allclose(b.W_in, a.W_in, rtol=1e-4, atol=1e-6)
+        if not bucketed:                                 # the CPU path: the very same numbers
+            for x, y in [(a.W_in, b.W_in), (a.W_out, b.W_out), (a.b, b.b),
+                         (a.train_losses[s:], b.train_losses)]:
+                np.testing.assert_array_equal(x, y)
+    for cap in (150, None):                              # its own cap, or the schedule's
+        with pytest.raises(ValueError, match="a start at step 150 leaves no step"):
+            train_grid(spec, [dataclasses.replace(insts[3], max_steps=cap, start=kept[3].state)])
+    with pytest.raises(ValueError, match="a start of 9 rows"):
+        dataclasses.replace(insts[1], start=kept[0].state)
 
 
 def test_first_loss_is_the_init_model_on_its_stream():

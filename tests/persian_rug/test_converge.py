@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from tms.engine.grid import Schedule
-from tms.persian_rug import converge, stats, training
+from tms.persian_rug import converge, ends, stats, training
 
 
 def _table(**columns):
@@ -25,23 +25,29 @@ def test_the_sample_is_the_slowest_model_the_rule_stopped_per_n_s_and_p():
                      {"instance": 5, "steps": 900, "n_d": 8},                # a tie: the wider
                      {"instance": 6, "p": 0.2, "steps": 50},
                      {"instance": 7, "p": 0.3, "stopped": False}])          # none stopped
-    chosen = converge.sample(t)
+    chosen = ends.sample(t)
     assert chosen[["p", "instance"]].values.tolist() == [[0.1, 5], [0.2, 6]]
     # with capped, the step cap's models compete: the most steps, stopped or capped
-    capped = converge.sample(t, capped=True)
+    capped = ends.sample(t, capped=True)
     assert capped[["p", "instance"]].values.tolist() == [[0.1, 2], [0.2, 6], [0.3, 7]]
+    assert ends.kept(t) == {5, 6, 2, 7}          # the training keeps the states of both
 
 
-def _grid(window, max_steps=20000):
+def _grid(window, max_steps=20000, states=None):
     """A small grid trained with the stopping rule (window ``window``, step cap ``max_steps``):
-    its spec and table, with each model's Λ (its statistics table's ``lyapunov``)."""
+    its spec and table, with each model's Λ (its statistics table's ``lyapunov``); or, with
+    ``states`` (a dict), its weights kept and the states of the models the check retrains in
+    ``states``, without Λ."""
     sched = Schedule(batch_size=256, adam_eps=1e-7, window=window, check_every=5,
                      max_steps=max_steps)
     spec = training.GridSpec(16, 0, 2e-2, sched, 3, 8192)
     points = [training.Point(k, p, 0.25, 4, 0) for k, p in enumerate((0.05, 0.2))]
+    keep = states is not None                  # states are kept of kept models only
     table, measured = training.train_and_score(
         spec, points, True, measure_unkept=_statistics,
-        plan=training.plan_grid(spec, points, keep=lambda pt: False))
+        plan=training.plan_grid(spec, points, keep=lambda pt: keep), states=states)
+    if keep:
+        return spec, table
     return spec, table.assign(lyapunov=[measured[("relu", k)]["lyapunov"] for k in table.instance])
 
 
@@ -60,6 +66,23 @@ def test_a_rerun_of_one_times_the_steps_is_the_stopped_model_itself():
         assert same[f"long_{c}"].tolist() == table[c].tolist(), c
     with pytest.raises(ValueError, match="factor must be >= 1"):
         converge.rerun(spec, table, 0.5, "grid")
+
+
+def test_the_rerun_on_from_the_kept_states_is_the_rerun_from_the_start_to_the_bit():
+    states = {}
+    spec, table = _grid(window=5, states=states)
+    assert set(states) == ends.kept(table) == {0, 1}
+    fresh = converge.rerun(spec, table, 3.0, "grid")
+    on = converge.rerun(spec, table, 3.0, "grid", states=states)
+    pd.testing.assert_frame_equal(on, fresh, check_exact=True)
+    # it trains on from the states: other moments in one, another rerun of that model
+    bent = {**states, 0: dataclasses.replace(states[0], m=states[0].m * 2)}
+    other = converge.rerun(spec, table, 3.0, "grid", states=bent)
+    assert other.long_loss.ne(fresh.long_loss).tolist() == [True, False]
+    # factor 1 leaves no step to go on: the model is retrained from its seeds, the same one
+    assert converge.rerun(spec, table, 1.0, "grid", states=bent)["drop"].eq(0).all()
+    with pytest.raises(ValueError, match="the states are not this table's"):
+        converge.rerun(spec, table.assign(steps=table.steps + 5), 3.0, "grid", states=states)
 
 
 def test_a_model_stopped_early_fails_and_one_at_its_minimum_passes():

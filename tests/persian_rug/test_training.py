@@ -5,7 +5,7 @@ import pytest
 from tms.core.schema import Compute, ParamsError
 from tms.engine import checkpoint, train
 from tms.engine.grid import Instance, Schedule, plan_chunks, stack_bytes
-from tms.persian_rug import rows, stats, training
+from tms.persian_rug import ends, rows, stats, training, weights
 
 
 def test_expand_orders_seeds_ratio_p_and_rounds_n_d_down():
@@ -111,3 +111,30 @@ def test_statistics_downstream_of_the_kept_weights_are_those_measured_where_they
                                                  ckpt=ckpt, compute=Compute(memory_budget_mb=budget))
     pd.testing.assert_frame_equal(again, table)
     assert again_measured == part_measured and sorted(again_got) == [1, 3]
+
+
+def test_the_training_keeps_the_states_where_the_models_the_check_retrains_ended(tmp_path):
+    pts = training.expand(16, [0.1, 0.5], [0.25, 0.5], 2)
+    sched = Schedule(batch_size=64, adam_eps=1e-7, window=10, check_every=5, max_steps=60)
+    insts = [Instance(pt.p, pt.n_d, pt.instance, 1e-2, pt.seed_index) for pt in pts]
+    budget = 1.2 * stack_bytes(16, [4, 8], 12, 1, 64, 60) / 2 ** 20
+    assert len(plan_chunks(16, insts, sched, budget)) == 4     # the states kept across chunks
+    spec = training.GridSpec(16, 0, 1e-2, sched, 3, 65536, compute=Compute(memory_budget_mb=budget))
+    table = training.train_models(spec, pts, ["relu", "linear"], tmp_path / "w",
+                                  ends_dir=tmp_path / "e")
+    states, kept = ends.read(tmp_path / "e"), weights.read(tmp_path / "w")
+    relu = table[table.model == "relu"]
+    assert set(states) == ends.kept(relu) and 2 <= len(states) <= 4
+    assert ends.kept(relu) != ends.kept(table[table.model == "linear"])     # the ReLU models'
+    row = relu.set_index("instance")
+    for k, state in states.items():
+        n_d = row.n_d[k]
+        W_in, W_out, b = kept[("relu", k)]
+        assert state.steps == row.steps[k] and state.flat.shape == (2 * n_d + 1, 16)
+        assert np.array_equal(state.flat, np.vstack([W_in, W_out.T, b[None]]))
+    # the folder is byte-stable: written again, the same bytes
+    (tmp_path / "again").mkdir()
+    ends.write(states, tmp_path / "again")
+    for name in ends.FILES:
+        assert (tmp_path / "e" / f"{name}.npy").read_bytes() == \
+            (tmp_path / "again" / f"{name}.npy").read_bytes()

@@ -279,7 +279,7 @@ def test_the_machine_names_the_cpu_model_and_torch_kernels_that_decide_the_bytes
 def test_weights_over_the_cap_stay_out_of_a_snapshot_but_fig3s_and_the_readme_says_so(
         tmp_path, monkeypatch):
     for rel in ("data/persian_rug/train/n64_weights/W.npy", "data/persian_rug/fig3_weights/W.npy",
-                "data/persian_rug/train/n64.parquet"):
+                "data/persian_rug/train/n64.parquet", "data/persian_rug/train/n64_ends/m.npy"):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_bytes(b"x" * 1000)
     monkeypatch.setattr(snapshot, "MAX_WEIGHTS", 1999)
@@ -288,4 +288,4 @@ def test_weights_over_the_cap_stay_out_of_a_snapshot_but_fig3s_and_the_readme_sa
                                              "data/persian_rug/train/n64.parquet"]
     assert "over the 0 MiB a snapshot keeps" in said and "fig3_weights" in said
     monkeypatch.setattr(snapshot, "MAX_WEIGHTS", 2000)
-    assert len(snapshot.evidence_files(tmp_path)[0]) == 3
+    assert len(snapshot.evidence_files(tmp_path)[0]) == 3     # never the training states

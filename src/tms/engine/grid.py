@@ -6,12 +6,40 @@ made before training). tms.engine.train trains them.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import numpy as np
 
 from tms.engine import models
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class TrainState:
+    """One model's training state where it left its stack (tms.engine.train.Result.state), from
+    which it can train on as it would have gone on in its stack: its rows of the stack ``flat``
+    (2·n_d + 1, n_s) float32 (W_in, W_outᵀ, b: tms.engine.models.RaggedStack's layout), Adam's
+    two moments ``m`` and ``v`` in the same layout, the ``steps`` it took, its ``first_loss``
+    (its first minibatch loss, for its loss scale: tms.engine.train.loss_scale) and ``stream``,
+    its data stream's generator state after those steps (torch.Generator.get_state, as bytes;
+    a generator of the device it trained on). Its repr names the steps and a hash of the rest,
+    so that a checkpoint key tells two states apart."""
+
+    flat: np.ndarray
+    m: np.ndarray
+    v: np.ndarray
+    steps: int
+    first_loss: float
+    stream: bytes
+
+    def __repr__(self) -> str:
+        h = hashlib.sha256(self.stream + repr(self.first_loss).encode())
+        for a in (self.flat, self.m, self.v):
+            h.update(np.ascontiguousarray(a).tobytes())
+        return f"TrainState(steps={self.steps}, sha256={h.hexdigest()[:16]})"
 
 
 @dataclass(frozen=True)
@@ -22,7 +50,11 @@ class Instance:
     x = (v/p)·[v < p]), from a generator seeded by tms.engine.sampler.stream_generator(data_seed);
     None: the instance's own stream, its init generator continued after the init draws.
     max_steps: its own step cap, at most the schedule's (None: the schedule's); it leaves its
-    stack there, not stopped by the rule. Raises ValueError on a max_steps below 1."""
+    stack there, not stopped by the rule. ``start``: a :class:`TrainState` it trains on from
+    (its weights, Adam's moments and step count, and its own data stream, continued), instead
+    of its initialisation; its steps count from the state's (its max_steps too), and the
+    stopping rule reads the losses of this stack only. Raises ValueError on a max_steps below
+    1, or on a start of other rows than 2·n_d + 1 or with no step left under max_steps."""
 
     p: float
     n_d: int
@@ -30,10 +62,23 @@ class Instance:
     lr: float
     data_seed: int | None = None
     max_steps: int | None = None
+    start: TrainState | None = field(default=None, compare=False)
 
     def __post_init__(self):
         if self.max_steps is not None and self.max_steps < 1:
             raise ValueError(f"an instance's max_steps must be >= 1, got {self.max_steps}")
+        if self.start is not None:
+            if len(self.start.flat) != 2 * self.n_d + 1:
+                raise ValueError(f"a start of {len(self.start.flat)} rows for n_d = "
+                                 f"{self.n_d} (2·n_d + 1 = {2 * self.n_d + 1})")
+            if self.max_steps is not None and self.start.steps >= self.max_steps:
+                raise ValueError(f"a start at step {self.start.steps} leaves no step under "
+                                 f"max_steps = {self.max_steps}")
+
+    @property
+    def begun(self) -> int:
+        """The steps taken before this stack: its start's, else 0."""
+        return 0 if self.start is None else self.start.steps
 
 
 @dataclass(frozen=True)
@@ -67,8 +112,9 @@ class StackSpec:
     (``bias=False``: b ≡ 0, not optimised), ``scale``: n_s positive factors s multiplying every
     sampled feature vector (the data is s ⊙ x; None: none), the torch ``device`` (from params),
     ``precision`` (fp32, tf32 or bf16: tms.engine.precision), ``bucketed``: the GPU path or not
-    (None: on CUDA, or for bf16; tms.engine.train.train_chunk), and the progress bar's
-    ``label``."""
+    (None: on CUDA, or for bf16; tms.engine.train.train_chunk), the progress bar's
+    ``label``, and ``keep_state``: every result carries its model's :class:`TrainState` (on the
+    host: three times its weights more)."""
 
     n_s: int
     sched: Schedule
@@ -79,6 +125,7 @@ class StackSpec:
     precision: str = "fp32"
     bucketed: bool | None = None
     label: str = ""
+    keep_state: bool = False
 
     def __post_init__(self):
         if self.scale is not None:      # hashable and exact: a tuple of Python floats
@@ -87,7 +134,10 @@ class StackSpec:
 
 def stream(insts: Sequence[Instance], k: int) -> tuple[str, int]:
     """The training-data stream of instance k: ("shared", data_seed), or ("own", k) for an
-    instance without a data_seed (it draws from its own generator, after its init)."""
+    instance without a data_seed (it draws from its own generator, after its init), or
+    ("resumed", k) for one with a start (its state's generator, alone)."""
+    if insts[k].start is not None:
+        return ("resumed", k)
     s = insts[k].data_seed
     return ("own", k) if s is None else ("shared", s)
 

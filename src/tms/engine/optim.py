@@ -32,12 +32,15 @@ class BatchedAdam:
     """Adam (Kingma & Ba) with one learning rate per instance, in place on stacked params.
 
     Same update as ``torch.optim.Adam`` (no weight decay, no amsgrad):
-    p ← p − lr_k/(1 − β1^t) · m / (sqrt(v/(1 − β2^t)) + eps). lr: (I,) tensor.
+    p ← p − lr_k/(1 − β1^t) · m / (sqrt(v/(1 − β2^t)) + eps). lr: (I,) tensor. ``begun``: the
+    steps each row of the params took before (a long tensor of their first axis' length, on
+    the CPU; None: none), so that a row resumed from a kept state (its moments set by the
+    caller) counts t from there: the same bytes as if it had never stopped.
     """
 
     def __init__(self, params: list[torch.Tensor], lr: torch.Tensor, eps: float,
-                 betas: tuple[float, float] = (0.9, 0.999)):
-        self.lr, self.eps, self.betas, self.t = lr, eps, betas, 0
+                 betas: tuple[float, float] = (0.9, 0.999), begun: torch.Tensor | None = None):
+        self.lr, self.eps, self.betas, self.t, self.begun = lr, eps, betas, 0, begun
         self.m = [torch.zeros_like(p) for p in params]
         self.v = [torch.zeros_like(p) for p in params]
         # The update's scratch, kept: a fresh tensor of a stack's size each step costs more in
@@ -61,32 +64,53 @@ class BatchedAdam:
         least ADAM_BLOCK elements."""
         self.t += 1
         for k, (p, g) in enumerate(zip(params, grads)):
-            lr = self.lr.reshape(-1, *([1] * (p.dim() - 1)))
-            tensors = (p, g, self.m[k], self.v[k], self.buf[k], lr)
+            column = (-1, *([1] * (p.dim() - 1)))
+            bc1, root_bc2 = self._corrections(p.device)
+            tensors = (p, g, self.m[k], self.v[k], self.buf[k], self.lr.reshape(column))
+            per_row = isinstance(bc1, torch.Tensor)          # rows resumed at their own t
+            if per_row:
+                tensors += (bc1.reshape(column), root_bc2.reshape(column))
+            scalars = () if per_row else (bc1, root_bc2)
             blocks = max(1, min(workers.n, p.shape[0], p.numel() // ADAM_BLOCK))
-            workers.map(lambda rows: self._update(*(t[rows] for t in tensors)),
+            workers.map(lambda rows: self._update(*(t[rows] for t in tensors), *scalars),
                         near_equal(p.shape[0], blocks))
 
-    def _update(self, p: torch.Tensor, g: torch.Tensor, m: torch.Tensor, v: torch.Tensor,
-                buf: torch.Tensor, lr: torch.Tensor) -> None:
-        """The Adam update of one block of rows, in place, with the scratch ``buf`` (p's shape)."""
+    def _corrections(self, device: torch.device) -> tuple:
+        """Adam's bias corrections 1 − β1^t and sqrt(1 − β2^t) of this step: two floats, or
+        with ``begun`` two float32 tensors of one value per row, each the float of its row's t
+        (the same numbers torch makes of the floats)."""
         b1, b2 = self.betas
-        bc1, bc2 = 1 - b1 ** self.t, 1 - b2 ** self.t
+        if self.begun is None:
+            return 1 - b1 ** self.t, math.sqrt(1 - b2 ** self.t)
+        steps, row = torch.unique(self.begun + self.t, return_inverse=True)
+        bc1 = torch.tensor([1 - b1 ** t for t in steps.tolist()])[row]
+        root_bc2 = torch.tensor([math.sqrt(1 - b2 ** t) for t in steps.tolist()])[row]
+        return bc1.to(device), root_bc2.to(device)
+
+    def _update(self, p: torch.Tensor, g: torch.Tensor, m: torch.Tensor, v: torch.Tensor,
+                buf: torch.Tensor, lr: torch.Tensor, bc1: float | torch.Tensor,
+                root_bc2: float | torch.Tensor) -> None:
+        """The Adam update of one block of rows, in place, with the scratch ``buf`` (p's shape)
+        and the bias corrections ``bc1`` and ``root_bc2`` (floats, or tensors of the block's
+        rows)."""
+        b1, b2 = self.betas
         torch.mul(g, 1 - b1, out=buf)
         m.mul_(b1).add_(buf)
         torch.mul(g, g, out=buf)
         v.mul_(b2).add_(buf.mul_(1 - b2))
         torch.sqrt(v, out=buf)
-        buf.div_(math.sqrt(bc2)).add_(self.eps)
+        buf.div_(root_bc2).add_(self.eps)
         torch.div(m, buf, out=buf)
         p.sub_(buf.mul_(lr / bc1))
 
     def select(self, keep: torch.Tensor) -> None:
-        """Keep only the state of the instances indexed by ``keep``."""
+        """Keep only the state of the rows indexed by ``keep``."""
         self.lr = self.lr[keep]
         self.m = [m[keep] for m in self.m]
         self.v = [v[keep] for v in self.v]
         self.buf = [torch.empty_like(m) for m in self.m]
+        if self.begun is not None:
+            self.begun = self.begun[keep.cpu()]
 
 
 class StackOptimizer:

@@ -31,10 +31,10 @@ import numpy as np
 import torch
 
 from tms.core.progress import Progress
-from tms.engine import checkpoint, models, sampler
+from tms.engine import checkpoint, models, sampler, steps
 from tms.engine import precision as precisions
-from tms.engine.grid import Instance, StackSpec, input_groups, plan_chunks, stack_order, stream
-from tms.engine.models import AutoencoderStack, forward, init_ragged, loss_and_grads
+from tms.engine.grid import Instance, StackSpec, TrainState, plan_chunks, stack_order, stream
+from tms.engine.models import AutoencoderStack, forward, init_ragged
 from tms.engine.optim import BatchedAdam
 from tms.engine.threads import SERIAL, WorkerPool, torch_threads
 
@@ -42,9 +42,11 @@ from tms.engine.threads import SERIAL, WorkerPool, torch_threads
 @dataclass
 class Result:
     """A trained instance: weights (W_in (n_d, n_s), W_out (n_s, n_d), b (n_s)) as float32
-    numpy arrays, the number of steps taken, whether the stopping rule fired (False: the
-    step cap ended it), the training loss of every step (per-feature MSE, minibatch), and
-    whether training diverged (:func:`diverged`; then the weights are those at that check)."""
+    numpy arrays, the number of steps taken (with its start's: tms.engine.grid.Instance.start),
+    whether the stopping rule fired (False: the step cap ended it), the training loss of every
+    step in its stack (per-feature MSE, minibatch), whether training diverged (:func:`diverged`;
+    then the weights are those at that check), and with StackSpec.keep_state its training state
+    there (tms.engine.grid.TrainState), else None."""
 
     W_in: np.ndarray
     W_out: np.ndarray
@@ -53,6 +55,7 @@ class Result:
     stopped: bool
     train_losses: np.ndarray
     diverged: bool = False
+    state: TrainState | None = None
 
 
 def window_drop(losses: np.ndarray, window: int) -> float:
@@ -111,11 +114,6 @@ def _as_scale(scale: Sequence[float] | torch.Tensor | None, n_s: int, device
     return scale
 
 
-def _scaled(x: torch.Tensor, scale: torch.Tensor | None) -> torch.Tensor:
-    """x (I, B, n_s) times the per-feature factors ``scale`` (n_s,), in place; x if None."""
-    return x if scale is None else x.mul_(scale)
-
-
 def heldout_loss(model: AutoencoderStack, p: torch.Tensor, seed: int, n_vectors: int,
                  max_elements: int = 1 << 26,
                  scale: Sequence[float] | torch.Tensor | None = None) -> np.ndarray:
@@ -133,94 +131,43 @@ def heldout_loss(model: AutoencoderStack, p: torch.Tensor, seed: int, n_vectors:
     chunk = int(min(8192, max(256, max_elements // (len(p) * n_s))))
     with torch.no_grad():
         for v in sampler.heldout_uniform(seed, n_vectors, n_s, chunk, device=p.device):
-            x = _scaled(sampler.sparse_from_uniform(v, p), scale)
+            x = steps.scaled(sampler.sparse_from_uniform(v, p), scale)
             _, y = forward(model, x)
             total += (y - x).pow(2).sum(dim=(1, 2), dtype=torch.float64)
     return (total / (n_vectors * n_s)).cpu().numpy()
 
 
-class _RaggedSteps:
-    """The CPU path: each step's inputs per group of equal inputs, drawn from its stream, and
-    the losses and gradients of tms.engine.models.loss_and_grads (the work shared out to
-    ``workers``; the numbers do not depend on their number)."""
-
-    def __init__(self, insts: Sequence[Instance], streams: dict, n_s: int, batch: int,
-                 scale: torch.Tensor | None, workers: WorkerPool, device: str):
-        self.insts, self.streams, self.batch, self.scale = insts, streams, batch, scale
-        self.workers = workers
-        self.uniforms = {key: torch.empty(batch, n_s, device=device) for key in streams}
-
-    def regroup(self, live: Sequence[int], model: models.RaggedStack) -> None:
-        """The groups of the stack's rows ``live`` (indices into the instances)."""
-        self.groups, self.keys, self.group_p = input_groups(self.insts, live)
-
-    def __call__(self, model: models.RaggedStack, grad: torch.Tensor, loss: torch.Tensor
-                 ) -> None:
-        for key in dict.fromkeys(self.keys):     # the streams still in use, each drawn once
-            self.uniforms[key].uniform_(0.0, 1.0, generator=self.streams[key])
-        loss_and_grads(model, self.groups, self.x_of, self.batch, grad, loss, self.workers,
-                       self.group_p)
-
-    def x_of(self, g: int, rows: slice, out: torch.Tensor) -> torch.Tensor:
-        """Rows ``rows`` of the inputs of group g this step: its stream's uniforms turned
-        sparse with its p."""
-        x = sampler.sparse_from_uniform(self.uniforms[self.keys[g]][rows], self.group_p[g],
-                                        out=out)
-        return _scaled(x, self.scale)
-
-
-class _BucketSteps:
-    """The GPU path: every stream's uniforms drawn into one tensor (streams, batch, n_s) on the
-    device, each bucket's inputs gathered from it with its instances' p, and the losses and
-    gradients of tms.engine.models.bucketed_loss_and_grads: the operations of a step grow with
-    the streams and the buckets of equal n_d, never with the models in a bucket."""
-
-    def __init__(self, insts: Sequence[Instance], streams: dict, n_s: int, batch: int,
-                 scale: torch.Tensor | None, device: str, matmul_dtype: torch.dtype | None):
-        self.insts, self.streams, self.batch, self.scale = insts, streams, batch, scale
-        self.device, self.matmul_dtype = device, matmul_dtype
-        self.slot = {key: i for i, key in enumerate(streams)}
-        self.uniforms = torch.empty(len(streams), batch, n_s, device=device)
-
-    def regroup(self, live: Sequence[int], model: models.RaggedStack) -> None:
-        """The buckets of the stack's rows ``live``, each row's p on the device, and where each
-        bucket's uniforms are: one stream's slot where all its rows share it (read in place,
-        broadcast over the bucket), else the slot of every row."""
-        self.buckets = models.equal_width_runs(model.n_d)
-        self.keys = list(dict.fromkeys(stream(self.insts, k) for k in live))
-        slots = [self.slot[stream(self.insts, k)] for k in live]
-        self.source = [slots[a] if len(set(slots[a:b])) == 1
-                       else torch.tensor(slots[a:b], device=self.device)
-                       for a, b in self.buckets]
-        self.row_p = torch.tensor([self.insts[k].p for k in live], device=self.device)
-
-    def __call__(self, model: models.RaggedStack, grad: torch.Tensor, loss: torch.Tensor
-                 ) -> None:
-        for key in self.keys:
-            self.uniforms[self.slot[key]].uniform_(0.0, 1.0, generator=self.streams[key])
-        models.bucketed_loss_and_grads(model, self.buckets, self.x_of, self.batch, grad, loss,
-                                       self.matmul_dtype)
-
-    def x_of(self, j: int) -> torch.Tensor:
-        """The inputs of bucket j this step, (m, batch, n_s)."""
-        a, b = self.buckets[j]
-        src = self.source[j]
-        v = self.uniforms[src] if isinstance(src, int) else self.uniforms.index_select(0, src)
-        return _scaled(sampler.sparse_from_uniform(v, self.row_p[a:b]), self.scale)
-
-
-def _to_host(stack: models.RaggedStack
-             ) -> tuple[models.RaggedStack, Callable[[], None]]:
-    """``stack`` with its weights in host memory, and what to call before reading them: from a
-    GPU, one asynchronous copy into pinned memory and the wait for it (training goes on
-    meanwhile); a CPU stack as it is, with nothing to wait for."""
-    if stack.flat.device.type == "cpu":
-        return stack, lambda: None
-    host = torch.empty(stack.flat.shape, dtype=stack.flat.dtype, pin_memory=True)
-    host.copy_(stack.flat, non_blocking=True)
+def _to_host(flat: torch.Tensor) -> tuple[torch.Tensor, Callable[[], None]]:
+    """``flat`` in host memory, and what to call before reading it: from a GPU, one
+    asynchronous copy into pinned memory and the wait for it (training goes on meanwhile); a
+    CPU tensor as it is, with nothing to wait for."""
+    if flat.device.type == "cpu":
+        return flat, lambda: None
+    host = torch.empty(flat.shape, dtype=flat.dtype, pin_memory=True)
+    host.copy_(flat, non_blocking=True)
     done = torch.cuda.Event()
-    done.record(torch.cuda.current_stream(stack.flat.device))
-    return models.RaggedStack(host, stack.n_d, stack.relu, stack.bias), done.synchronize
+    done.record(torch.cuda.current_stream(flat.device))
+    return host, done.synchronize
+
+
+def _place_starts(model: models.RaggedStack, opt: BatchedAdam, insts: Sequence[Instance],
+                  order: Sequence[int]) -> None:
+    """The rows of the instances with a start (tms.engine.grid.Instance.start) set to it: their
+    weights, Adam's moments, and their steps before as the optimiser's ``begun``. Raises
+    ValueError on a start whose rows are not n_s wide."""
+    begun = torch.zeros(len(model.flat), dtype=torch.long)
+    for r, k in enumerate(order):
+        start = insts[k].start
+        if start is None:
+            continue
+        rows = model.rows([r])
+        if start.flat.shape != (len(rows), model.flat.shape[1]):
+            raise ValueError(f"instance {k}: a start of shape {start.flat.shape} for "
+                             f"{len(rows)} rows of n_s = {model.flat.shape[1]}")
+        for dst, src in ((model.flat, start.flat), (opt.m[0], start.m), (opt.v[0], start.v)):
+            dst[rows] = torch.as_tensor(src, device=dst.device)
+        begun[rows.cpu()] = start.steps
+    opt.begun = begun
 
 
 class _Training:
@@ -239,12 +186,11 @@ class _Training:
         gens = sampler.generators([i.seed for i in insts], device)
         self.model = init_ragged(n_s, [insts[k].n_d for k in order], [gens[k] for k in order],
                                  spec.relu, spec.bias)
-        keys = dict.fromkeys(stream(insts, k) for k in order)
-        streams = {key: (gens[key[1]] if key[0] == "own"
-                         else sampler.stream_generator(key[1], device)) for key in keys}
-        self.steps = (_BucketSteps(insts, streams, n_s, sched.batch_size, scale, device,
+        streams = steps.stream_generators(insts, order, gens, device)
+        self.steps = (steps.BucketSteps(insts, streams, n_s, sched.batch_size, scale, device,
                                    matmul_dtype) if bucketed else
-                      _RaggedSteps(insts, streams, n_s, sched.batch_size, scale, workers, device))
+                      steps.RaggedSteps(insts, streams, n_s, sched.batch_size, scale, workers,
+                                        device))
         lr = [insts[k].lr for k in order]
         # the zero output's part of each instance's loss scale, by original index as ``live``: the
         # same at every check, which takes the larger of it and the instance's first loss
@@ -253,11 +199,22 @@ class _Training:
         self.opt = BatchedAdam([self.model.flat], torch.tensor(
             [lr[k] for k in range(len(order)) for _ in range(self.model.n_d[k])] * 2 + lr,
             device=device), sched.adam_eps)
+        self.keep_state = spec.keep_state
+        self.begun = [i.begun for i in insts]     # steps before this stack, by original index
+        if any(self.begun):
+            _place_starts(self.model, self.opt, insts, order)
+        # each instance's first minibatch loss, of its loss scale: a resumed one's is its start's
+        self.first = np.array([math.nan if i.start is None else i.start.first_loss
+                               for i in insts], dtype=np.float32)
         # an instance's own cap (tms.engine.grid.Instance.max_steps) ends it there; the stopping
         # rule and the divergence bound are checked at the rule's checks only, so an instance's
         # training never depends on the caps of the others in its stack
-        self.caps = [sched.max_steps if i.max_steps is None else min(i.max_steps, sched.max_steps)
-                     for i in insts]
+        self.caps = [(sched.max_steps if i.max_steps is None else min(i.max_steps, sched.max_steps))
+                     - i.begun for i in insts]        # in this stack's steps
+        if min(self.caps) < 1:
+            k = int(np.argmin(self.caps))
+            raise ValueError(f"instance {k}: a start at step {insts[k].begun} leaves no step "
+                             f"under max_steps = {sched.max_steps}")
         self.cap_steps = set(self.caps)
         self.live = list(order)                   # original index of each stack row
         self.losses = np.empty((len(insts), sched.max_steps), dtype=np.float32)   # minibatch losses
@@ -268,8 +225,8 @@ class _Training:
         self.bar = Progress(self.desc, sched.max_steps, bound=True)   # or a line every 30 s
         self.step = self.saved = self.checked = 0  # checked: the step of the rule's last check
         self.generators = {**{f"init {k}": g for k, g in enumerate(gens)},
-                           **{f"stream {key[1]}": g for key, g in streams.items()
-                              if key[0] == "shared"}}
+                           **{f"{kind} {k}": g for (kind, k), g in streams.items()
+                              if kind != "own"}}
 
     def resume(self, state: dict) -> None:
         """Go on from the checkpoint ``state`` (tms.engine.checkpoint.pack)."""
@@ -307,8 +264,8 @@ class _Training:
         losses[live, step - len(block):step] = block.T      # live instances share the step
         ending = [r for r, k in enumerate(live) if due or caps[k] == step]
         since = losses[live, self.checked:step].T            # since the rule's last check
-        over = diverged(since, np.maximum(losses[live, 0], self.zero[live]),
-                        self.sched.diverge_factor)
+        first = np.where(np.isnan(self.first[live]), losses[live, 0], self.first[live])
+        over = diverged(since, np.maximum(first, self.zero[live]), self.sched.diverge_factor)
         bad = [r for r in ending if over[r]]
         self._finish(bad, False, diverged=True)
         stop = [r for r, k in enumerate(live) if due and r not in bad
@@ -323,10 +280,20 @@ class _Training:
         self.checked = step if due else self.checked
 
     def _finish(self, rows: list[int], stopped: bool, diverged: bool = False) -> None:
-        """The models of the stack's rows ``rows`` sent to the host, finished at this step."""
-        if rows:
-            self.copies.append((*_to_host(self.model.select(rows)),
-                                [self.live[r] for r in rows], self.step, stopped, diverged))
+        """The models of the stack's rows ``rows`` sent to the host, finished at this step (with
+        keep_state, their Adam moments after their weights, and their streams' states)."""
+        if not rows:
+            return
+        ks = [self.live[r] for r in rows]
+        flat = self.model.flat[self.model.rows(rows)]
+        streams = None
+        if self.keep_state:
+            at = self.model.rows(rows)
+            flat = torch.cat([flat, self.opt.m[0][at], self.opt.v[0][at]])
+            streams = [self.steps.streams[stream(self.insts, k)].get_state().cpu().numpy()
+                       .tobytes() for k in ks]
+        self.copies.append((*_to_host(flat), [self.model.n_d[r] for r in rows], ks, self.step,
+                            stopped, diverged, streams))
 
     def _drop(self, stop: list[int]) -> None:
         """The stack's rows ``stop`` taken out of the stack, its optimiser and its inputs."""
@@ -339,13 +306,21 @@ class _Training:
 
     def collect(self) -> None:
         """The results of the finished models, once their copies have arrived."""
-        for host, wait, ks, step, stopped, diverged in self.copies:
+        for flat, wait, n_d, ks, step, stopped, diverged, streams in self.copies:
             wait()
+            size = 2 * sum(n_d) + len(n_d)             # a sub-stack's rows; moments after them
+            host = models.RaggedStack(flat[:size], n_d)
             for i, k in enumerate(ks):
+                state = None
+                if streams is not None:
+                    at = host.rows([i]).cpu()
+                    first = self.first[k] if self.begun[k] else self.losses[k, 0]
+                    state = TrainState(*(flat[at + j * size].numpy().copy() for j in range(3)),
+                                       self.begun[k] + step, float(first), streams[i])
                 self.results[k] = Result(host.W_in(i).numpy().copy(),
                                          host.W_out_T(i).T.numpy().copy(),
-                                         host.b(i).numpy().copy(), step, stopped,
-                                         self.losses[k, :step].copy(), diverged)
+                                         host.b(i).numpy().copy(), self.begun[k] + step, stopped,
+                                         self.losses[k, :step].copy(), diverged, state)
         self.copies.clear()
 
     def _save(self, ckpt: checkpoint.Checkpoints, name: str) -> None:
@@ -393,7 +368,7 @@ def train_chunk(spec: StackSpec, instances: Sequence[Instance],
                  else torch.get_num_threads())
     name = "stack-" + checkpoint.digest(spec.n_s, instances, spec.sched, spec.relu, spec.bias,
                                         device, None if spec.scale is None else list(spec.scale),
-                                        precision, spec.bucketed)
+                                        precision, spec.bucketed, spec.keep_state)
     state = ckpt.load(name, device) if ckpt else None
     if state is not None and state["done"]:
         return state["results"]

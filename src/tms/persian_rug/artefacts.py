@@ -11,9 +11,11 @@ from tms.persian_rug.trained_artefacts import (  # noqa: F401 (named there, used
     CONVERGE_FIG3,
     DATA,
     FIG3,
+    FIG3_ENDS,
     FIG3_WEIGHTS,
     converge,
     trained,
+    trained_ends,
     trained_weights,
 )
 
@@ -48,12 +50,13 @@ def anatomy(n_s: int) -> str:
 def outs(grid_n_s: list[int]) -> dict[str, list[str]]:
     """Every data stage's outputs (DVC stage name → paths), for the grids ``grid_n_s``
     (persian_rug.grid.n_s)."""
-    out = {"pr_theory": [THEORY], "pr_paired": [PAIRED], "pr_rug": [RUG], "pr_fig3": [FIG3, FIG3_WEIGHTS],
+    out = {"pr_theory": [THEORY], "pr_paired": [PAIRED], "pr_rug": [RUG],
+           "pr_fig3": [FIG3, FIG3_WEIGHTS, FIG3_ENDS],
            "pr_scaling": [SCALING_THEORY, SCALING_FITS], "pr_converge_fig3": [CONVERGE_FIG3],
            "pr_anatomy_fig3": [ANATOMY_FIG3],
            "pr_claims": [CLAIMS]}
     for n_s in grid_n_s:
-        out[f"pr_train@{n_s}"] = [trained(n_s), trained_weights(n_s)]
+        out[f"pr_train@{n_s}"] = [trained(n_s), trained_weights(n_s), trained_ends(n_s)]
         out[f"pr_stats@{n_s}"] = [statistics(n_s)]
         out[f"pr_anatomy@{n_s}"] = [anatomy(n_s)]
         out[f"pr_baseline@{n_s}"] = [baseline(n_s)]

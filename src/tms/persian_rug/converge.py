@@ -4,14 +4,17 @@ The stopping rule ends a model's training when its minibatch loss stops falling 
 that is not convergence (a plateau stops it too). So at every (n_s, p) of a trained grid, and of
 the fig. 3 model, the ReLU model the rule stopped last (the slowest to settle: the most steps;
 ties, the widest, then the first seed; with ``capped``, the models the step cap stopped compete
-too) is trained again from its own initialisation and data stream, ``factor`` times as many
-steps (at least ``min_steps``) with the rule off, and scored on the same held-out sample
-(:func:`rerun`). The floor matters: a model can sit on a plateau near the
-symmetric solution, pass at twice its steps, and leave it later (docs/benchmarks.md, "Past the
-stopping rule, every model").
-Up to its own stopping step the rerun is the same trajectory (same seeds, same stream; on the
-CPU path bit for bit; on the GPU path equal up to rounding, which the drop then includes); what
-it adds is the longer training. One model gates every ratio of its (n_s, p): the premise, not
+too; tms.persian_rug.ends.sample) is trained on to ``factor`` times its steps (at least
+``min_steps``) with the rule off, and scored on the same held-out sample (:func:`rerun`). The
+floor matters: a model can sit on a plateau near the symmetric solution, pass at twice its
+steps, and leave it later (docs/benchmarks.md, "Past the stopping rule, every model").
+The rerun goes on from where the model stopped: the training stage kept its training state
+there (weights, Adam's moments and step count, its data stream; tms.persian_rug.ends), so the
+rerun is the stopped model itself trained on, the steps it had taken not taken again. A model
+without a kept state is retrained from its initialisation and data stream: the same trajectory
+up to its stop, bit for bit where it computes its steps as it did in training (alone in the
+rerun's stack, a model trained among others of the same inputs may take other products, equal
+up to rounding; on the GPU path, equal up to rounding), which the drop then includes. One model gates every ratio of its (n_s, p): the premise, not
 checked here, is that the last to settle is the least converged. A (n_s, p) where a grid's
 check and fig. 3's both ran passes only if both do. A (n_s, p) passes if the held-out
 loss falls by at most ``tolerance`` of the stopped model's (:func:`passing`); the claims judge a
@@ -24,12 +27,14 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
 from tms.engine.checkpoint import Checkpoints
-from tms.persian_rug import rows, training
+from tms.engine.grid import TrainState
+from tms.persian_rug import ends, rows, training
 
 #: The rerun's statistics of its weights (tms.persian_rug.rows.summary), kept as long_<name>.
 SUMMARY = ("diag_mean", "diag_std", "bias_mean", "bias_std", "dead_fraction", "diag_live_mean",
@@ -60,18 +65,6 @@ COLUMNS = {
 }
 
 
-def sample(table: pd.DataFrame, capped: bool = False) -> pd.DataFrame:
-    """The models to rerun: per (n_s, p) of ``table`` (tms.persian_rug.training.TRAIN_COLUMNS),
-    the ReLU model that the stopping rule stopped (with ``capped``, or the step cap; not
-    diverged) with the most steps; ties: the largest n_d, then the first seed index and
-    instance. A (n_s, p) without such a model has none (its models are not converged already).
-    Sorted by n_s and p."""
-    ok = table[(table.model == "relu") & (table.stopped | capped) & ~table.diverged]
-    ranked = ok.sort_values(["n_s", "p", "steps", "n_d", "seed_index", "instance"],
-                            ascending=[True, True, False, False, True, True])
-    return ranked.groupby(["n_s", "p"], sort=False).head(1).reset_index(drop=True)
-
-
 def long_steps(steps: int, factor: float, min_steps: int = 0) -> int:
     """The steps a model the rule stopped after ``steps`` is retrained: ceil(factor · steps), at
     least ``min_steps`` (persian_rug.converge.factor and min_steps)."""
@@ -79,21 +72,24 @@ def long_steps(steps: int, factor: float, min_steps: int = 0) -> int:
 
 
 def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: str,
-          ckpt: Checkpoints | None = None, min_steps: int = 0,
-          capped: bool = False) -> pd.DataFrame:
-    """Rerun every :func:`sample` model of ``table`` (one trained grid of n_s = spec.n_s, or the
-    fig. 3 models; ``capped`` as there) :func:`long_steps` (``factor`` times its steps, at least
-    ``min_steps``) with the stopping rule off, one stack (each model leaves it at its own cap),
-    from the seeds (seed, data_seed) and learning rate (lr) of the table, with ``spec``'s batch,
-    Adam eps, divergence bound, held-out sample, device and compute. Returns :data:`COLUMNS`, one
-    row per model rerun (``source`` names the table), empty without a model to rerun; ``factor``
-    1 reruns each model as it was trained (drop 0: the rerun is the same trajectory). Raises
-    ValueError if ``factor`` < 1, or if the table's models do not share one learning rate and one
-    base seed (seed − instance = data_seed − seed_index), before any training; ParamsError as
-    tms.persian_rug.training.plan_grid."""
+          ckpt: Checkpoints | None = None, min_steps: int = 0, capped: bool = False,
+          states: Mapping[int, TrainState] | None = None) -> pd.DataFrame:
+    """Rerun every tms.persian_rug.ends.sample model of ``table`` (one trained grid of
+    n_s = spec.n_s, or the fig. 3 models; ``capped`` as there) to :func:`long_steps` (``factor``
+    times its steps, at least ``min_steps``) with the stopping rule off, one stack (each model
+    leaves it at its own cap), on from its state in ``states`` ({instance: the training state
+    where it stopped}, tms.persian_rug.ends) where there is one and steps are left, else from
+    the seeds (seed, data_seed) of the table; at the table's learning rate (lr), with
+    ``spec``'s batch, Adam eps, divergence bound, held-out sample, device and compute. Returns
+    :data:`COLUMNS`, one row per model rerun (``source`` names the table), empty without a model
+    to rerun; ``factor`` 1 reruns each model as it was trained (drop 0: the rerun is the same
+    trajectory). Raises ValueError if ``factor`` < 1, if the table's models do not share one
+    learning rate and one base seed (seed − instance = data_seed − seed_index), or if a state
+    ended at other steps than its model's row (not this table's), before any training;
+    ParamsError as tms.persian_rug.training.plan_grid."""
     if not factor >= 1:
         raise ValueError(f"factor must be >= 1, got {factor}")
-    chosen = sample(table, capped)
+    chosen = ends.sample(table, capped)
     if not len(chosen):
         return pd.DataFrame(columns=list(COLUMNS))
     bases = set(chosen.seed - chosen.instance) | set(chosen.data_seed - chosen.seed_index)
@@ -102,7 +98,8 @@ def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: s
                          f"rate: base seeds {sorted(bases)}, lr {sorted(set(chosen.lr))}")
     caps = [long_steps(s, factor, min_steps) for s in chosen.steps]
     points = [training.Point(int(r.instance), float(r.p), float(r.ratio_target), int(r.n_d),
-                             int(r.seed_index), cap) for r, cap in zip(chosen.itertuples(), caps)]
+                             int(r.seed_index), cap, _start(states or {}, r, cap))
+              for r, cap in zip(chosen.itertuples(), caps)]
     # a window of all the steps: the rule needs more than two of them, so it never stops
     sched = dataclasses.replace(spec.sched, window=max(caps), max_steps=max(caps))
     run = dataclasses.replace(spec, base_seed=int(bases.pop()), lr=float(chosen.lr.iloc[0]),
@@ -128,6 +125,17 @@ def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: s
         "long_off_mean": [off[int(k)][0] for k in chosen.instance],
         "long_off_std": [off[int(k)][1] for k in chosen.instance],
         "long_lyapunov": [off[int(k)][2] for k in chosen.instance]}, columns=list(COLUMNS))
+
+
+def _start(states: Mapping[int, TrainState], row, cap: int) -> TrainState | None:
+    """The state the rerun of the model of ``row`` (a row of the trained table) to ``cap``
+    steps goes on from: its state in ``states``, None without one or with no step left. Raises
+    ValueError on a state of other steps than the row's."""
+    state = states.get(int(row.instance))
+    if state is not None and state.steps != row.steps:
+        raise ValueError(f"the kept state of model {row.instance} ended at step {state.steps}, "
+                         f"its row at {row.steps}: the states are not this table's")
+    return state if state is not None and cap > state.steps else None
 
 
 def passing(checks: pd.DataFrame, tolerance: float) -> pd.Series:

@@ -45,7 +45,7 @@ from tms.engine.grid import (
 )
 from tms.engine.precision import gpu_path
 from tms.engine.train import train_chunk
-from tms.persian_rug import training, weights
+from tms.persian_rug import ends, training, weights
 from tms.persian_rug.converge import long_steps
 from tms.persian_rug.params import PersianRug
 
@@ -96,8 +96,10 @@ COLUMNS = {
     "minutes_median": "predicted time at the median stopping step (min)",
     "minutes_cap": "predicted time if every model ran to the step cap (min)",
     "gpu_gib": "memory of the largest stack in training, on its device (GiB)",
-    "host_gib": "host memory of the largest chunk's weights, twice (GiB)",
-    "kept_gib": "weights kept on disk (GiB)",
+    "host_gib": "host memory of the largest chunk's weights, twice (four times where the "
+                "states are kept) (GiB)",
+    "kept_gib": "weights kept on disk, with the states the convergence check resumes from "
+                "(tms.persian_rug.ends) (GiB)",
     "disk_gib": "disk: kept weights (twice where DVC's cache copies), and the checkpoints (GiB)",
 }
 
@@ -203,6 +205,7 @@ def grid_cost(pr: PersianRug, n_s: int, copies: int = 1, device: str | None = No
 
     scratch = (training.ckpt_bytes(n_s, insts, chunks, kept, sched)
                if pr.train.checkpoint_every else 0)
+    states = ends.nbytes(n_s, [pt.n_d for pt in kept], len({pt.p for pt in kept}))
     return {
         "stage": stage, "n_s": n_s, "models": len(points) * len(models),
         "sum_n_d": sum(pt.n_d for pt in points) * len(models),
@@ -212,9 +215,10 @@ def grid_cost(pr: PersianRug, n_s: int, copies: int = 1, device: str | None = No
         "minutes_cap": minutes(sched.max_steps),
         "gpu_gib": max(chunk_bytes(n_s, insts, c, sched, bucketed=bucketed)
                        for c in chunks) / GiB,
-        "host_gib": 2 * max(weights.nbytes(n_s, [insts[k].n_d for k in c]) for c in chunks) / GiB,
-        "kept_gib": weights.nbytes(n_s, [pt.n_d for pt in kept]) / GiB,
-        "disk_gib": (copies * weights.nbytes(n_s, [pt.n_d for pt in kept]) + scratch) / GiB,
+        "host_gib": (4 if kept else 2) * max(weights.nbytes(n_s, [insts[k].n_d for k in c]) for c in chunks) / GiB,
+        "kept_gib": (weights.nbytes(n_s, [pt.n_d for pt in kept]) + states) / GiB,
+        "disk_gib": (copies * (weights.nbytes(n_s, [pt.n_d for pt in kept]) + states)
+                     + scratch) / GiB,
     }
 
 
@@ -223,7 +227,9 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
     """The row of :data:`COLUMNS` for the convergence check of the grid of ``n_s``
     (pr_converge@n_s), or with ``fig3`` of the fig. 3 models (pr_converge_fig3): one model per p
     retrained persian_rug.converge.factor times its steps, at least converge.min_steps
-    (tms.persian_rug.converge.long_steps), in one stack that each leaves at its own cap. Which
+    (tms.persian_rug.converge.long_steps), on from its stop where the grid keeps every model's
+    weights (tms.persian_rug.ends: the steps beyond it), else (and with factor 1) from the
+    start, in one stack that each leaves at its own cap. Which
     models those are is known only after training (at each p, the one the stopping rule stopped
     last); the forecast takes the median n_d of the grid's ratios and the long steps of the
     median stopping step, which underestimates (the models rerun are the last to stop: at
@@ -237,9 +243,11 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
         f3 = pr.fig3
         n_s, ps, widths, stage = f3.n_s, [f3.p], [f3.n_d], "pr_converge_fig3"
         sched, lr = _fig3_training(pr)
+        resumed = True                                      # fig. 3's weights are kept
     else:
         grid = pr.grid.at(n_s)
         ps, widths = grid.p, sorted(training.n_d_of(n_s, r) for r in grid.ratio)
+        resumed = all(grid.keeps(p, r) for p in grid.p for r in grid.ratio)
         sched, lr, stage = Schedule.of(pr.train), pr.train.lr_for(n_s), f"pr_converge@{n_s}"
     typical, widest = widths[len(widths) // 2], widths[-1]
     long = dataclasses.replace(sched, max_steps=long_steps(sched.max_steps, factor, min_steps))
@@ -256,7 +264,8 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
 
     def minutes(steps: float, n_d: int, n_widths: int) -> float:
         step = launch * n_widths + step_flops(n_s, of_width(n_d), sched) / rate
-        return long_steps(steps, factor, min_steps) * step / 60
+        long = long_steps(steps, factor, min_steps)
+        return (long - steps if resumed and long > steps else long) * step / 60
 
     n_widths = min(len(ps), len(set(widths)))          # a width per model, at most the grid's
     return {

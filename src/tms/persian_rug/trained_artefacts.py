@@ -9,6 +9,9 @@ from __future__ import annotations
 DATA = "data/persian_rug"
 FIG3 = f"{DATA}/fig3.parquet"
 FIG3_WEIGHTS = f"{DATA}/fig3_weights"
+#: The training states where the fig. 3 models the convergence check retrains ended
+#: (tms.persian_rug.ends).
+FIG3_ENDS = f"{DATA}/fig3_ends"
 #: The convergence check of the fig. 3 models (tms.persian_rug.converge).
 CONVERGE_FIG3 = f"{DATA}/converge/fig3.parquet"
 
@@ -21,6 +24,12 @@ def trained(n_s: int) -> str:
 def trained_weights(n_s: int) -> str:
     """The folder of the kept weights of the grid of n_s (tms.persian_rug.weights)."""
     return f"{DATA}/train/n{n_s}_weights"
+
+
+def trained_ends(n_s: int) -> str:
+    """The folder of the training states where the models of the grid of n_s that the
+    convergence check retrains ended (tms.persian_rug.ends)."""
+    return f"{DATA}/train/n{n_s}_ends"
 
 
 def converge(n_s: int) -> str:

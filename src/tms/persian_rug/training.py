@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -23,10 +23,11 @@ from tms.core import io, machine
 from tms.core.schema import Compute, ParamsError
 from tms.engine import executor
 from tms.engine.checkpoint import Checkpoints
-from tms.engine.grid import Instance, Schedule, StackSpec, chunk_bytes, grid_flops, plan_chunks
+from tms.engine.grid import (Instance, Schedule, StackSpec, TrainState, chunk_bytes, grid_flops,
+                             plan_chunks)
 from tms.engine.precision import gpu_path
 from tms.engine.train import Result, heldout_loss, stack_of, train_chunks, window_drop
-from tms.persian_rug import rows, unkept, weights
+from tms.persian_rug import ends, rows, unkept, weights
 from tms.persian_rug.params import n_d_of
 
 #: Columns of the trained-model tables (data/persian_rug/train/n{n_s}.parquet), one row per model.
@@ -66,8 +67,9 @@ TRAIN_COLUMNS = {
 
 @dataclass(frozen=True)
 class Point:
-    """One grid point: index in the grid, p, target ratio, n_d, seed index, and its own step cap
-    (None: the schedule's; tms.engine.grid.Instance)."""
+    """One grid point: index in the grid, p, target ratio, n_d, seed index, its own step cap
+    (None: the schedule's) and the training state it trains on from (None: its initialisation;
+    tms.engine.grid.Instance)."""
 
     instance: int
     p: float
@@ -75,6 +77,7 @@ class Point:
     n_d: int
     seed_index: int
     max_steps: int | None = None
+    start: TrainState | None = field(default=None, compare=False)
 
 
 def expand(n_s: int, p: Sequence[float], ratio: Sequence[float], seeds: int) -> list[Point]:
@@ -116,11 +119,13 @@ MeasureUnkept = Callable[[np.ndarray, np.ndarray, np.ndarray, float, str], dict]
 class Measured:
     """What leaves the process that trained one model (:func:`measure`): its row of the trained
     table (from ``steps`` on), its weights (W_in, W_out, b) when they are kept, else None, and
-    otherwise, when asked for, its statistics (a :data:`MeasureUnkept`'s dict), else None."""
+    otherwise, when asked for, its statistics (a :data:`MeasureUnkept`'s dict), else None; and
+    its training state where it ended when its stack kept it (tms.engine.train.Result.state)."""
 
     row: dict
     statistics: dict | None
     weights: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+    state: TrainState | None = None
 
 
 def measure(spec: GridSpec, relu: bool, measure_unkept: MeasureUnkept | None,
@@ -144,7 +149,7 @@ def measure(spec: GridSpec, relu: bool, measure_unkept: MeasureUnkept | None,
                **rows.summary(res.W_in, res.W_out, res.b)}
         weights_ = (res.W_in, res.W_out, res.b)
         if inst.seed in kept:
-            out.append(Measured(row, None, weights_))
+            out.append(Measured(row, None, weights_, res.state))
         else:
             statistics = measure_unkept(*weights_, inst.p, device) if measure_unkept else None
             out.append(Measured(row, statistics, None))
@@ -171,16 +176,20 @@ def instances(points: Sequence[Point], base_seed: int, lr: float) -> list[Instan
     """The engine's instances (tms.engine.grid.Instance) of ``points``, trained at ``lr``: point
     k initialised with ``base_seed + k``, its data stream ``base_seed + seed_index``."""
     return [Instance(pt.p, pt.n_d, base_seed + pt.instance, lr, base_seed + pt.seed_index,
-                     pt.max_steps) for pt in points]
+                     pt.max_steps, pt.start) for pt in points]
 
 
 def plan_grid(spec: GridSpec, points: Sequence[Point], ckpt: Checkpoints | None = None,
-              keep: Callable[[Point], bool] | None = None, models: int = 1) -> Plan:
+              keep: Callable[[Point], bool] | None = None, models: int = 1,
+              keep_state: bool = False) -> Plan:
     """Plan the training of ``points`` (``models`` times: once per model of the grid), checked
-    before any work. ``keep``: the points whose weights are kept (None: all).
+    before any work. ``keep``: the points whose weights are kept (None: all); ``keep_state``:
+    the stacks keep their models' training states too (tms.engine.grid.StackSpec).
 
     Raises ParamsError if one model does not fit compute.memory_budget_mb, or if the largest
-    stack does not fit the device's memory, twice the largest chunk's weights the host's, or the
+    stack does not fit the device's memory, twice the largest chunk's weights the host's (four
+    times with ``keep_state``: the states' weights and moments), or the kept states
+    (tms.persian_rug.ends.nbytes) and the
     kept weights (with DVC's cache copies and the checkpoints) the disk (tms.core.machine), or
     if the Ray cluster of executor ray does not answer; warns when the grid can take more than an
     hour.
@@ -199,12 +208,17 @@ def plan_grid(spec: GridSpec, points: Sequence[Point], ckpt: Checkpoints | None 
     machine.check_fits(largest, device,
                        f"training n_s = {n_s} (its largest stack, with {budget} MiB)",
                        "lower the budget, so the grid trains in more, smaller chunks")
-    machine.check_fits(2 * max(weights.nbytes(n_s, [insts[k].n_d for k in c]) for c in chunks),
+    machine.check_fits((4 if keep_state else 2)
+                       * max(weights.nbytes(n_s, [insts[k].n_d for k in c]) for c in chunks),
                        "cpu", f"measuring the trained chunks of n_s = {n_s} (its largest, "
                        f"with {budget} MiB)", "lower the budget")
-    machine.check_disk(models * weights.nbytes(n_s, [pt.n_d for pt in kept]),
+    keep_state = keep_state and bool(kept)
+    states = ends.nbytes(n_s, [pt.n_d for pt in kept], len({pt.p for pt in kept}))
+    machine.check_disk(models * weights.nbytes(n_s, [pt.n_d for pt in kept])
+                       + (states if keep_state else 0),
                        f"writing the kept weights of {models * len(kept)} of "
-                       f"{models * len(points)} models of n_s = {n_s}",
+                       f"{models * len(points)} models of n_s = {n_s}"
+                       + (" and the states a convergence check resumes" if keep_state else ""),
                        "free disk space, keep fewer weights (persian_rug.grid.keep_weights) "
                        "or train a smaller grid",
                        scratch=models * ckpt_bytes(n_s, insts, chunks, kept, sched)
@@ -223,7 +237,7 @@ def plan_grid(spec: GridSpec, points: Sequence[Point], ckpt: Checkpoints | None 
 def train_and_score(spec: GridSpec, points: Sequence[Point], relu: bool,
                     ckpt: Checkpoints | None = None,
                     measure_unkept: MeasureUnkept | None = None, sink: Sink | None = None,
-                    plan: Plan | None = None
+                    plan: Plan | None = None, states: dict[int, TrainState] | None = None
                     ) -> tuple[pd.DataFrame, dict[tuple[str, int], dict]]:
     """Train every point as ``spec`` says (batched, chunked, placed and computed in the precision
     that ``spec.compute`` says, checkpointed to ``ckpt`` when given: tms.engine.train), ReLU or
@@ -236,6 +250,9 @@ def train_and_score(spec: GridSpec, points: Sequence[Point], relu: bool,
     than one chunk's weights are held at a time, and a chunk's final checkpoint holds only its
     kept weights. ``plan``: this grid's :func:`plan_grid` made beforehand; without it, one
     keeping every point is made here, with its checks and errors, before any training.
+    ``states``: a dict that receives the training states where they ended of the models whose
+    states a convergence check resumes from (tms.persian_rug.ends.kept) among those whose
+    weights the plan keeps (a grid too large to keep keeps no states), {instance: state}.
     """
     n_s, device, compute = spec.n_s, spec.device, spec.compute
     model = "relu" if relu else "linear"
@@ -244,7 +261,8 @@ def train_and_score(spec: GridSpec, points: Sequence[Point], relu: bool,
     table_rows: list[dict] = [{}] * len(points)
     measured: dict[tuple[str, int], dict] = {}
     stack = StackSpec(n_s, spec.sched, relu=relu, device=device, precision=compute.precision,
-                      bucketed=plan.bucketed, label=spec.label)
+                      bucketed=plan.bucketed, label=spec.label,
+                      keep_state=states is not None and bool(plan.kept))
     for chunk, items in train_chunks(
             stack, plan.insts, compute.memory_budget_mb,
             executor.named(compute.executor, device, compute.ray_address), ckpt, reduce):
@@ -258,22 +276,33 @@ def train_and_score(spec: GridSpec, points: Sequence[Point], relu: bool,
                 measured[(model, pt.instance)] = item.statistics
             if item.weights is not None and sink is not None:
                 sink(pt, *item.weights)
+            if states is not None and item.state is not None:
+                states[pt.instance] = item.state
+        if states is not None:        # the chunk's others go: one chunk's states at a time
+            chosen = ends.kept(pd.DataFrame([r for r in table_rows if r],
+                                            columns=list(TRAIN_COLUMNS)))
+            for k in set(states) - chosen:
+                del states[k]
     return pd.DataFrame(table_rows, columns=list(TRAIN_COLUMNS)), dict(sorted(measured.items()))
 
 
 def train_models(spec: GridSpec, points: Sequence[Point], models: Sequence[str],
                  weights_dir: str | Path, ckpt: Checkpoints | None = None,
                  keep: Callable[[Point], bool] | None = None,
-                 measure_unkept: MeasureUnkept | None = None) -> pd.DataFrame:
+                 measure_unkept: MeasureUnkept | None = None,
+                 ends_dir: str | Path | None = None) -> pd.DataFrame:
     """A trained grid of one n_s as its stage writes it (pr_train, pr_fig3): every point
     trained once per model of ``models`` ('relu', 'linear'; :func:`train_and_score`), planned
     and checked once for all of them before any training (:func:`plan_grid`), the weights of
     the points ``keep`` accepts (None: all) written to ``weights_dir`` chunk by chunk
     (tms.persian_rug.weights, atomically: the folder appears whole or not at all), with the
     statistics ``measure_unkept`` measured of the others (tms.persian_rug.unkept.write; none
-    without it). Returns the trained tables of every model concatenated. Raises ParamsError as
-    :func:`plan_grid`."""
-    plan = plan_grid(spec, points, ckpt, keep, len(models))
+    without it), and with ``ends_dir`` the training states of the ReLU models a convergence
+    check resumes from written there, of those whose weights are kept (tms.persian_rug.ends,
+    atomically; empty where none are). Returns the trained
+    tables of every model concatenated. Raises ParamsError as :func:`plan_grid`."""
+    plan = plan_grid(spec, points, ckpt, keep, len(models), ends_dir is not None)
+    states: dict[int, TrainState] = {}
     index = [(model, pt.instance, pt.n_d) for model in models for pt in points
              if spec.base_seed + pt.instance in plan.kept]
     tables, measured = [], {}
@@ -282,10 +311,14 @@ def train_models(spec: GridSpec, points: Sequence[Point], models: Sequence[str],
             for model in models:
                 table, measured_ = train_and_score(
                     spec, points, model == "relu", ckpt, measure_unkept,
-                    lambda pt, *w, model=model: kept.put(model, pt.instance, *w), plan)
+                    lambda pt, *w, model=model: kept.put(model, pt.instance, *w), plan,
+                    states if ends_dir is not None and model == "relu" else None)
                 tables.append(table)
                 measured.update(measured_)
         unkept.write(measured, tmp)
+    if ends_dir is not None:
+        with io.atomic_path(ends_dir, directory=True) as tmp:
+            ends.write(states, tmp)
     return pd.concat(tables, ignore_index=True)
 
 

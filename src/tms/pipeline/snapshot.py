@@ -105,9 +105,11 @@ def evidence_files(repo: str | Path = ".") -> tuple[list[Path], str]:
     """The files of ``repo``'s ``data/`` a snapshot keeps (repository-relative), and what it keeps
     of the weights, in words for its README: every file when the weights (``*_weights``
     folders) take at most :data:`MAX_WEIGHTS`, else every file but those of a weights folder other
-    than :data:`KEPT_WEIGHTS`."""
+    than :data:`KEPT_WEIGHTS`. Never the training states of the ``*_ends`` folders
+    (tms.persian_rug.ends): the convergence checks read them, and no analysis after them."""
     repo = Path(repo)
-    files = [p.relative_to(repo) for p in sorted((repo / "data").rglob("*")) if p.is_file()]
+    files = [p.relative_to(repo) for p in sorted((repo / "data").rglob("*")) if p.is_file()
+             and not any(d.name.endswith("_ends") for d in p.relative_to(repo).parents)]
     weights = [f for f in files if _weights_folder(f)]
     total = sum((repo / f).stat().st_size for f in weights)
     folders = sorted({_weights_folder(f) for f in weights})
