@@ -71,6 +71,15 @@ def test_same_params_give_byte_identical_data_and_figures(smoke_repo, pipeline_c
     assert [k for k in first if first[k] != second[k]] == []
 
 
+def test_the_reports_name_no_path_of_the_checkout(smoke_repo):
+    # a warning a report's cell prints names the file it came from: the bytes of the report
+    # would then depend on where the repository lies
+    repo, _ = smoke_repo
+    reports = sorted((repo / "reports").glob("*.html")) + sorted((repo / "reports").glob("*.ipynb"))
+    assert len(reports) >= 7
+    assert [r.name for r in reports if str(repo) in r.read_text()] == []
+
+
 def test_no_stage_writes_outside_its_declared_outs(smoke_repo, smoke_hashes):
     repo, _ = smoke_repo
     with Repo(str(repo)) as dvc:                        # every stage, matrix entries expanded

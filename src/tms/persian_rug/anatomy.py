@@ -75,8 +75,7 @@ def loss_split(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: float, see
     mismatch or p outside (0, 1].
     """
     _, n_s = check_model(W_in, W_out, b, p)
-    W_in64, W_out64, b64 = (torch.as_tensor(np.asarray(a), dtype=torch.float64, device=device)
-                            for a in (W_in, W_out, b))
+    W_in64, W_out64, b64 = (_float64(a, device) for a in (W_in, W_out, b))
     off = on = torch.zeros((), dtype=torch.float64, device=device)
     for v in heldout_uniform(seed, n_vectors, n_s, chunk, device=device):
         x = sparse_from_uniform(v, p).double()
@@ -87,6 +86,13 @@ def loss_split(W_in: np.ndarray, W_out: np.ndarray, b: np.ndarray, p: float, see
     return float(off) / (n_vectors * n_s), float(on) / (n_vectors * n_s)
 
 
+def _float64(a: np.ndarray, device: str) -> torch.Tensor:
+    """``a`` as a float64 tensor on ``device``, a copy: kept weights are read-only memory maps,
+    which torch would wrap with a warning (one naming this file's path, so a report's bytes
+    would depend on where the checkout lies)."""
+    return torch.as_tensor(np.array(a, dtype=np.float64), device=device)
+
+
 def row_shape(W_in: np.ndarray, W_out: np.ndarray, block: int = 1024, device: str = "cpu"
               ) -> dict[str, np.ndarray]:
     """Per row i of W = W_out W_in (formed block of rows by block of rows in float64 on
@@ -95,8 +101,7 @@ def row_shape(W_in: np.ndarray, W_out: np.ndarray, block: int = 1024, device: st
     constant row), ``negative_energy`` the share of off2 in entries W_ij < −:data:`NEGATIVE`·W_ii
     (NaN where off2 is 0) and ``negative_count`` their number."""
     n_s = W_out.shape[0]
-    W_in64 = torch.as_tensor(np.asarray(W_in), dtype=torch.float64, device=device)
-    W_out64 = torch.as_tensor(np.asarray(W_out), dtype=torch.float64, device=device)
+    W_in64, W_out64 = _float64(W_in, device), _float64(W_out, device)
     out = {k: np.empty(n_s) for k in ("diag", "off2", "skew", "negative_energy",
                                        "negative_count")}
     n = n_s - 1

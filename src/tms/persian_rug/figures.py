@@ -397,8 +397,9 @@ def anatomy_panels(cells: pd.DataFrame) -> plt.Figure:
     axes[2].set_xlabel("antipodal construction / theory loss")
     axes[2].set_ylabel("trained loss / theory loss")
     axes[2].set_title("trained against the construction", fontsize=10)
-    axes[2].legend(fontsize=7)
-    axes[1].legend(fontsize=6, ncol=2)
+    if len(cells):                           # no cell in the theory's regime: nothing to name
+        axes[2].legend(fontsize=7)
+        axes[1].legend(fontsize=6, ncol=2)
     fig.tight_layout()
     return fig
 
