@@ -8,13 +8,16 @@ too; tms.persian_rug.ends.sample) is trained on to ``factor`` times its steps (a
 ``min_steps``) with the rule off, and scored on the same held-out sample (:func:`rerun`). The
 floor matters: a model can sit on a plateau near the symmetric solution, pass at twice its
 steps, and leave it later (docs/benchmarks.md, "Past the stopping rule, every model").
-The rerun goes on from where the model stopped: the training stage kept its training state
-there (weights, Adam's moments and step count, its data stream; tms.persian_rug.ends), so the
-rerun is the stopped model itself trained on, the steps it had taken not taken again. A model
-without a kept state is retrained from its initialisation and data stream: the same trajectory
-up to its stop, bit for bit where it computes its steps as it did in training (alone in the
-rerun's stack, a model trained among others of the same inputs may take other products, equal
-up to rounding; on the GPU path, equal up to rounding), which the drop then includes. One model gates every ratio of its (n_s, p): the premise, not
+The rerun goes on from where the model stopped where that is cheaper (:func:`resume_pays`: on
+the GPU path, and for fig. 3's lone model; not for a grid's models on the CPU path, which share
+a few data streams from the start): the training stage kept its training state there (weights,
+Adam's moments and step count, its data stream; tms.persian_rug.ends), so the rerun is the
+stopped model itself trained on, the steps it had taken not taken again. A model retrained from
+its initialisation and data stream follows the same trajectory up to its stop, bit for bit
+where it computes its steps as it did in training (alone in the rerun's stack, a model trained
+among others of the same inputs may take other products, equal up to rounding; on the GPU path,
+equal up to rounding), which the drop then includes. One model gates every ratio of its
+(n_s, p): the premise, not
 checked here, is that the last to settle is the least converged. A (n_s, p) where a grid's
 check and fig. 3's both ran passes only if both do. A (n_s, p) passes if the held-out
 loss falls by at most ``tolerance`` of the stopped model's (:func:`passing`); the claims judge a
@@ -65,6 +68,16 @@ COLUMNS = {
 }
 
 
+#: On the CPU path a data stream's draw for one step (batch × n_s uniforms, torch's generator)
+#: costs about as much as the step of one model of this hidden width (a step is 10·batch·n_s·n_d
+#: FLOPs; a uniform about 3 ns, a FLOP about 0.01 ns on two cores). It predicts the measured
+#: reruns of the default profile's checks (2026-11-30, 2-core AMD EPYC): n_s 64, from the kept
+#: states 50 s against 45 s from the seeds (predicted 1.24×), n_s 128 102 s against 91 s
+#: (1.13×); fig. 3's lone model, a quarter of the steps fewer on the same one stream (0.76×),
+#: took 139 s where its steps from the seeds would take 186 s at that rate.
+DRAW_WIDTH = 32
+
+
 def long_steps(steps: int, factor: float, min_steps: int = 0) -> int:
     """The steps a model the rule stopped after ``steps`` is retrained: ceil(factor · steps), at
     least ``min_steps`` (persian_rug.converge.factor and min_steps)."""
@@ -78,8 +91,8 @@ def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: s
     n_s = spec.n_s, or the fig. 3 models; ``capped`` as there) to :func:`long_steps` (``factor``
     times its steps, at least ``min_steps``) with the stopping rule off, one stack (each model
     leaves it at its own cap), on from its state in ``states`` ({instance: the training state
-    where it stopped}, tms.persian_rug.ends) where there is one and steps are left, else from
-    the seeds (seed, data_seed) of the table; at the table's learning rate (lr), with
+    where it stopped}, tms.persian_rug.ends) where there is one and steps are left and where
+    that is cheaper (:func:`resume_pays`), else from the seeds (seed, data_seed) of the table; at the table's learning rate (lr), with
     ``spec``'s batch, Adam eps, divergence bound, held-out sample, device and compute. Returns
     :data:`COLUMNS`, one row per model rerun (``source`` names the table), empty without a model
     to rerun; ``factor`` 1 reruns each model as it was trained (drop 0: the rerun is the same
@@ -97,9 +110,12 @@ def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: s
         raise ValueError(f"the models to rerun do not share one base seed and one learning "
                          f"rate: base seeds {sorted(bases)}, lr {sorted(set(chosen.lr))}")
     caps = [long_steps(s, factor, min_steps) for s in chosen.steps]
+    starts = [_start(states or {}, r, cap) for r, cap in zip(chosen.itertuples(), caps)]
+    if not resume_pays(chosen, caps, starts, spec.device):
+        starts = [None] * len(caps)
     points = [training.Point(int(r.instance), float(r.p), float(r.ratio_target), int(r.n_d),
-                             int(r.seed_index), cap, _start(states or {}, r, cap))
-              for r, cap in zip(chosen.itertuples(), caps)]
+                             int(r.seed_index), cap, start)
+              for r, cap, start in zip(chosen.itertuples(), caps, starts)]
     # a window of all the steps: the rule needs more than two of them, so it never stops
     sched = dataclasses.replace(spec.sched, window=max(caps), max_steps=max(caps))
     run = dataclasses.replace(spec, base_seed=int(bases.pop()), lr=float(chosen.lr.iloc[0]),
@@ -125,6 +141,27 @@ def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: s
         "long_off_mean": [off[int(k)][0] for k in chosen.instance],
         "long_off_std": [off[int(k)][1] for k in chosen.instance],
         "long_lyapunov": [off[int(k)][2] for k in chosen.instance]}, columns=list(COLUMNS))
+
+
+def resume_pays(chosen: pd.DataFrame, caps: list[int], starts: list[TrainState | None],
+                device: str) -> bool:
+    """Whether the rerun of the models ``chosen`` (rows of the trained table) to ``caps`` steps
+    goes on from the ``starts`` (their kept states, None where there is none) rather than from
+    their seeds: on the GPU path always (a stream's draw is one kernel); on the CPU path where
+    that costs less, counting a stream's draw of a step as the step of a model
+    :data:`DRAW_WIDTH` wide. A resumed model draws from a stream of its own, so models that share
+    a stream from the start (a grid's, one per seed index) draw more, for the steps they save.
+    False without a start."""
+    if not any(s is not None for s in starts):
+        return False
+    draw = 0 if str(device).startswith("cuda") else DRAW_WIDTH
+    fresh: dict[int, int] = {}                 # a shared stream runs to its longest model's cap
+    for seed, cap in zip(chosen.data_seed, caps):
+        fresh[int(seed)] = max(fresh.get(int(seed), 0), cap)
+    from_seeds = draw * sum(fresh.values()) + sum(d * c for d, c in zip(chosen.n_d, caps))
+    resumed = sum((draw + d) * (c - (s.steps if s is not None else 0))
+                  for d, c, s in zip(chosen.n_d, caps, starts))
+    return resumed < from_seeds
 
 
 def _start(states: Mapping[int, TrainState], row, cap: int) -> TrainState | None:

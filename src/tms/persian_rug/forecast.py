@@ -228,8 +228,9 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
     (pr_converge@n_s), or with ``fig3`` of the fig. 3 models (pr_converge_fig3): one model per p
     retrained persian_rug.converge.factor times its steps, at least converge.min_steps
     (tms.persian_rug.converge.long_steps), on from its stop where the grid keeps every model's
-    weights (tms.persian_rug.ends: the steps beyond it), else (and with factor 1) from the
-    start, in one stack that each leaves at its own cap. Which
+    weights and the check goes on from the kept states (tms.persian_rug.ends, the steps beyond
+    it: fig. 3's, and a grid's on the GPU path, tms.persian_rug.converge.resume_pays), else (and
+    with factor 1) from the start, in one stack that each leaves at its own cap. Which
     models those are is known only after training (at each p, the one the stopping rule stopped
     last); the forecast takes the median n_d of the grid's ratios and the long steps of the
     median stopping step, which underestimates (the models rerun are the last to stop: at
@@ -247,7 +248,9 @@ def converge_cost(pr: PersianRug, n_s: int, device: str | None = None,
     else:
         grid = pr.grid.at(n_s)
         ps, widths = grid.p, sorted(training.n_d_of(n_s, r) for r in grid.ratio)
-        resumed = all(grid.keeps(p, r) for p in grid.p for r in grid.ratio)
+        # on from the kept states on the GPU path alone (tms.persian_rug.converge.resume_pays)
+        resumed = (all(grid.keeps(p, r) for p in grid.p for r in grid.ratio)
+                   and (device is None or str(device).startswith("cuda")))
         sched, lr, stage = Schedule.of(pr.train), pr.train.lr_for(n_s), f"pr_converge@{n_s}"
     typical, widest = widths[len(widths) // 2], widths[-1]
     long = dataclasses.replace(sched, max_steps=long_steps(sched.max_steps, factor, min_steps))
