@@ -1,6 +1,6 @@
 """The per-step cost of the tied stacks of Incidental polysemanticity's figs. 4–6 (n 8, m 16,
 hidden noise, SGD, 100,000 steps a stage in every profile): a step of tms.engine.tied.train with
-its SGD (tms.engine.tied.PlainSgd) against the same step with torch.optim.SGD, the update of
+its SGD (tms.engine.optim.PlainSgd) against the same step with torch.optim.SGD, the update of
 both the same to the bit. At this size a step is a few dozen small torch calls, and
 torch.optim's per-step bookkeeping was the largest of them.
 
@@ -47,7 +47,7 @@ def ms_per_step(n: int = 8, m: int = 16) -> float:
 def main(argv: list[str] | None = None) -> dict:
     argparse.ArgumentParser(description=__doc__.split("\n\n")[0]).parse_args(argv)
     plain = ms_per_step()
-    with mock.patch.object(tied, "PlainSgd", TorchSgd):
+    with mock.patch.object(optim, "PlainSgd", TorchSgd):
         torch_optim = ms_per_step()
     out = {"instances": len(SETTINGS), "plain_sgd_ms_per_step": plain,
            "torch_optim_sgd_ms_per_step": torch_optim, "ratio": torch_optim / plain}

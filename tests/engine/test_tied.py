@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import torch
 
-from tms.engine import tied
+from tms.engine import optim, tied
 from tms.engine.sampler import generators
 
 
@@ -154,7 +154,7 @@ def test_the_stacks_sgd_is_torchs_sgd_to_the_bit():
     ref = start.clone().requires_grad_(True)
     sgd = torch.optim.SGD([ref], lr=0.02)
     ours, rounded, off = start.clone(), start.clone(), start.clone()
-    plain, slightly = tied.PlainSgd(0.02), tied.PlainSgd(0.0202)
+    plain, slightly = optim.PlainSgd(0.02), optim.PlainSgd(0.0202)
     for g in grads:
         ref.grad = g.clone()
         sgd.step()

@@ -53,8 +53,9 @@ class Instance:
     stack there, not stopped by the rule. ``start``: a :class:`TrainState` it trains on from
     (its weights, Adam's moments and step count, and its own data stream, continued), instead
     of its initialisation; its steps count from the state's (its max_steps too), and the
-    stopping rule reads the losses of this stack only. Raises ValueError on a max_steps below
-    1, or on a start of other rows than 2·n_d + 1 or with no step left under max_steps."""
+    stopping rule reads the losses of this stack only (the trainer refuses a start with no step
+    left, tms.engine.train.train_chunks). Raises ValueError on a max_steps below 1, or on a
+    start of other rows than 2·n_d + 1."""
 
     p: float
     n_d: int
@@ -71,9 +72,6 @@ class Instance:
             if len(self.start.flat) != 2 * self.n_d + 1:
                 raise ValueError(f"a start of {len(self.start.flat)} rows for n_d = "
                                  f"{self.n_d} (2·n_d + 1 = {2 * self.n_d + 1})")
-            if self.max_steps is not None and self.start.steps >= self.max_steps:
-                raise ValueError(f"a start at step {self.start.steps} leaves no step under "
-                                 f"max_steps = {self.max_steps}")
 
     @property
     def begun(self) -> int:

@@ -162,24 +162,6 @@ class HiddenNoise:
         return self.block[:, self.at - 1]
 
 
-class PlainSgd:
-    """Plain gradient descent, W ← W − lr·g in place (W: (I, n, m)), the stacks' SGD: the update
-    of ``torch.optim.SGD`` without momentum or weight decay as the same operation
-    (``W.add_(g, alpha=-lr)``), so the same bytes, without torch.optim's per-step bookkeeping
-    (hooks, profiler records, parameter groups). On fig. 4's stack (8 × 16 weights, 30
-    instances) that bookkeeping cost as much as the rest of the step or more: 0.06–0.07 ms a
-    step against 0.10–0.19 ms with torch.optim.SGD on a 2-core AMD EPYC (bench/small_steps.py);
-    fig. 5's stage, 100,000 steps, 12 s against 20 s. Adam and AdamW stay torch's
-    (tms.engine.optim.make_optimizer), one fused kernel a step."""
-
-    def __init__(self, lr: float):
-        self.lr = lr
-
-    def step(self, params: list[torch.Tensor], grads: list[torch.Tensor]) -> None:
-        for p, g in zip(params, grads):
-            p.add_(g, alpha=-self.lr)
-
-
 def stack_bytes(n: int, m: int, instances: int, steps: int, record_every: int,
                 record_width: int) -> int:
     """An upper estimate of the memory (bytes, float32) of :func:`train` on one stack: W, its
@@ -294,8 +276,7 @@ def train(spec: TiedSpec, settings: Sequence[Setting],
     sigma = torch.tensor([s.sigma for s in settings], device=device)
     noise = (HiddenNoise(gens, m, sigma, torch.tensor([s.noise == "bipolar" for s in settings]))
              if bool((sigma > 0).any()) else None)
-    opt = (PlainSgd(optim.lr) if optim.name == "sgd"
-           else make_optimizer(optim.name, [W], optim.lr, optim.weight_decay))
+    opt = make_optimizer(optim.name, [W], optim.lr, optim.weight_decay)
     marks = sorted(set(range(0, steps, record_every)) | {steps})
     at = set(marks)
     recorded = [record(W)]

@@ -33,7 +33,8 @@ import torch
 from tms.core.progress import Progress
 from tms.engine import checkpoint, models, sampler, steps
 from tms.engine import precision as precisions
-from tms.engine.grid import Instance, StackSpec, TrainState, plan_chunks, stack_order, stream
+from tms.engine.grid import (Instance, Schedule, StackSpec, TrainState, plan_chunks,
+                             stack_order, stream)
 from tms.engine.models import AutoencoderStack, forward, init_ragged
 from tms.engine.optim import BatchedAdam
 from tms.engine.threads import SERIAL, WorkerPool, torch_threads
@@ -209,12 +210,7 @@ class _Training:
         # an instance's own cap (tms.engine.grid.Instance.max_steps) ends it there; the stopping
         # rule and the divergence bound are checked at the rule's checks only, so an instance's
         # training never depends on the caps of the others in its stack
-        self.caps = [(sched.max_steps if i.max_steps is None else min(i.max_steps, sched.max_steps))
-                     - i.begun for i in insts]        # in this stack's steps
-        if min(self.caps) < 1:
-            k = int(np.argmin(self.caps))
-            raise ValueError(f"instance {k}: a start at step {insts[k].begun} leaves no step "
-                             f"under max_steps = {sched.max_steps}")
+        self.caps = [_cap(i, sched) - i.begun for i in insts]   # in this stack's steps
         self.cap_steps = set(self.caps)
         self.live = list(order)                   # original index of each stack row
         self.losses = np.empty((len(insts), sched.max_steps), dtype=np.float32)   # minibatch losses
@@ -284,11 +280,10 @@ class _Training:
         keep_state, their Adam moments after their weights, and their streams' states)."""
         if not rows:
             return
-        ks = [self.live[r] for r in rows]
-        flat = self.model.flat[self.model.rows(rows)]
+        ks, at = [self.live[r] for r in rows], self.model.rows(rows)
+        flat = self.model.flat[at]
         streams = None
         if self.keep_state:
-            at = self.model.rows(rows)
             flat = torch.cat([flat, self.opt.m[0][at], self.opt.v[0][at]])
             streams = [self.steps.streams[stream(self.insts, k)].get_state().cpu().numpy()
                        .tobytes() for k in ks]
@@ -329,6 +324,12 @@ class _Training:
         ckpt.save(name, checkpoint.pack(self.step, self.live, self.model, self.opt, self.losses,
                                         self.results, self.generators))
         self.saved = self.step
+
+
+def _cap(inst: Instance, sched: Schedule) -> int:
+    """The step an instance leaves its stack at, at the latest: its own cap, at most the
+    schedule's (tms.engine.grid.Instance.max_steps)."""
+    return sched.max_steps if inst.max_steps is None else min(inst.max_steps, sched.max_steps)
 
 
 def _train_bucket(spec: StackSpec, insts: Sequence[Instance], workers: WorkerPool = SERIAL,
@@ -407,6 +408,10 @@ def train_chunks(spec: StackSpec, instances: Sequence[Instance],
     raised before any training."""
     if not instances:
         raise ValueError("the grid is empty: nothing to train")
+    for k, inst in enumerate(instances):
+        if inst.begun >= _cap(inst, spec.sched):
+            raise ValueError(f"instance {k}: a start at step {inst.begun} leaves no step under "
+                             f"max_steps = {_cap(inst, spec.sched)}")
     _as_scale(spec.scale, spec.n_s, "cpu")
     precisions.check(spec.precision, spec.device)
     if spec.bucketed is None:
@@ -434,8 +439,8 @@ def train_grid(spec: StackSpec, instances: Sequence[Instance],
     :func:`train_chunks` hands them over chunk by chunk instead. ``ckpt``: where each stack
     saves its state every ``ckpt.every`` steps and resumes from it (tms.engine.checkpoint); the
     results are the same bytes as without. Raises ValueError on an empty grid, an n_d outside
-    [1, n_s], a scale that is not n_s positive finite numbers, a budget too small for one model,
-    or tf32 off CUDA.
+    [1, n_s], a start with no step left under its cap, a scale that is not n_s positive finite
+    numbers, a budget too small for one model, or tf32 off CUDA.
     """
     out: list = [None] * len(instances)
     for chunk, results in train_chunks(spec, instances, memory_budget_mb, executor, ckpt, reduce):
