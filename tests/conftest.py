@@ -21,7 +21,7 @@ from dvc.repo import Repo
 from filelock import FileLock
 
 from tms.core.io import write_json
-from tms.pipeline import profiles
+from tms.pipeline import profiles, warm
 
 ROOT = Path(__file__).resolve().parents[1]
 #: Overlays on the default params.yaml, by name.
@@ -220,7 +220,8 @@ def smoke_repo(tmp_path_factory, pipeline_copy, load_profile, dvc_repro) -> tupl
             repo.mkdir()
             env = pipeline_copy(repo, load_profile("smoke"))
             before = _hashes(repo, ".")
-            dvc_repro(repo, env)
+            with warm.starter(env, repo) as warm_env:       # as `make repro` runs it
+                dvc_repro(repo, warm_env)
             write_json({"before": before, "after": _hashes(repo, ".")}, hashes)
     return repo, _pipeline_env()
 

@@ -9,7 +9,8 @@
    are removed (tms.pipeline.prune), so that the stages reading their folders come back from
    DVC's run cache. ``dvc repro`` runs with this interpreter's folder first on ``PATH``, so the
    stages' ``python`` is this environment's even when it is not activated. Its console output is
-   passed through, but for the hint to ``dvc push`` (the project has no DVC remote).
+   passed through, but for the hint to ``dvc push`` (the project has no DVC remote). Its stages
+   start warm (tms.pipeline.warm): torch and the other libraries imported once for them all.
 3. When every stage is up to date (no arguments given), the checkpoints of interrupted runs
    are removed: none can be resumed any more.
 4. Each stage's wall time this run (from the stages' records, tms.pipeline.stage.RECORDS_FILE),
@@ -31,7 +32,7 @@ from pathlib import Path
 from tms.core import progress
 from tms.core.io import CHECKPOINTS
 from tms.core.schema import ParamsError
-from tms.pipeline import dvc_state, outcome, prune
+from tms.pipeline import dvc_state, outcome, prune, warm
 from tms.pipeline.params import SECTION
 from tms.pipeline.profiles import profile_name
 from tms.pipeline.stage import DEVICE, ENDED, LOG_FILE, PARAMS_FILE, RECORDS_FILE, STARTED
@@ -169,9 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"removed the outputs of {len(gone)} stages no longer in the pipeline (the params "
               f"changed; DVC's cache keeps them): {', '.join(gone)}")
     start = _records_size()
-    with subprocess.Popen([sys.executable, "-m", "dvc", "repro", *argv],
-                          env=dvc_environment(PYTHONUNBUFFERED="1"),
-                          stdout=subprocess.PIPE, text=True, bufsize=1) as dvc:
+    with warm.starter(dvc_environment(PYTHONUNBUFFERED="1")) as env, \
+            subprocess.Popen([sys.executable, "-m", "dvc", "repro", *argv], env=env,
+                             stdout=subprocess.PIPE, text=True, bufsize=1) as dvc:
         for line in dvc.stdout:
             if "dvc push" not in line:
                 sys.stdout.write(line)

@@ -274,10 +274,16 @@ def log_to_files(stage: str | None) -> None:
 
 def _handle_signals() -> None:
     """SIGTERM ends the stage like an exception; Ctrl-C stops it even when it was started with
-    SIGINT ignored (a background job of a shell ignores it, and Python then leaves it ignored)."""
-    signal.signal(signal.SIGTERM, _terminate)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    SIGINT ignored (a background job of a shell ignores it, and Python then leaves it ignored).
+    Once one has come, both are ignored, so that a second (a process group's signal that the
+    client of a warm start, stages/run.py, passes on too) cannot cut the clean-up short."""
+    signal.signal(signal.SIGTERM, _stop)
+    signal.signal(signal.SIGINT, _stop)
 
 
-def _terminate(signum, frame) -> None:
+def _stop(signum, frame) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if signum == signal.SIGINT:
+        raise KeyboardInterrupt
     raise SystemExit(128 + signum)

@@ -1,0 +1,157 @@
+"""Warm starts (stages/run.py --serve, tms.pipeline.warm): a stage handed to the starter runs in
+a child of it, with the libraries already imported, as its own process would: the same streams,
+exit status, signals and outputs; the starter declines a stage whose environment is not its own,
+and stops a stage whose client is gone."""
+
+import hashlib
+import os
+import runpy
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tms.pipeline import warm
+
+pytestmark = [pytest.mark.integration,
+              pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="Linux only")]
+
+#: A stand-in stage: says whether torch was imported before it ran, and its process and parent;
+#: then does what its argument says.
+PROBE = """
+import os, signal, sys, time
+print("torch" in sys.modules, os.getpid(), os.getppid(), os.getpgrp(), flush=True)
+print("to stderr", file=sys.stderr, flush=True)
+what = sys.argv[1]
+if what == "echo":
+    print(sys.stdin.read().upper())
+elif what == "exit":
+    sys.exit(7)
+elif what == "raise":
+    raise KeyboardInterrupt
+elif what == "sleep":
+    time.sleep(60)
+"""
+
+
+@pytest.fixture(scope="module")
+def probe_repo(tmp_path_factory, root) -> Path:
+    """A folder with stages/run.py and the probe stage stages/probe.py."""
+    repo = tmp_path_factory.mktemp("warm")
+    (repo / "stages").mkdir()
+    shutil.copy2(root / "stages/run.py", repo / "stages/run.py")
+    (repo / "stages/probe.py").write_text(PROBE)
+    return repo
+
+
+@pytest.fixture(scope="module")
+def started(probe_repo):
+    """The environment of a warm starter running in ``probe_repo`` (imports done)."""
+    with warm.starter(dict(os.environ), probe_repo) as env:
+        _probe(probe_repo, env, "nothing")            # waits for the starter's imports
+        yield env
+
+
+def _probe(repo: Path, env: dict, what: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "stages/run.py", "stages/probe.py", what], cwd=repo,
+                          env=env, capture_output=True, text=True, timeout=120, **kwargs)
+
+
+def _spawn(repo: Path, env: dict, what: str) -> tuple[subprocess.Popen, list[str]]:
+    """The probe started, and its first line (imported, pid, parent, group)."""
+    job = subprocess.Popen([sys.executable, "stages/run.py", "stages/probe.py", what], cwd=repo,
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    return job, job.stdout.readline().split()
+
+
+def _gone(pid: int, timeout: float = 30) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_the_starter_and_the_runner_name_the_same_variable(root):
+    assert runpy.run_path(str(root / "stages/run.py"))["STARTER"] == warm.STARTER
+
+
+def test_a_warm_stage_runs_in_a_child_of_the_starter_with_its_libraries_imported(probe_repo,
+                                                                                 started):
+    job, (imported, pid, parent, group) = _spawn(probe_repo, started, "nothing")
+    assert job.wait(timeout=60) == 0
+    assert imported == "True" and int(pid) != job.pid and int(parent) != job.pid
+    assert int(group) == os.getpgrp()                   # the client's process group
+    cold = _probe(probe_repo, {k: v for k, v in started.items() if k != warm.STARTER}, "nothing")
+    assert cold.stdout.split()[0] == "False"            # the same probe, started cold
+
+
+def test_a_warm_stage_has_its_clients_streams_and_exit_status(probe_repo, started):
+    echo = _probe(probe_repo, started, "echo", input="words in\n")
+    assert echo.returncode == 0 and echo.stdout.split("\n")[1] == "WORDS IN"
+    assert echo.stderr.endswith("\nto stderr\n")       # after the copy's warning: not the checkout
+    assert _probe(probe_repo, started, "exit").returncode == 7
+    # an uncaught KeyboardInterrupt ends a process by SIGINT, here too
+    assert _probe(probe_repo, started, "raise").returncode == -signal.SIGINT
+
+
+def test_the_starter_declines_a_stage_whose_environment_differs(probe_repo, started):
+    # a variable a library reads as it is imported (OpenMP's) must not come from the starter's
+    run = _probe(probe_repo, {**started, "OMP_NUM_THREADS": "1"}, "nothing")
+    assert run.returncode == 0 and run.stdout.split()[0] == "False"
+    # but DVC's per-stage variables do not count
+    run = _probe(probe_repo, {**started, "DVC_STAGE": "probe"}, "nothing")
+    assert run.stdout.split()[0] == "True"
+
+
+def test_a_signal_to_the_client_reaches_the_stage_and_ends_the_client_alike(probe_repo,
+                                                                            started):
+    job, (_, pid, *_) = _spawn(probe_repo, started, "sleep")
+    job.send_signal(signal.SIGTERM)
+    assert job.wait(timeout=60) == -signal.SIGTERM
+    assert _gone(int(pid))
+
+
+def test_a_stage_whose_client_is_killed_is_stopped(probe_repo, started):
+    job, (_, pid, *_) = _spawn(probe_repo, started, "sleep")
+    job.kill()                                          # SIGKILL: nothing to pass on
+    assert job.wait(timeout=60) == -signal.SIGKILL
+    assert _gone(int(pid))
+    assert _probe(probe_repo, started, "nothing").stdout.split()[0] == "True"   # still serving
+
+
+def _hashes(folder: Path) -> dict[str, str]:
+    return {str(f.relative_to(folder)): hashlib.sha256(f.read_bytes()).hexdigest()
+            for f in sorted(folder.rglob("*")) if f.is_file()}
+
+
+def test_a_training_stage_writes_the_same_bytes_warm_and_cold(tmp_path, pipeline_copy,
+                                                              load_profile):
+    # fig. 3's lone model at its default shape: two threads in its products (OpenMP started in
+    # the child, never in the starter)
+    raw = load_profile("smoke")
+    raw["persian_rug"]["fig3"].update(n_s=512, n_d=130, p=0.044, max_steps=40)
+    raw["persian_rug"]["train"]["batch_size"] = 1024
+    outputs = {}
+    for how in ("cold", "warm"):
+        repo = tmp_path / how
+        repo.mkdir()
+        env = pipeline_copy(repo, raw)
+        command = [sys.executable, "stages/run.py", "stages/persian_rug/pr_fig3.py"]
+        if how == "cold":
+            subprocess.run(command, cwd=repo, env=env, check=True, capture_output=True)
+        else:
+            (repo / "stages/probe.py").write_text(PROBE)
+            with warm.starter(env, repo) as env:
+                assert _probe(repo, env, "nothing").stdout.split()[0] == "True"   # warm here
+                subprocess.run(command, cwd=repo, env=env, check=True, capture_output=True)
+            (repo / "stages/probe.py").unlink()
+        outputs[how] = _hashes(repo / "data")
+    assert len(outputs["cold"]) > 2 and outputs["warm"] == outputs["cold"]
