@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
+import yaml
 
 from tms.pipeline import warm
 
@@ -39,12 +40,16 @@ elif what == "sleep":
 
 
 @pytest.fixture(scope="module")
-def probe_repo(tmp_path_factory, root) -> Path:
-    """A folder with stages/run.py and the probe stage stages/probe.py."""
+def probe_repo(tmp_path_factory, root, load_profile) -> Path:
+    """A folder with the stages, the probe stage stages/probe.py and the smoke profile's params
+    but for fig. 3's lone model at its default shape: two threads in its products."""
     repo = tmp_path_factory.mktemp("warm")
-    (repo / "stages").mkdir()
-    shutil.copy2(root / "stages/run.py", repo / "stages/run.py")
+    shutil.copytree(root / "stages", repo / "stages", ignore=shutil.ignore_patterns("__pycache__"))
     (repo / "stages/probe.py").write_text(PROBE)
+    raw = load_profile("smoke")
+    raw["persian_rug"]["fig3"].update(n_s=512, n_d=130, p=0.044, max_steps=40)
+    raw["persian_rug"]["train"]["batch_size"] = 1024
+    (repo / "params.yaml").write_text(yaml.safe_dump(raw))
     return repo
 
 
@@ -132,26 +137,16 @@ def _hashes(folder: Path) -> dict[str, str]:
             for f in sorted(folder.rglob("*")) if f.is_file()}
 
 
-def test_a_training_stage_writes_the_same_bytes_warm_and_cold(tmp_path, pipeline_copy,
-                                                              load_profile):
-    # fig. 3's lone model at its default shape: two threads in its products (OpenMP started in
-    # the child, never in the starter)
-    raw = load_profile("smoke")
-    raw["persian_rug"]["fig3"].update(n_s=512, n_d=130, p=0.044, max_steps=40)
-    raw["persian_rug"]["train"]["batch_size"] = 1024
+def test_a_training_stage_writes_the_same_bytes_warm_and_cold(probe_repo, started):
+    # OpenMP's threads started in the child, never in the starter
+    assert _probe(probe_repo, started, "nothing").stdout.split()[0] == "True"   # warm here
+    command = [sys.executable, "stages/run.py", "stages/persian_rug/pr_fig3.py"]
     outputs = {}
-    for how in ("cold", "warm"):
-        repo = tmp_path / how
-        repo.mkdir()
-        env = pipeline_copy(repo, raw)
-        command = [sys.executable, "stages/run.py", "stages/persian_rug/pr_fig3.py"]
-        if how == "cold":
-            subprocess.run(command, cwd=repo, env=env, check=True, capture_output=True)
-        else:
-            (repo / "stages/probe.py").write_text(PROBE)
-            with warm.starter(env, repo) as env:
-                assert _probe(repo, env, "nothing").stdout.split()[0] == "True"   # warm here
-                subprocess.run(command, cwd=repo, env=env, check=True, capture_output=True)
-            (repo / "stages/probe.py").unlink()
-        outputs[how] = _hashes(repo / "data")
+    for how, env in [("cold", {k: v for k, v in started.items() if k != warm.STARTER}),
+                     ("warm", started)]:
+        shutil.rmtree(probe_repo / "data", ignore_errors=True)
+        run = subprocess.run(command, cwd=probe_repo, env=env, capture_output=True, text=True,
+                             timeout=300)
+        assert run.returncode == 0, run.stderr[-3000:]
+        outputs[how] = _hashes(probe_repo / "data")
     assert len(outputs["cold"]) > 2 and outputs["warm"] == outputs["cold"]
