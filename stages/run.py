@@ -19,9 +19,10 @@ which ``make repro`` runs beside ``dvc repro``: tms.pipeline.warm), the starter,
 imported once, forks a child that runs the stage as this process would (same script, arguments,
 working folder, environment, standard streams, process group), and this process waits for it
 and ends as it ends: with its exit status, or by the signal that ended it. Signals sent to this
-process are passed on to it. The starter declines (and the stage runs here) unless this process
-has its interpreter, its working folder and its environment but for DVC's and the shell's
-per-stage variables: nothing a library reads as it is imported can differ.
+process are passed on to it. The starter declines (and the stage runs here) while it is still
+importing, and unless this process has its interpreter, its session (so that the stage is in this
+process's group) and its environment but for DVC's and the shell's per-stage variables, and a
+working folder that cannot change what those libraries read as they are imported.
 """
 
 import atexit
@@ -54,6 +55,9 @@ PRELOAD = ("torch", "pandas", "pyarrow.parquet", "scipy.stats", "scipy.optimize"
 #: Variables a stage's environment may have that its starter's lacks (or has otherwise): those DVC
 #: sets for each stage (DVC_ROOT, DVC_STAGE, ...) and those the shell running its command sets.
 DVC_PREFIX, SHELL_VARIABLES = "DVC_", ("PWD", "OLDPWD", "SHLVL", "_")
+#: The one file of the working folder that a library of PRELOAD reads as it is imported
+#: (matplotlib's settings): a stage in another folder runs warm unless one of the two has it.
+FOLDER_FILES = ("matplotlibrc",)
 #: Signals passed on to a stage a starter runs; the stage's exit status travels in one message.
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 MESSAGE = 1 << 20
@@ -113,7 +117,8 @@ def _warm_start(argv: list[str]) -> int | None:
     if not path:
         return None
     request = {"run": str(Path(__file__).resolve()), "argv": argv, "cwd": os.getcwd(),
-               "env": dict(os.environ), "prefix": sys.prefix, "pgid": os.getpgrp()}
+               "env": dict(os.environ), "prefix": sys.prefix, "sid": os.getsid(0),
+               "pgid": os.getpgrp()}
     with socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET) as conn:
         try:
             conn.connect(path)
@@ -153,13 +158,17 @@ def serve(path: str) -> int:
     in their own process group). Linux (``os.pidfd_open``)."""
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     listener.bind(path)
-    listener.listen(64)                              # clients wait here while the imports run
+    listener.listen(64)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    for name in PRELOAD:
+    listener.setblocking(False)
+    for name in PRELOAD:                             # a stage asking meanwhile starts cold
         try:
             importlib.import_module(name)
         except ImportError:
             pass
+        while _start(listener, None):
+            pass
+    listener.setblocking(True)
     sys.stdout.flush()
     sys.stderr.flush()
     events = selectors.DefaultSelector()
@@ -181,20 +190,25 @@ def serve(path: str) -> int:
                 _drop(events, child)
 
 
-def _start(listener: socket.socket, events: selectors.BaseSelector) -> None:
+def _start(listener: socket.socket, events: selectors.BaseSelector | None) -> bool:
     """Take the next client's request (the client may be gone already) and fork its stage's
-    child, or decline it."""
-    conn, _ = listener.accept()
+    child, or decline it; ``events`` None: still importing, decline it. False if no client was
+    waiting (a listener that does not block)."""
+    try:
+        conn, _ = listener.accept()
+    except BlockingIOError:
+        return False
+    conn.setblocking(True)
     try:
         message, fds, _, _ = socket.recv_fds(conn, MESSAGE, 3)
         request = json.loads(message)
     except (OSError, ValueError):
         conn.close()
-        return
-    if why := _declines(request):
+        return True
+    if why := "still importing" if events is None else _declines(request):
         _reply(conn, f"no: {why}")
         _close(conn, *fds)
-        return
+        return True
     pid = os.fork()
     if pid == 0:
         _close(*(key.fileobj for key in events.get_map().values()), conn)
@@ -205,6 +219,7 @@ def _start(listener: socket.socket, events: selectors.BaseSelector) -> None:
     child = {"pid": pid, "conn": conn, "pidfd": os.pidfd_open(pid)}
     events.register(conn, selectors.EVENT_READ, child)
     events.register(child["pidfd"], selectors.EVENT_READ, child)
+    return True
 
 
 def _reply(conn: socket.socket, message: str) -> None:
@@ -228,14 +243,17 @@ def _declines(request: dict) -> str:
                 if not k.startswith(DVC_PREFIX) and k not in SHELL_VARIABLES}
     if request["prefix"] != sys.prefix:
         return "another Python environment"
-    if request["cwd"] != os.getcwd():
-        return "another working folder"
+    if request["sid"] != os.getsid(0):
+        return "another session"
+    if request["cwd"] != os.getcwd() and any(Path(folder, name).exists() for name in FOLDER_FILES
+                                             for folder in (request["cwd"], os.getcwd())):
+        return "another working folder, with its own " + " or ".join(FOLDER_FILES)
     return "" if steady(request["env"]) == steady(os.environ) else "another environment"
 
 
 def _as_client(request: dict, fds: list[int]) -> NoReturn:
-    """In the child: become the client's process (its standard streams, process group where
-    the session allows, working folder, environment but the starter's socket), run its
+    """In the child: become the client's process (its standard streams, process group, working
+    folder, environment but the starter's socket), run its
     ``stages/run.py`` as ``python`` would, and end as Python ends (:func:`_end`)."""
     for target, fd in enumerate(fds):
         os.dup2(fd, target)
@@ -243,7 +261,7 @@ def _as_client(request: dict, fds: list[int]) -> NoReturn:
     sys.stdout.reconfigure(line_buffering=os.isatty(1))
     try:
         os.setpgid(0, request["pgid"])
-    except OSError:                                  # another session: the starter's group
+    except OSError:                                  # the group is gone with its client
         pass
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     os.chdir(request["cwd"])

@@ -11,7 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import networkx as nx
@@ -79,16 +79,19 @@ def load_profile() -> Callable[[str], dict]:
     return load
 
 
-def _pipeline_env() -> dict:
+@pytest.fixture(scope="session")
+def stage_env() -> Iterator[dict]:
     """The environment to run dvc and the stages of a pipeline copy with: this one, with this
-    Python's folder first on PATH and no TMS_DEVICE."""
+    Python's folder first on PATH, no TMS_DEVICE, and a warm starter (tms.pipeline.warm) for the
+    stages run under it, this process's whole session, as `make repro` starts them."""
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     env.pop("TMS_DEVICE", None)
-    return env
+    with warm.starter(env, ROOT) as env:
+        yield env
 
 
 @pytest.fixture(scope="session")
-def pipeline_copy() -> Callable[[Path, dict], dict]:
+def pipeline_copy(stage_env) -> Callable[[Path, dict], dict]:
     """``pipeline_copy(repo, params)``: copy the pipeline (dvc.yaml, stages, library, report
     templates) into ``repo`` with ``params`` as its params.yaml and run ``dvc init`` there
     (without git) with the project's DVC configuration; returns the environment to run dvc and
@@ -101,7 +104,7 @@ def pipeline_copy() -> Callable[[Path, dict], dict]:
             else:
                 shutil.copy2(src, dst)
         (repo / "params.yaml").write_text(yaml.safe_dump(params, sort_keys=False))
-        env = _pipeline_env()
+        env = dict(stage_env)
         subprocess.run(DVC + ["init", "--no-scm", "-q"], cwd=repo, env=env, check=True)
         for config in [".dvc/config", ".dvcignore"]:
             shutil.copy2(ROOT / config, repo / config)
@@ -203,7 +206,8 @@ def cross_cpu_differences() -> Callable[..., list[str]]:
 
 
 @pytest.fixture(scope="session")
-def smoke_repo(tmp_path_factory, pipeline_copy, load_profile, dvc_repro) -> tuple[Path, dict]:
+def smoke_repo(tmp_path_factory, pipeline_copy, load_profile, dvc_repro,
+               stage_env) -> tuple[Path, dict]:
     """(repository, environment): the pipeline run once on the smoke profile for the whole
     session, shared by every test that reads its outputs (copy it before changing anything). It
     lies in a folder every pytest-xdist process shares: the first process to ask builds it under
@@ -220,10 +224,9 @@ def smoke_repo(tmp_path_factory, pipeline_copy, load_profile, dvc_repro) -> tupl
             repo.mkdir()
             env = pipeline_copy(repo, load_profile("smoke"))
             before = _hashes(repo, ".")
-            with warm.starter(env, repo) as warm_env:       # as `make repro` runs it
-                dvc_repro(repo, warm_env)
+            dvc_repro(repo, env)
             write_json({"before": before, "after": _hashes(repo, ".")}, hashes)
-    return repo, _pipeline_env()
+    return repo, dict(stage_env)
 
 
 @pytest.fixture(scope="session")

@@ -453,7 +453,7 @@ def _snapshot(root: Path) -> dict[str, tuple[str, int]]:
 @pytest.mark.integration
 @pytest.mark.parametrize("argv, key, value, shown", STAGE_BAD)
 def test_a_stage_with_bad_params_exits_2_and_touches_nothing(tmp_path, root, load_profile, argv,
-                                                             key, value, shown):
+                                                             key, value, shown, stage_env):
     if value == "cuda:3" and torch.cuda.device_count() > 3:
         pytest.skip("this machine has a cuda:3")
     shutil.copytree(root / "stages", tmp_path / "stages",
@@ -463,9 +463,9 @@ def test_a_stage_with_bad_params_exits_2_and_touches_nothing(tmp_path, root, loa
     (tmp_path / "data").mkdir()
     (tmp_path / "data/previous.parquet").write_bytes(b"an output of an earlier run")
     before = _snapshot(tmp_path)
-    env = {k: v for k, v in os.environ.items() if k != "TMS_DEVICE"}
-    run = subprocess.run([sys.executable, *argv], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, timeout=120)           # a hang fails here
+    # as DVC runs it, started warm; a hang fails here
+    run = subprocess.run([sys.executable, "stages/run.py", *argv], cwd=tmp_path, env=stage_env,
+                         capture_output=True, text=True, timeout=120)
     assert run.returncode == 2, run.stderr
     assert shown in run.stderr
     assert "Traceback" not in run.stderr

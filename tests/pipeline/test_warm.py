@@ -55,15 +55,21 @@ def probe_repo(tmp_path_factory, root, load_profile) -> Path:
 
 @pytest.fixture(scope="module")
 def started(probe_repo):
-    """The environment of a warm starter running in ``probe_repo`` (imports done)."""
+    """The environment of a warm starter running in ``probe_repo``, its imports done (a stage
+    that asks before then starts cold)."""
     with warm.starter(dict(os.environ), probe_repo) as env:
-        _probe(probe_repo, env, "nothing")            # waits for the starter's imports
+        deadline = time.monotonic() + 120
+        while _probe(probe_repo, env, "nothing").stdout.split()[0] != "True":
+            assert time.monotonic() < deadline, "the starter never took a stage"
+            time.sleep(0.2)
         yield env
 
 
-def _probe(repo: Path, env: dict, what: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "stages/run.py", "stages/probe.py", what], cwd=repo,
-                          env=env, capture_output=True, text=True, timeout=120, **kwargs)
+def _probe(repo: Path, env: dict, what: str, cwd: Path | None = None,
+           **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(repo / "stages/run.py"), "stages/probe.py", what],
+                          cwd=cwd or repo, env=env, capture_output=True, text=True, timeout=120,
+                          **kwargs)
 
 
 def _spawn(repo: Path, env: dict, what: str) -> tuple[subprocess.Popen, list[str]]:
@@ -114,6 +120,19 @@ def test_the_starter_declines_a_stage_whose_environment_differs(probe_repo, star
     # but DVC's per-stage variables do not count
     run = _probe(probe_repo, {**started, "DVC_STAGE": "probe"}, "nothing")
     assert run.stdout.split()[0] == "True"
+
+
+def test_the_starter_declines_a_stage_outside_its_session(probe_repo, started):
+    # the stage must be in its client's process group, where a kill of the group reaches it
+    run = _probe(probe_repo, started, "nothing", start_new_session=True)
+    assert run.returncode == 0 and run.stdout.split()[0] == "False"
+
+
+def test_the_starter_takes_a_stage_in_another_folder_unless_matplotlib_reads_a_file_there(
+        probe_repo, started, tmp_path):
+    assert _probe(probe_repo, started, "nothing", cwd=tmp_path).stdout.split()[0] == "True"
+    (tmp_path / "matplotlibrc").write_text("lines.linewidth: 3\n")     # read as it is imported
+    assert _probe(probe_repo, started, "nothing", cwd=tmp_path).stdout.split()[0] == "False"
 
 
 def test_a_signal_to_the_client_reaches_the_stage_and_ends_the_client_alike(probe_repo,
