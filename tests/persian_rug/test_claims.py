@@ -999,6 +999,7 @@ def _paired(rng, mean):
 
 
 @pytest.mark.calibration
+@pytest.mark.calibration
 def test_the_antipodal_finding_is_found_where_most_features_pair_and_not_where_half_do_not():
     """Calibration (docs/claims.md) of finding.antipodal at the spread ladder-settled measured:
     cells whose mean share is 0.8 (four live features in five paired) read found at least 95%
