@@ -1,7 +1,7 @@
-"""Warm starts (stages/run.py --serve, tms.pipeline.warm): a stage handed to the starter runs in
-a child of it, with the libraries already imported, as its own process would: the same streams,
-exit status, signals and outputs; the starter declines a stage whose environment is not its own,
-and stops a stage whose client is gone."""
+"""Warm starts (stages/starter.py, tms.pipeline.warm): a stage handed to the starter runs in a
+child of it, with the libraries already imported, as its own process would: the same streams,
+exit status, signals, process group and outputs; the starter declines a stage whose environment,
+session or process is not its own, and stops a stage whose client is gone."""
 
 import hashlib
 import os
@@ -30,13 +30,16 @@ print("to stderr", file=sys.stderr, flush=True)
 what = sys.argv[1]
 if what == "echo":
     print(sys.stdin.read().upper())
-elif what == "exit":
-    sys.exit(7)
-elif what == "raise":
-    raise KeyboardInterrupt
 elif what == "sleep":
     time.sleep(60)
+elif what == "kill":
+    os.kill(os.getpid(), signal.SIGKILL)
+elif what != "nothing":
+    exec(what)
 """
+#: Endings of a process whose exit status and last line of stderr a fresh Python decides.
+ENDINGS = ["sys.exit(7)", "sys.exit(-1)", "sys.exit('a message')", "sys.exit(None)",
+           "raise ValueError('uncaught')", "raise KeyboardInterrupt", "kill"]
 
 
 @pytest.fixture(scope="module")
@@ -58,11 +61,15 @@ def started(probe_repo):
     """The environment of a warm starter running in ``probe_repo``, its imports done (a stage
     that asks before then starts cold)."""
     with warm.starter(dict(os.environ), probe_repo) as env:
-        deadline = time.monotonic() + 120
-        while _probe(probe_repo, env, "nothing").stdout.split()[0] != "True":
-            assert time.monotonic() < deadline, "the starter never took a stage"
-            time.sleep(0.2)
+        _wait_until_warm(probe_repo, env)
         yield env
+
+
+def _wait_until_warm(repo: Path, env: dict) -> None:
+    deadline = time.monotonic() + 120
+    while _probe(repo, env, "nothing").stdout.split()[:1] != ["True"]:
+        assert time.monotonic() < deadline, "the starter never took a stage"
+        time.sleep(0.2)
 
 
 def _probe(repo: Path, env: dict, what: str, cwd: Path | None = None,
@@ -72,10 +79,11 @@ def _probe(repo: Path, env: dict, what: str, cwd: Path | None = None,
                           **kwargs)
 
 
-def _spawn(repo: Path, env: dict, what: str) -> tuple[subprocess.Popen, list[str]]:
+def _spawn(repo: Path, env: dict, what: str, **kwargs) -> tuple[subprocess.Popen, list[str]]:
     """The probe started, and its first line (imported, pid, parent, group)."""
     job = subprocess.Popen([sys.executable, "stages/run.py", "stages/probe.py", what], cwd=repo,
-                           env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+                           env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True,
+                           **kwargs)
     return job, job.stdout.readline().split()
 
 
@@ -90,32 +98,45 @@ def _gone(pid: int, timeout: float = 30) -> bool:
     return False
 
 
-def test_the_starter_and_the_runner_name_the_same_variable(root):
+def test_the_starter_the_runner_and_the_owner_name_the_same_variable(root):
     assert runpy.run_path(str(root / "stages/run.py"))["STARTER"] == warm.STARTER
+    assert runpy.run_path(str(root / "stages/starter.py"))["STARTER"] == warm.STARTER
 
 
 def test_a_warm_stage_runs_in_a_child_of_the_starter_with_its_libraries_imported(probe_repo,
                                                                                  started):
-    job, (imported, pid, parent, group) = _spawn(probe_repo, started, "nothing")
+    job, (imported, pid, parent, group) = _spawn(probe_repo, started, "nothing",
+                                                 process_group=0)
     assert job.wait(timeout=60) == 0
     assert imported == "True" and int(pid) != job.pid and int(parent) != job.pid
-    assert int(group) == os.getpgrp()                   # the client's process group
+    assert int(group) == job.pid                        # the client's own process group
     cold = _probe(probe_repo, {k: v for k, v in started.items() if k != warm.STARTER}, "nothing")
     assert cold.stdout.split()[0] == "False"            # the same probe, started cold
 
 
-def test_a_warm_stage_has_its_clients_streams_and_exit_status(probe_repo, started):
+def test_a_warm_stage_has_its_clients_streams(probe_repo, started):
     echo = _probe(probe_repo, started, "echo", input="words in\n")
     assert echo.returncode == 0 and echo.stdout.split("\n")[1] == "WORDS IN"
     assert echo.stderr.endswith("\nto stderr\n")       # after the copy's warning: not the checkout
-    assert _probe(probe_repo, started, "exit").returncode == 7
-    # an uncaught KeyboardInterrupt ends a process by SIGINT, here too
-    assert _probe(probe_repo, started, "raise").returncode == -signal.SIGINT
+
+
+@pytest.mark.parametrize("ending", ENDINGS)
+def test_a_warm_stage_ends_as_a_cold_one(probe_repo, started, ending):
+    # exit status (255 for -1, 1 and the message for a string, death by SIGINT after an uncaught
+    # KeyboardInterrupt, by SIGKILL for a stage the OOM killer ends) and the last line of stderr
+    cold_env = {k: v for k, v in started.items() if k != warm.STARTER}
+    warm_run, cold_run = (_probe(probe_repo, env, ending) for env in (started, cold_env))
+    assert warm_run.stdout.split()[0] == "True" and cold_run.stdout.split()[0] == "False"
+    assert warm_run.returncode == cold_run.returncode
+    assert warm_run.stderr.splitlines()[-1:] == cold_run.stderr.splitlines()[-1:]
 
 
 def test_the_starter_declines_a_stage_whose_environment_differs(probe_repo, started):
     # a variable a library reads as it is imported (OpenMP's) must not come from the starter's
     run = _probe(probe_repo, {**started, "OMP_NUM_THREADS": "1"}, "nothing")
+    assert run.returncode == 0 and run.stdout.split()[0] == "False"
+    # nor the process's own settings (its umask: the modes of the files it writes)
+    run = _probe(probe_repo, started, "nothing", preexec_fn=lambda: os.umask(0o077))
     assert run.returncode == 0 and run.stdout.split()[0] == "False"
     # but DVC's per-stage variables do not count
     run = _probe(probe_repo, {**started, "DVC_STAGE": "probe"}, "nothing")
@@ -149,6 +170,16 @@ def test_a_stage_whose_client_is_killed_is_stopped(probe_repo, started):
     assert job.wait(timeout=60) == -signal.SIGKILL
     assert _gone(int(pid))
     assert _probe(probe_repo, started, "nothing").stdout.split()[0] == "True"   # still serving
+
+
+def test_a_starter_stopped_mid_stage_lets_the_stage_end_and_its_client_have_its_status(
+        probe_repo):
+    # as when `make repro` is stopped: DVC gone, the stage still cleaning up
+    with warm.starter(dict(os.environ), probe_repo) as env:
+        _wait_until_warm(probe_repo, env)
+        job, (imported, *_) = _spawn(probe_repo, env, "time.sleep(2); sys.exit(3)")
+        assert imported == "True"
+    assert job.wait(timeout=60) == 3
 
 
 def _hashes(folder: Path) -> dict[str, str]:

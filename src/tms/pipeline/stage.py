@@ -275,15 +275,15 @@ def log_to_files(stage: str | None) -> None:
 def _handle_signals() -> None:
     """SIGTERM ends the stage like an exception; Ctrl-C stops it even when it was started with
     SIGINT ignored (a background job of a shell ignores it, and Python then leaves it ignored).
-    Once one has come, both are ignored, so that a second (a process group's signal that the
-    client of a warm start, stages/run.py, passes on too) cannot cut the clean-up short."""
+    Once one has come, a repeat of it is ignored, so that the same signal twice (a process
+    group's, passed on again by the client of a warm start: stages/starter.py) cannot cut the
+    clean-up short; the other still stops the stage."""
     signal.signal(signal.SIGTERM, _stop)
     signal.signal(signal.SIGINT, _stop)
 
 
 def _stop(signum, frame) -> None:
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signum, signal.SIG_IGN)
     if signum == signal.SIGINT:
         raise KeyboardInterrupt
     raise SystemExit(128 + signum)

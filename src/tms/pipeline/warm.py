@@ -1,10 +1,10 @@
-"""A warm starter for the stages of one ``dvc repro``: ``stages/run.py --serve``, run beside DVC.
+"""A warm starter for the stages of one ``dvc repro``: ``stages/starter.py``, run beside DVC.
 
 Each stage is a fresh Python process (DVC runs its command), and importing torch, pandas and
 scipy takes it 1–2.5 s: about as long as DVC's own bookkeeping, and most of a short stage's time.
 Under :func:`starter`, every stage's ``python stages/run.py …`` hands its stage to a process
 that has imported them once, which forks a child to run it; the child is the stage as its own
-process would run it (stages/run.py says what it keeps and when the starter declines), so the
+process would run it (stages/starter.py says what it keeps and when it declines), so the
 outputs are the same bytes (tests/pipeline/test_warm.py). Measured on two cores: 2.4 s → 0.3 s
 for a stage of 0.2 s of work (docs/benchmarks.md, "Warm starts").
 """
@@ -20,10 +20,12 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-#: The variable naming the starter's socket (read by stages/run.py, its STARTER).
+#: The variable naming the starter's socket (stages/starter.py's and stages/run.py's STARTER).
 STARTER = "TMS_STAGE_STARTER"
-#: The stage runner, relative to the repository root.
-RUNNER = Path("stages/run.py")
+#: The starter, relative to the repository root.
+STARTER_SCRIPT = Path("stages/starter.py")
+#: Seconds the starter is given, once stopped, for the stages it runs to end.
+GRACE = 60
 
 
 @contextlib.contextmanager
@@ -38,12 +40,16 @@ def starter(env: dict[str, str], root: str | os.PathLike = ".") -> Iterator[dict
     with tempfile.TemporaryDirectory(prefix="tms-stages-") as folder:
         socket = Path(folder) / "starter"
         env = {**env, STARTER: str(socket)}
-        server = subprocess.Popen([sys.executable, str(RUNNER), "--serve", str(socket)],
+        server = subprocess.Popen([sys.executable, str(STARTER_SCRIPT), str(socket)],
                                   cwd=root, env=env, stdin=subprocess.DEVNULL)
         try:
             while not socket.exists() and server.poll() is None:   # listening in milliseconds
                 time.sleep(0.005)
             yield env
-        finally:
+        finally:                      # it stops taking stages, and ends with the last it runs
             server.terminate()
-            server.wait()
+            try:
+                server.wait(GRACE)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
