@@ -200,3 +200,11 @@ def test_a_training_stage_writes_the_same_bytes_warm_and_cold(probe_repo, starte
         assert run.returncode == 0, run.stderr[-3000:]
         outputs[how] = _hashes(probe_repo / "data")
     assert len(outputs["cold"]) > 2 and outputs["warm"] == outputs["cold"]
+
+
+def test_where_the_kernel_gives_no_pidfd_the_stages_start_cold(monkeypatch, probe_repo):
+    def no_pidfd(pid):
+        raise OSError(38, "Function not implemented")     # Linux before 5.3
+    monkeypatch.setattr(os, "pidfd_open", no_pidfd)
+    with warm.starter({"PATH": os.environ["PATH"]}, probe_repo) as env:
+        assert env == {"PATH": os.environ["PATH"]}

@@ -32,9 +32,9 @@ GRACE = 60
 def starter(env: dict[str, str], root: str | os.PathLike = ".") -> Iterator[dict[str, str]]:
     """Run a warm starter for the block: yields ``env`` with :data:`STARTER` set, the
     environment to run ``dvc repro`` in ``root`` with; the starter is stopped on the way out.
-    Where fork and ``os.pidfd_open`` are not both available (not Linux), nothing is started and
-    ``env`` is yielded as it is: the stages start cold."""
-    if not hasattr(os, "pidfd_open"):
+    Where fork and ``os.pidfd_open`` are not both available (not Linux, or a kernel before 5.3),
+    nothing is started and ``env`` is yielded as it is: the stages start cold."""
+    if not _pidfds():
         yield env
         return
     with tempfile.TemporaryDirectory(prefix="tms-stages-") as folder:
@@ -53,3 +53,12 @@ def starter(env: dict[str, str], root: str | os.PathLike = ".") -> Iterator[dict
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
+
+
+def _pidfds() -> bool:
+    """Whether this system gives a process's file descriptor (os.pidfd_open: Linux 5.3 on)."""
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except (AttributeError, OSError):
+        return False
+    return True
