@@ -45,9 +45,11 @@ def test_batched_adam_rows_shared_by_threads_give_the_same_bytes(monkeypatch):
     assert torch.equal(flat[0], flat[1])
 
 
-@pytest.mark.parametrize("threads", [1, 3])
-def test_rows_resumed_at_their_own_step_counts_go_on_as_if_never_stopped(threads, monkeypatch):
+@pytest.mark.parametrize("threads, window", [(1, 512), (3, 512), (1, 5)])
+def test_rows_resumed_at_their_own_step_counts_go_on_as_if_never_stopped(threads, window,
+                                                                         monkeypatch):
     monkeypatch.setattr(optim, "ADAM_BLOCK", 1)       # the rows shared among the threads
+    monkeypatch.setattr(optim, "CORRECTION_STEPS", window)    # 5: the corrections made again
     torch.manual_seed(2)
     begun, after = [0, 3, 3, 17, 0, 25], 12
     lr, grads = torch.linspace(1e-3, 1e-2, 6), [torch.randn(6, 5) for _ in range(25 + 12)]

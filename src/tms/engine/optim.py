@@ -26,6 +26,8 @@ ADAM_EPS = 1e-8
 #: elements, about even at 2^19, 3.8–4.1 against 2.5–2.8 at 2^20. Small stacks (a lone fig. 3
 #: model, the n_s 32 and 64 grids) stay on one thread.
 ADAM_BLOCK = 150_000
+#: Steps of bias corrections a resumed stack's BatchedAdam makes at once (one copy to the device).
+CORRECTION_STEPS = 512
 
 
 class BatchedAdam:
@@ -78,18 +80,22 @@ class BatchedAdam:
     def _corrections(self, device: torch.device) -> tuple:
         """Adam's bias corrections 1 − β1^t and sqrt(1 − β2^t) of this step: two floats, or
         with ``begun`` two float32 tensors of one value per row, each the float of its row's t
-        (the same numbers torch makes of the floats)."""
+        (the same numbers torch makes of the floats). Those are made on the host for the next
+        :data:`CORRECTION_STEPS` steps of every distinct start at once and sent to the device
+        in one copy: a copy each step would wait for the GPU's queue each step."""
         b1, b2 = self.betas
         if self.begun is None:
             return 1 - b1 ** self.t, math.sqrt(1 - b2 ** self.t)
-        cached = getattr(self, "_starts", None)     # the distinct starts, once per begun
-        if cached is None or cached[0] is not self.begun:
-            self._starts = cached = (self.begun, *torch.unique(self.begun, return_inverse=True))
-        _, starts, row = cached
-        steps = (starts + self.t).tolist()
-        bc1 = torch.tensor([1 - b1 ** t for t in steps])[row]
-        root_bc2 = torch.tensor([math.sqrt(1 - b2 ** t) for t in steps])[row]
-        return bc1.to(device), root_bc2.to(device)
+        table = getattr(self, "_table", None)
+        if table is None or table[0] is not self.begun or self.t >= table[1] + CORRECTION_STEPS:
+            starts, row = torch.unique(self.begun, return_inverse=True)
+            steps = (starts + torch.arange(self.t, self.t + CORRECTION_STEPS)[:, None]).tolist()
+            self._table = table = (
+                self.begun, self.t, row.to(device),
+                torch.tensor([[1 - b1 ** t for t in at] for at in steps]).to(device),
+                torch.tensor([[math.sqrt(1 - b2 ** t) for t in at] for at in steps]).to(device))
+        _, first, row, bc1, root_bc2 = table
+        return bc1[self.t - first][row], root_bc2[self.t - first][row]
 
     def _update(self, p: torch.Tensor, g: torch.Tensor, m: torch.Tensor, v: torch.Tensor,
                 buf: torch.Tensor, lr: torch.Tensor, bc1: float | torch.Tensor,

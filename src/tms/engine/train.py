@@ -260,8 +260,8 @@ class _Training:
         losses[live, step - len(block):step] = block.T      # live instances share the step
         ending = [r for r, k in enumerate(live) if due or caps[k] == step]
         since = losses[live, self.checked:step].T            # since the rule's last check
-        first = np.where(np.isnan(self.first[live]), losses[live, 0], self.first[live])
-        over = diverged(since, np.maximum(first, self.zero[live]), self.sched.diverge_factor)
+        over = diverged(since, np.maximum(self.first_loss(live), self.zero[live]),
+                        self.sched.diverge_factor)
         bad = [r for r in ending if over[r]]
         self._finish(bad, False, diverged=True)
         stop = [r for r, k in enumerate(live) if due and r not in bad
@@ -274,6 +274,11 @@ class _Training:
             self._drop(stop)
         self.bar.update(0, active=len(self.live), loss=float(block[-1].mean()))
         self.checked = step if due else self.checked
+
+    def first_loss(self, ks: list[int]) -> np.ndarray:
+        """The first minibatch loss of the instances ``ks`` (original indices), of their loss
+        scale: a resumed one's start's, else its first step's in this stack."""
+        return np.where(np.isnan(self.first[ks]), self.losses[ks, 0], self.first[ks])
 
     def _finish(self, rows: list[int], stopped: bool, diverged: bool = False) -> None:
         """The models of the stack's rows ``rows`` sent to the host, finished at this step (with
@@ -309,9 +314,9 @@ class _Training:
                 state = None
                 if streams is not None:
                     at = host.rows([i]).cpu()
-                    first = self.first[k] if self.begun[k] else self.losses[k, 0]
                     state = TrainState(*(flat[at + j * size].numpy().copy() for j in range(3)),
-                                       self.begun[k] + step, float(first), streams[i])
+                                       self.begun[k] + step, float(self.first_loss([k])[0]),
+                                       streams[i])
                 self.results[k] = Result(host.W_in(i).numpy().copy(),
                                          host.W_out_T(i).T.numpy().copy(),
                                          host.b(i).numpy().copy(), self.begun[k] + step, stopped,
