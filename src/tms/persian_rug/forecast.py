@@ -215,7 +215,8 @@ def grid_cost(pr: PersianRug, n_s: int, copies: int = 1, device: str | None = No
         "minutes_cap": minutes(sched.max_steps),
         "gpu_gib": max(chunk_bytes(n_s, insts, c, sched, bucketed=bucketed)
                        for c in chunks) / GiB,
-        "host_gib": (4 if kept else 2) * max(weights.nbytes(n_s, [insts[k].n_d for k in c]) for c in chunks) / GiB,
+        "host_gib": (4 if kept else 2) * max(weights.nbytes(n_s, [insts[k].n_d for k in c])
+                                             for c in chunks) / GiB,
         "kept_gib": (weights.nbytes(n_s, [pt.n_d for pt in kept]) + states) / GiB,
         "disk_gib": (copies * (weights.nbytes(n_s, [pt.n_d for pt in kept]) + states)
                      + scratch) / GiB,
