@@ -92,8 +92,9 @@ def rerun(spec: training.GridSpec, table: pd.DataFrame, factor: float, source: s
     times its steps, at least ``min_steps``) with the stopping rule off, one stack (each model
     leaves it at its own cap), on from its state in ``states`` ({instance: the training state
     where it stopped}, tms.persian_rug.ends) where there is one and steps are left and where
-    that is cheaper (:func:`resume_pays`), else from the seeds (seed, data_seed) of the table; at the table's learning rate (lr), with
-    ``spec``'s batch, Adam eps, divergence bound, held-out sample, device and compute. Returns
+    that is cheaper (:func:`resume_pays`), else from the seeds (seed, data_seed) of the table;
+    at the table's learning rate (lr), with ``spec``'s batch, Adam eps, divergence bound,
+    held-out sample, device and compute. Returns
     :data:`COLUMNS`, one row per model rerun (``source`` names the table), empty without a model
     to rerun; ``factor`` 1 reruns each model as it was trained (drop 0: the rerun is the same
     trajectory). Raises ValueError if ``factor`` < 1, if the table's models do not share one
